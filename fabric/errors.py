@@ -1,0 +1,112 @@
+"""The single exception tree of gpufabric.
+
+    FabricError
+    ├── InputError(FabricError, ValueError)    bad cluster definition; carries every Finding
+    ├── PlanError(FabricError)                 a valid definition that cannot be planned (pool exhausted, collision)
+    ├── RenderError(FabricError)               a plan that a renderer cannot express
+    └── PushError(FabricError)                 anything that goes wrong while talking to devices
+        ├── ConnectError(PushError)
+        ├── ConfigRejectedError(PushError)     carries the rejected command and the device output
+        └── CommitError(PushError)
+
+Command-line exit codes: 2 for InputError and PlanError (the definition must change), 1 for the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem in a cluster definition.
+
+    Attributes:
+        path: YAML path as a tuple of keys and list indexes, e.g. ``("nodes", 0, "count")``.
+        message: what is wrong, why, and how to fix it.
+        severity: ``"error"`` stops the run; ``"warning"`` is printed and the run goes on.
+        file: the definition file, when known.
+        line: 1-based line of the offending key in ``file``, when known.
+    """
+
+    path: tuple[str | int, ...]
+    message: str
+    severity: Severity = "error"
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def dotted_path(self) -> str:
+        """The path as users write it: ``nodes[0].count``."""
+        return format_path(self.path)
+
+    def __str__(self) -> str:
+        where = self.file or "<definition>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        path = self.dotted_path or "(top level)"
+        return f"{where}: {self.severity}: {path}: {self.message}"
+
+
+def format_path(path: tuple[str | int, ...]) -> str:
+    """Render a path tuple as ``a.b[2].c``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+class FabricError(Exception):
+    """Base of every error gpufabric raises on purpose."""
+
+
+class InputError(FabricError, ValueError):
+    """The cluster definition is invalid; ``findings`` lists every problem found."""
+
+    def __init__(self, findings: list[Finding] | tuple[Finding, ...], file: str | None = None) -> None:
+        self.findings = tuple(findings)
+        self.file = file
+        errors = [f for f in self.findings if f.severity == "error"]
+        head = f"{file or 'cluster definition'}: {len(errors)} error(s)"
+        super().__init__("\n".join([head, *(str(f) for f in self.findings)]))
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """Only the findings of severity ``error``."""
+        return tuple(f for f in self.findings if f.severity == "error")
+
+
+class PlanError(FabricError):
+    """A valid definition that cannot be planned: a pool is exhausted or allocations collide."""
+
+
+class RenderError(FabricError):
+    """The plan holds something a renderer cannot express."""
+
+
+class PushError(FabricError):
+    """A device transaction failed."""
+
+
+class ConnectError(PushError):
+    """The device could not be reached or authenticated."""
+
+
+class ConfigRejectedError(PushError):
+    """The device rejected a configuration line; nothing was committed."""
+
+    def __init__(self, host: str, command: str, output: str) -> None:
+        self.host = host
+        self.command = command
+        self.output = output
+        super().__init__(f"{host}: device rejected {command!r}: {output.strip()}")
+
+
+class CommitError(PushError):
+    """Commit, confirm or rollback failed."""

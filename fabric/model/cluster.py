@@ -1,0 +1,35 @@
+"""The cluster definition: the single source of truth for a GPU cluster and its networks."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from fabric.model.access import SwitchAccessSpec
+from fabric.model.base import Name, SpecModel
+from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
+from fabric.model.infiniband import InfinibandSpec
+from fabric.model.nodes import NodeGroupSpec
+from fabric.model.planes import PlanesSpec
+from fabric.model.qos import RoceSpec
+from fabric.model.topology import FabricSpec
+
+Target = Literal["onprem", "aws", "gcp", "azure"]
+
+
+class ClusterSpec(SpecModel):
+    """A GPU cluster: where it runs, its four planes, its compute fabric and its nodes."""
+
+    name: Name
+    target: Target
+    description: str = ""
+    aws: AwsSpec | None = Field(default=None, description="Required when target is aws.")
+    gcp: GcpSpec | None = Field(default=None, description="Required when target is gcp.")
+    azure: AzureSpec | None = Field(default=None, description="Required when target is azure.")
+    planes: PlanesSpec
+    fabric: FabricSpec | None = Field(default=None, description="On-prem compute fabric; required when target is onprem.")
+    roce: RoceSpec = Field(default_factory=RoceSpec, description="RoCE lossless contract (used with transport roce).")
+    infiniband: InfinibandSpec | None = Field(default=None, description="Required with transport infiniband.")
+    switches: SwitchAccessSpec = Field(default_factory=SwitchAccessSpec)
+    nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1)

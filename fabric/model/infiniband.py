@@ -1,0 +1,65 @@
+"""InfiniBand: subnet manager placement and HA, routing, partitions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from fabric.model.base import Name, SpecModel
+
+RoutingEngine = Literal["ftree", "updn", "minhop", "dnup", "lash", "dor", "nue", "dfsssp", "sssp", "ar_updn"]
+Membership = Literal["full", "limited", "both"]
+
+
+class SmNodeSpec(SpecModel):
+    """One subnet-manager instance; the highest priority is master, the others standby."""
+
+    host: Name = Field(description="Hostname of a node (opensm, ufm) or switch name (switch-hosted SM).")
+    priority: Annotated[int, Field(ge=0, le=15)]
+
+
+class SubnetManagerSpec(SpecModel):
+    """Where and how the subnet manager runs."""
+
+    kind: Literal["opensm", "switch", "ufm"] = "opensm"
+    nodes: tuple[SmNodeSpec, ...] = Field(min_length=1)
+    routing_engine: RoutingEngine = "ftree"
+    sweep_interval_s: Annotated[int, Field(ge=0, le=3600)] = 10
+    lmc: Annotated[int, Field(ge=0, le=7)] = 0
+
+
+class PartitionMember(SpecModel):
+    """A partition member: a whole node group or one host."""
+
+    group: Name | None = None
+    host: Name | None = None
+    membership: Membership = "full"
+
+
+class PartitionSpec(SpecModel):
+    """An InfiniBand partition (PKey)."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+    pkey: int = Field(description="Partition key, 0x0001-0x7ffe (0x7fff is the default partition). Hex strings accepted.")
+    ipoib: bool = True
+    members: tuple[PartitionMember, ...] = Field(min_length=1)
+
+    @field_validator("pkey", mode="before")
+    @classmethod
+    def _parse_hex(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                return int(value, 0)
+            except ValueError:
+                msg = f"pkey {value!r} is not a number; write it as hex, e.g. 0x8001 or 0x0002"
+                raise ValueError(msg) from None
+        return value
+
+
+class InfinibandSpec(SpecModel):
+    """InfiniBand compute fabric settings."""
+
+    subnet_manager: SubnetManagerSpec
+    partitions: tuple[PartitionSpec, ...] = ()
+    mtu: Literal[2048, 4096] = Field(default=4096, description="IB link MTU (not the IPoIB MTU).")

@@ -1,0 +1,250 @@
+"""Load a cluster definition: YAML text -> ClusterSpec, or every problem at once as an InputError.
+
+Each problem names the file, line and YAML path, says what is wrong and how to fix it. Secret values are never
+echoed back.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from fabric.errors import Finding, InputError
+from fabric.model.base import NAME_RE, did_you_mean
+from fabric.model.cluster import ClusterSpec
+
+Path_ = tuple[str | int, ...]
+_SECRET_KEY = re.compile(r"(password|passwd|secret|token|api[_-]?key|private[_-]?key|community|passphrase)", re.I)
+_SECRET_REF_SUFFIXES = ("_env", "_ref", "_file", "vault_id")
+_SECRET_FIX = (
+    "secrets never go into the definition, which is committed, rendered and logged; keep the value in an "
+    "environment variable and reference it (e.g. 'password_env: FABRIC_SWITCH_PASSWORD'), or use an SSH agent "
+    "or an Ansible Vault id (vault_id)"
+)
+# Extra keys that deserve an explanation rather than a spelling suggestion.
+_EXTRA_KEY_HINTS: dict[tuple[str, ...], str] = {
+    ("planes", "compute", "gateway"): "the compute plane never carries a default route; only planes.inband has a gateway",
+    ("planes", "storage", "gateway"): (
+        "the storage plane never carries a default route; use planes.storage.routes for specific prefixes"
+    ),
+}
+
+
+_PATTERN_HELP: dict[str, str] = {
+    NAME_RE: "is not a lower-case DNS label; use a-z, 0-9 and '-', starting and ending with a letter or digit",
+    r"^\d+(\.\d+)?:\d+(\.\d+)?$": "is not a ratio; write downlink:uplink, e.g. '1:1' or '3:1'",
+    r"^ami-[0-9a-f]{8,17}$": "is not an AMI id; write e.g. ami-0123456789abcdef0",
+    r"^cr-[0-9a-f]{8,17}$": "is not a capacity reservation id; write e.g. cr-0123456789abcdef0",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SourceMap:
+    """Line numbers of every key and list item in a YAML document."""
+
+    file: str | None
+    lines: dict[Path_, int] = field(default_factory=dict)
+
+    def line_of(self, path: Path_) -> int | None:
+        """Line of ``path``, or of its nearest ancestor present in the file."""
+        for cut in range(len(path), -1, -1):
+            line = self.lines.get(tuple(path[:cut]))
+            if line is not None:
+                return line
+        return None
+
+    def locate(self, finding: Finding) -> Finding:
+        """``finding`` with this file and the line of its path filled in."""
+        return Finding(finding.path, finding.message, finding.severity, self.file, self.line_of(finding.path))
+
+
+def parse_yaml(text: str, file: str | None = None) -> tuple[Any, SourceMap, list[Finding]]:
+    """Parse YAML text into plain data, a line map, and findings for duplicate keys.
+
+    Raises:
+        InputError: the text is not YAML.
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else None
+        problem = f"{exc.context + ', ' if exc.context else ''}{exc.problem}"
+        raise InputError([Finding((), f"not valid YAML: {problem}; fix the syntax at this line", file=file, line=line)], file) from exc
+    except yaml.YAMLError as exc:
+        raise InputError([Finding((), f"not valid YAML: {exc}", file=file)], file) from exc
+    finally:
+        loader.dispose()
+    smap = SourceMap(file)
+    duplicates: list[Finding] = []
+    if node is not None:
+        _walk(node, (), smap.lines, duplicates)
+    return data, smap, duplicates
+
+
+def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], dups: list[Finding]) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                where = f"on line {line}" if seen[key] == line else f"on lines {seen[key]} and {line}"
+                msg = f"key '{key}' appears twice ({where}); YAML would silently keep only the last one, so remove one"
+                dups.append(Finding((*path, key), msg, line=line))
+            seen[key] = line
+            lines[(*path, key)] = line
+            _walk(value_node, (*path, key), lines, dups)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk(item, (*path, index), lines, dups)
+
+
+def scan_secrets(data: Any, path: Path_ = ()) -> list[Finding]:
+    """Findings for every literal secret in raw YAML data (keys such as ``password`` with a value)."""
+    found: list[Finding] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            key_s = str(key)
+            sub = (*path, key_s)
+            if _SECRET_KEY.search(key_s) and not key_s.endswith(_SECRET_REF_SUFFIXES) and value not in (None, ""):
+                found.append(Finding(sub, f"literal secret in the definition: {_SECRET_FIX}"))
+            else:
+                found.extend(scan_secrets(value, sub))
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            found.extend(scan_secrets(item, (*path, index)))
+    return found
+
+
+def schema_findings(exc: ValidationError, skip: set[Path_]) -> list[Finding]:
+    """Translate pydantic errors into findings with a path, the problem and a fix."""
+    findings: list[Finding] = []
+    errors = exc.errors(include_url=False)
+    paths = [tuple(part for part in err["loc"] if part != "[key]") for err in errors]
+    for err, path in zip(errors, paths, strict=True):
+        if path in skip or any(p[: len(path)] == path for p in skip):
+            continue
+        # A list whose every item failed is also reported as too short: the item errors say it better.
+        if err["type"] == "too_short" and any(len(p) > len(path) and p[: len(path)] == path for p in paths):
+            continue
+        findings.append(Finding(path, _explain(err, path)))
+    return findings
+
+
+def _explain(err: Any, path: Path_) -> str:
+    kind = err["type"]
+    last = str(path[-1]) if path else ""
+    if kind == "extra_forbidden":
+        hint = _EXTRA_KEY_HINTS.get(tuple(str(p) for p in path))
+        if hint:
+            return f"key '{last}' is not allowed here: {hint}"
+        allowed = _allowed_keys(path[:-1])
+        suggestion = did_you_mean(last, allowed)
+        listing = f" allowed keys: {', '.join(allowed)}" if allowed else ""
+        return f"unknown key '{last}';{suggestion}{listing}"
+    if kind == "missing":
+        return f"required key '{last}' is missing; add it"
+    if last.endswith("_env") and kind == "string_pattern_mismatch":
+        return (
+            f"'{last}' takes the NAME of an environment variable (upper case, e.g. FABRIC_SWITCH_PASSWORD), "
+            f"and the value given is not one; if it is the secret itself, remove it: {_SECRET_FIX}"
+        )
+    value = err.get("input")
+    shown = _show(value)
+    if kind == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+        suggestion = did_you_mean(str(value), choices) if choices else ""
+        return f"{shown} is not one of {', '.join(choices)};{suggestion or ' pick one of them'}"
+    if kind == "string_pattern_mismatch":
+        pattern = str(err.get("ctx", {}).get("pattern", ""))
+        described = _PATTERN_HELP.get(pattern, f"must match the pattern {pattern}")
+        return f"{shown} {described}"
+    msg = str(err["msg"])
+    msg = msg.removeprefix("Value error, ")
+    return f"{msg} (got {shown})" if shown and not msg.endswith(")") and kind != "value_error" else msg
+
+
+def _show(value: object) -> str:
+    if isinstance(value, (dict, list)):
+        return "a " + type(value).__name__
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _allowed_keys(path: Path_) -> list[str]:
+    model: Any = ClusterSpec
+    for part in path:
+        if isinstance(part, int):
+            continue
+        info = model.model_fields.get(str(part)) if _is_model(model) else None
+        if info is None:
+            return []
+        model = _inner_model(info.annotation)
+        if model is None:
+            return []
+    return sorted(model.model_fields) if _is_model(model) else []
+
+
+def _is_model(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, BaseModel)
+
+
+def _inner_model(annotation: Any) -> Any:
+    if _is_model(annotation):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, SourceMap]:
+    """Validate YAML text against the schema; every schema problem is collected before raising.
+
+    Raises:
+        InputError: with one finding per problem, each located by file and line.
+    """
+    data, smap, findings = parse_yaml(text, file)
+    if not isinstance(data, dict):
+        found = "an empty file" if data is None else f"a {type(data).__name__}"
+        findings.append(Finding((), f"a cluster definition is a mapping with keys such as name, target, planes, nodes; found {found}"))
+        raise InputError([smap.locate(f) for f in findings], file)
+    secrets = scan_secrets(data)
+    findings.extend(secrets)
+    spec: ClusterSpec | None = None
+    try:
+        spec = ClusterSpec.model_validate(data)
+    except ValidationError as exc:
+        findings.extend(schema_findings(exc, {f.path for f in secrets}))
+    if findings or spec is None:
+        raise InputError([smap.locate(f) for f in findings], file)
+    return spec, smap
+
+
+def load_cluster(path: str | Path) -> ClusterSpec:
+    """Read and validate a cluster definition file against the schema.
+
+    Example:
+        >>> spec = load_cluster("inventories/lab/cluster.yaml")  # doctest: +SKIP
+        >>> spec.target
+        'onprem'
+
+    Raises:
+        InputError: the file is missing, is not YAML, or breaks the schema (every problem listed).
+    """
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError([Finding((), f"cannot read the definition: {exc.strerror}; check the path", file=file)], file) from exc
+    return parse_cluster(text, file)[0]

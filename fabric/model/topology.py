@@ -1,0 +1,113 @@
+"""On-prem compute fabric topology: tiers, switch models, oversubscription, scalable units, underlay pools."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from ipaddress import IPv4Address, IPv4Network
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from fabric.catalog.switches import SWITCH_MODELS, Nos
+from fabric.model.base import Asn, SpecModel, unknown_choice
+
+Oversubscription = Annotated[str, Field(pattern=r"^\d+(\.\d+)?:\d+(\.\d+)?$", description="Downlink:uplink bandwidth, e.g. '1:1' or '3:1'.")]
+
+
+def parse_ratio(text: str) -> Fraction:
+    """Parse ``"3:1"`` into ``Fraction(3, 1)``.
+
+    Example:
+        >>> parse_ratio("1.5:1")
+        Fraction(3, 2)
+    """
+    down, up = text.split(":")
+    return Fraction(down) / Fraction(up)
+
+
+class TierSpec(SpecModel):
+    """A switch tier: one model and one NOS for every switch in it."""
+
+    model: str = Field(description="Switch model from the catalog (fabric/catalog/switches.py).")
+    nos: Nos
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, value: str) -> str:
+        if value not in SWITCH_MODELS:
+            raise ValueError(unknown_choice("switch model", value, SWITCH_MODELS))
+        return value
+
+
+class UnderlaySpec(SpecModel):
+    """eBGP underlay: one ASN per leaf, one shared ASN for the spine tier."""
+
+    addressing: Literal["p2p-31", "unnumbered"] = Field(
+        default="p2p-31", description="Numbered /31 fabric links, or BGP unnumbered over IPv6 link-local."
+    )
+    loopback_pool: IPv4Network = IPv4Network("10.255.0.0/16")
+    leaf_loopback_offset: Annotated[int, Field(ge=1)] = Field(
+        default=256, description="Leaf N's loopback is loopback_pool[leaf_loopback_offset + N]; spine N's is loopback_pool[N]."
+    )
+    p2p_pool: IPv4Network = IPv4Network("10.254.0.0/16")
+    spine_asn: Asn = 65100
+    leaf_asn_base: Asn = Field(default=65101, description="Leaf N gets ASN leaf_asn_base + N - 1.")
+    bfd: bool = True
+    bfd_interval_ms: Annotated[int, Field(ge=50, le=10000)] = 300
+    bfd_multiplier: Annotated[int, Field(ge=2, le=50)] = 3
+    max_paths: Annotated[int, Field(ge=1, le=512)] = 64
+
+
+class CableLengthSpec(SpecModel):
+    """Cable lengths in metres; they size PFC headroom buffers."""
+
+    host: Annotated[int, Field(ge=1, le=10000)] = 5
+    fabric: Annotated[int, Field(ge=1, le=10000)] = 40
+
+
+class ManagementSpec(SpecModel):
+    """Management services every switch gets: management VRF, NTP, syslog, DNS; SSH only from the OOB plane."""
+
+    vrf: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")] = "mgmt"
+    ntp_servers: tuple[IPv4Address, ...] = ()
+    syslog_servers: tuple[IPv4Address, ...] = ()
+    dns_servers: tuple[IPv4Address, ...] = ()
+    domain: str | None = None
+    mgmt_pool: IPv4Network | None = Field(
+        default=None, description="Switch management addresses (inside the oob plane); default: the oob plane's last /24."
+    )
+    mgmt_leaf_offset: Annotated[int, Field(ge=1)] = Field(
+        default=128, description="Leaf N's management address is mgmt_pool[mgmt_leaf_offset + N]; spine N's is mgmt_pool[N + 1]."
+    )
+
+
+class FabricSpec(SpecModel):
+    """Two-tier leaf/spine compute fabric."""
+
+    topology: Literal["rail-optimized", "fat-tree"] = Field(
+        description="rail-optimized: port N of every node in a scalable unit goes to rail leaf N. fat-tree: nodes fill leaves in order."
+    )
+    leaf: TierSpec
+    spine: TierSpec
+    oversubscription: Oversubscription = "1:1"
+    su_size: Annotated[int, Field(ge=1, le=1024)] = Field(
+        default=32, description="Node slots per scalable unit (node id N sits in SU (N-1)//su_size + 1)."
+    )
+    host_ports_per_leaf: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="fat-tree only: host ports per leaf; default: what the radix leaves after the uplinks."
+    )
+    uplinks_per_leaf: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="Force the uplink count per leaf; default: as many as the oversubscription target needs."
+    )
+    spines: Annotated[int, Field(ge=1, le=512)] | None = Field(
+        default=None, description="Force the spine count (must divide uplinks_per_leaf); default: the fewest that take every uplink."
+    )
+    mtu: Annotated[int, Field(ge=1500, le=9216)] = Field(default=9216, description="L2 MTU of every switch port.")
+    underlay: UnderlaySpec = UnderlaySpec()
+    cable_length_m: CableLengthSpec = CableLengthSpec()
+    management: ManagementSpec = ManagementSpec()
+
+    @property
+    def target_ratio(self) -> Fraction:
+        """The oversubscription target as a number (downlink / uplink)."""
+        return parse_ratio(self.oversubscription)

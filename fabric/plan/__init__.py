@@ -1,0 +1,97 @@
+"""Stage 2 — plan: pure functions from a ClusterSpec to an immutable ClusterPlan. No I/O."""
+
+from __future__ import annotations
+
+from fabric.errors import Finding, InputError, PlanError
+from fabric.model.cluster import ClusterSpec
+from fabric.model.planes import PLANE_NAMES
+from fabric.model.rules import check_spec
+from fabric.plan.checks import check_fabric_plan, check_planes
+from fabric.plan.fabric import build_fabric
+from fabric.plan.nodes import build_nodes
+from fabric.plan.topology import fabric_members, size_fabric
+from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
+
+__all__ = ["ClusterPlan", "FabricPlan", "HostInterface", "Link", "NodePlan", "PlanePlan", "SwitchPlan", "check_cluster", "plan_cluster"]
+
+
+def check_cluster(spec: ClusterSpec) -> list[Finding]:
+    """Every finding (errors and warnings) for a schema-valid spec: model rules, then fabric-wide checks."""
+    findings = check_spec(spec)
+    if any(f.severity == "error" for f in findings):
+        return findings
+    findings.extend(check_planes(spec))
+    if spec.fabric is not None:
+        try:
+            fabric, _ = build_fabric(spec, size_fabric(spec, fabric_members(spec)), fabric_members(spec))
+        except InputError as exc:
+            return findings + list(exc.findings)
+        findings.extend(check_fabric_plan(spec, fabric))
+    return findings
+
+
+def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
+    """Derive the cluster plan: planes, nodes with every interface, and the on-prem fabric.
+
+    Example:
+        >>> plan = plan_cluster(load_cluster("inventories/lab/cluster.yaml"))  # doctest: +SKIP
+        >>> [s.name for s in plan.fabric.spines]
+        ['spine01', 'spine02']
+
+    Raises:
+        InputError: the definition breaks a rule (every finding listed).
+        PlanError: a pool is exhausted or two allocations collide.
+    """
+    errors = [f for f in check_cluster(spec) if f.severity == "error"]
+    if errors:
+        raise InputError(errors)
+    fabric = None
+    attached = {}
+    if spec.fabric is not None:
+        members = fabric_members(spec)
+        fabric, attached = build_fabric(spec, size_fabric(spec, members), members)
+    nodes = build_nodes(spec, attached)
+    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband)
+    _assert_unique_addresses(plan)
+    return plan
+
+
+def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:
+    planes = spec.planes
+    return (
+        PlanePlan("compute", str(planes.compute.cidr) if planes.compute.cidr else None, planes.compute.mtu,
+                  planes.compute.vlan, None, False, planes.compute.transport),
+        PlanePlan("storage", str(planes.storage.cidr), planes.storage.mtu, planes.storage.vlan, None, False,
+                  routes=tuple((str(r.to), str(r.via)) for r in planes.storage.routes)),
+        PlanePlan("inband", str(planes.inband.cidr), planes.inband.mtu, planes.inband.vlan,
+                  str(planes.inband.gateway) if planes.inband.gateway else None, planes.inband.gateway is not None),
+        PlanePlan("oob", str(planes.oob.cidr), planes.oob.mtu, planes.oob.vlan,
+                  str(planes.oob.gateway) if planes.oob.gateway else None, False),
+    )
+
+
+def _assert_unique_addresses(plan: ClusterPlan) -> None:
+    owner: dict[str, str] = {}
+    def claim(address: str | None, who: str) -> None:
+        if address is None:
+            return
+        ip = address.split("/")[0]
+        if ip in owner:
+            msg = f"address {ip} is allocated twice: {owner[ip]} and {who}; move an explicit address or a pool"
+            raise PlanError(msg)
+        owner[ip] = who
+    for plane in PLANE_NAMES:
+        gateway = plan.plane(plane).gateway
+        claim(gateway, f"planes.{plane}.gateway")
+    for node in plan.nodes:
+        for iface in node.interfaces:
+            claim(iface.address, f"{node.hostname}:{iface.name}")
+            claim(iface.peer_address, f"leaf side of {node.hostname}:{iface.name}")
+    if plan.fabric is not None:
+        for switch in plan.fabric.switches:
+            claim(switch.loopback, f"{switch.name} loopback")
+            claim(switch.mgmt_address, f"{switch.name} management")
+        for link in plan.fabric.links:
+            if link.kind == "fabric":
+                claim(link.a_address, f"{link.a_device}:{link.a_port}")
+                claim(link.b_address, f"{link.b_device}:{link.b_port}")

@@ -1,0 +1,81 @@
+"""Node inventory: every node with every interface and address on every plane."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+
+from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
+from fabric.catalog.hardware import HARDWARE
+from fabric.model.cluster import ClusterSpec
+from fabric.model.nodes import NodeGroupSpec
+from fabric.model.planes import PLANE_NAMES
+from fabric.plan import addressing
+from fabric.plan.fabric import HostAttachment
+from fabric.plan.types import HostInterface, NodePlan
+
+_CLOUD_GPUS: dict[str, dict[str, int]] = {
+    "aws": {k: v.gpus for k, v in AWS_INSTANCE_TYPES.items()},
+    "gcp": {k: v.gpus for k, v in GCP_MACHINE_TYPES.items()},
+    "azure": {k: v.gpus for k, v in AZURE_VM_SIZES.items()},
+}
+
+
+def build_nodes(spec: ClusterSpec, attached: dict[tuple[int, int], HostAttachment]) -> tuple[NodePlan, ...]:
+    """Every node of every group, sorted by node id."""
+    nodes: list[NodePlan] = []
+    for group in spec.nodes:
+        for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True):
+            nodes.append(_node(spec, group, index, node_id, attached))
+    return tuple(sorted(nodes, key=lambda n: n.node_id))
+
+
+def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int,
+          attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
+    hostname = group.hostname.format(index=index)
+    if group.hardware is None:
+        kind = group.instance_type or ""
+        return NodePlan(hostname, group.group, group.role, node_id, kind, _CLOUD_GPUS.get(spec.target, {}).get(kind, 0), ())
+    profile = HARDWARE[group.hardware]
+    explicit = group.addresses.get(hostname, {})
+    interfaces: list[HostInterface] = []
+    for plane in PLANE_NAMES:
+        ports = profile.ports.get(plane)
+        if ports is None:
+            continue
+        infiniband = plane == "compute" and spec.planes.compute.transport == "infiniband"
+        names = group.interfaces.get(plane) or ports.interface_names("infiniband" if infiniband else "ethernet")
+        plane_spec = getattr(spec.planes, plane)
+        for port in range(ports.count):
+            interfaces.append(_interface(spec, plane, port, names[port], ports.speed_gbps, infiniband,
+                                         plane_spec.cidr, plane_spec.max_ports_per_node, plane_spec.mtu, node_id,
+                                         str(explicit[plane]) if port == 0 and plane in explicit else None,
+                                         attached.get((node_id, port)) if plane == "compute" else None,
+                                         ports.hcas[port] if port < len(ports.hcas) else None))
+    su = slot = None
+    fabric = spec.fabric
+    if fabric is not None and "compute" in profile.ports:
+        su, slot = (node_id - 1) // fabric.su_size + 1, (node_id - 1) % fabric.su_size + 1
+    return NodePlan(hostname, group.group, group.role, node_id, group.hardware, profile.gpus, tuple(interfaces), su, slot)
+
+
+def _interface(spec: ClusterSpec, plane: str, port: int, name: str, speed: int, infiniband: bool,
+               cidr: IPv4Network | None, stride: int, mtu: int, node_id: int, explicit: str | None,
+               attachment: HostAttachment | None, hca: str | None) -> HostInterface:
+    address = peer = None
+    if attachment is not None and attachment.host_address is not None:
+        address, peer = f"{attachment.host_address}/31", attachment.leaf_address
+    elif cidr is not None:
+        if explicit is not None:
+            address = f"{explicit}/{cidr.prefixlen}"
+        else:
+            address = addressing.allocate_plane_address(cidr, node_id, port, stride, plane)
+    return HostInterface(
+        name=name, plane=plane, index=port, speed_gbps=speed, mtu=mtu,
+        link_layer="infiniband" if infiniband else "ethernet",
+        kind="bmc" if plane == "oob" else "netdev",
+        address=address, peer_address=peer,
+        switch=attachment.leaf if attachment else None,
+        switch_port=attachment.leaf_port if attachment else None,
+        rail=attachment.rail + 1 if attachment and attachment.rail is not None else None,
+        hca=hca,
+    )
