@@ -1,0 +1,127 @@
+"""Command line: ``python -m fabric validate|plan|schema``.
+
+Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from fabric.errors import FabricError, Finding, InputError, PlanError
+from fabric.model.cluster import ClusterSpec
+from fabric.plan import plan_cluster
+from fabric.plan.serialize import plan_to_data, plan_to_json
+from fabric.report import print_findings, print_plan, summary_line
+from fabric.validate import validate_file
+
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
+
+
+def schema_json() -> str:
+    """The committed JSON Schema of the cluster definition."""
+    schema = ClusterSpec.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "gpufabric cluster definition"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m fabric", description="GPU cluster and fabric as code.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    validate = sub.add_parser("validate", help="check definitions and report every problem")
+    validate.add_argument("files", nargs="+", type=Path)
+    validate.add_argument("--json", action="store_true", help="machine-readable findings")
+    plan = sub.add_parser("plan", help="derive nodes, addresses, topology and cabling")
+    plan.add_argument("files", nargs="+", type=Path)
+    plan.add_argument("--json", action="store_true", help="the full plan as JSON (one file only)")
+    plan.add_argument("-o", "--output", type=Path, help="write the JSON plan to this file")
+    schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
+    schema.add_argument("-o", "--output", type=Path, help="write it to this file")
+    return parser
+
+
+def _finding_data(findings: Sequence[Finding]) -> list[dict[str, object]]:
+    return [{"file": f.file, "line": f.line, "path": f.dotted_path, "severity": f.severity, "message": f.message} for f in findings]
+
+
+def _cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    results: list[dict[str, object]] = []
+    code = EXIT_OK
+    for file in args.files:
+        try:
+            validated = validate_file(file)
+            plan = plan_cluster(validated.spec)
+        except InputError as exc:
+            code = EXIT_INVALID
+            results.append({"file": str(file), "valid": False, "findings": _finding_data(exc.findings)})
+            if not args.json:
+                err.print(f"[bold red]{file}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
+                print_findings(err, exc.findings)
+            continue
+        except PlanError as exc:
+            code = EXIT_INVALID
+            results.append({"file": str(file), "valid": False, "findings": [{"file": str(file), "severity": "error", "message": str(exc)}]})
+            if not args.json:
+                err.print(f"[bold red]{file}: cannot be planned:[/] {exc}", highlight=False)
+            continue
+        results.append({"file": str(file), "valid": True, "findings": _finding_data(validated.warnings)})
+        if not args.json:
+            out.print(f"[green]valid[/] {file}: {summary_line(plan)}", highlight=False)
+            print_findings(err, validated.warnings)
+    if args.json:
+        out.print_json(json.dumps({"valid": code == EXIT_OK, "files": results}))
+    return code
+
+
+def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if (args.json or args.output) and len(args.files) != 1:
+        err.print("--json and --output take exactly one definition")
+        return EXIT_INVALID
+    for file in args.files:
+        validated = validate_file(file)
+        plan = plan_cluster(validated.spec)
+        if args.output:
+            args.output.write_text(plan_to_json(plan), encoding="utf-8")
+        if args.json:
+            sys.stdout.write(json.dumps(plan_to_data(plan), indent=1) + "\n")
+        else:
+            print_findings(err, validated.warnings)
+            print_plan(out, plan)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    args = _parser().parse_args(argv)
+    out, err = Console(), Console(stderr=True)
+    try:
+        if args.command == "validate":
+            return _cmd_validate(args, out, err)
+        if args.command == "plan":
+            return _cmd_plan(args, out, err)
+        text = schema_json()
+        if args.output:
+            args.output.write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return EXIT_OK
+    except InputError as exc:
+        err.print(f"[bold red]{exc.file or 'definition'}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
+        print_findings(err, exc.findings)
+        return EXIT_INVALID
+    except PlanError as exc:
+        err.print(f"[bold red]cannot plan:[/] {exc}", highlight=False)
+        return EXIT_INVALID
+    except FabricError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
