@@ -16,8 +16,11 @@ def print_findings(console: Console, findings: tuple[Finding, ...] | list[Findin
     for finding in findings:
         style = "bold red" if finding.severity == "error" else "yellow"
         where = f"{finding.file or '<definition>'}{f':{finding.line}' if finding.line else ''}"
-        console.print(f"[bold]{where}[/]: [{style}]{finding.severity}[/]: [cyan]{finding.dotted_path or '(top level)'}[/]: {finding.message}",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"[bold]{where}[/]: [{style}]{finding.severity}[/]: [cyan]{finding.dotted_path or '(top level)'}[/]: {finding.message}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def summary_line(plan: ClusterPlan) -> str:
@@ -36,8 +39,14 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
         planes.add_column(column)
     used = Counter(i.plane for n in plan.nodes for i in n.interfaces if i.address)
     for plane in plan.planes:
-        planes.add_row(plane.name + (f" ({plane.transport})" if plane.transport else ""), plane.cidr or "-", str(plane.mtu),
-                       str(plane.vlan or "-"), plane.gateway if plane.default_route and plane.gateway else "none", str(used[plane.name]))
+        planes.add_row(
+            plane.name + (f" ({plane.transport})" if plane.transport else ""),
+            plane.cidr or "-",
+            str(plane.mtu),
+            str(plane.vlan or "-"),
+            plane.gateway if plane.default_route and plane.gateway else "none",
+            str(used[plane.name]),
+        )
     console.print(planes)
     groups = Table(title="Nodes", title_justify="left")
     for column in ("group", "role", "count", "hardware", "GPUs", "first", "last"):
@@ -62,8 +71,16 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
     for tier in fabric.tiers:
         sample = (fabric.leaves if tier.tier == "leaf" else fabric.spines) or None
         model, nos = (sample[0].model, sample[0].nos) if sample else ("-", "-")
-        table.add_row(tier.tier, str(tier.switches), model, nos, f"{tier.ports_used_per_switch} / {tier.ports_per_switch}",
-                      str(tier.downlink_gbps), str(tier.uplink_gbps), tier.oversubscription)
+        table.add_row(
+            tier.tier,
+            str(tier.switches),
+            model,
+            nos,
+            f"{tier.ports_used_per_switch} / {tier.ports_per_switch}",
+            str(tier.downlink_gbps),
+            str(tier.uplink_gbps),
+            tier.oversubscription,
+        )
     console.print(table)
     kinds = Counter(link.kind for link in fabric.links)
     console.print(

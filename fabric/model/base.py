@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,7 +32,7 @@ class SpecModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
 
 
-def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """A ``" did you mean 'x'?"`` suffix naming the closest choice, or ``""``.
 
     Example:
@@ -42,7 +43,7 @@ def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> 
     return f" did you mean '{close[0]}'?" if close else ""
 
 
-def unknown_choice(kind: str, value: str, choices: dict[str, object] | list[str]) -> str:
+def unknown_choice(kind: str, value: str, choices: Iterable[str]) -> str:
     """Message for a value that is not in a catalog."""
     names = sorted(choices)
     shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")

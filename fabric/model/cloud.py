@@ -46,7 +46,7 @@ class AwsSpec(SpecModel):
     management_access: Literal["ssm", "bastion"] = "ssm"
     auto_scaling_group: bool = Field(default=False, description="Launch GPU nodes through an auto-scaling group instead of instances.")
     fsx_lustre: FsxLustreSpec | None = FsxLustreSpec()
-    tags: Tags = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=dict[str, str])
 
 
 class GcpCapacitySpec(SpecModel):
@@ -84,7 +84,7 @@ class GcpSpec(SpecModel):
     capacity: GcpCapacitySpec = GcpCapacitySpec()
     placement: GcpPlacementSpec = GcpPlacementSpec()
     storage: GcpStorageSpec | None = GcpStorageSpec()
-    labels: Tags = Field(default_factory=dict)
+    labels: Tags = Field(default_factory=dict[str, str])
 
 
 class AzureImageSpec(SpecModel):
@@ -100,9 +100,9 @@ class AzureImageSpec(SpecModel):
 class AmlfsSpec(SpecModel):
     """Azure Managed Lustre on the storage plane."""
 
-    sku: Literal[
-        "AMLFS-Durable-Premium-40", "AMLFS-Durable-Premium-125", "AMLFS-Durable-Premium-250", "AMLFS-Durable-Premium-500"
-    ] = "AMLFS-Durable-Premium-250"
+    sku: Literal["AMLFS-Durable-Premium-40", "AMLFS-Durable-Premium-125", "AMLFS-Durable-Premium-250", "AMLFS-Durable-Premium-500"] = (
+        "AMLFS-Durable-Premium-250"
+    )
     capacity_tib: Annotated[int, Field(ge=4)] = 8
 
 
@@ -118,4 +118,4 @@ class AzureSpec(SpecModel):
     raised_scale_set_limit: bool = Field(default=False, description="Set when Azure support raised the limit to 300.")
     capacity: Literal["on-demand", "spot"] = "on-demand"
     managed_lustre: AmlfsSpec | None = AmlfsSpec()
-    tags: Tags = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=dict[str, str])

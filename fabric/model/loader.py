@@ -7,12 +7,14 @@ echoed back.
 from __future__ import annotations
 
 import re
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import yaml
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from fabric.errors import Finding, InputError
 from fabric.model.base import NAME_RE, did_you_mean
@@ -21,7 +23,7 @@ from fabric.model.cluster import ClusterSpec
 Path_ = tuple[str | int, ...]
 _SECRET_KEY = re.compile(r"(password|passwd|secret|token|api[_-]?key|private[_-]?key|community|passphrase)", re.I)
 _SECRET_REF_SUFFIXES = ("_env", "_ref", "_file", "vault_id")
-_SECRET_FIX = (
+_REFERENCE_ADVICE = (
     "secrets never go into the definition, which is committed, rendered and logged; keep the value in an "
     "environment variable and reference it (e.g. 'password_env: FABRIC_SWITCH_PASSWORD'), or use an SSH agent "
     "or an Ansible Vault id (vault_id)"
@@ -29,9 +31,7 @@ _SECRET_FIX = (
 # Extra keys that deserve an explanation rather than a spelling suggestion.
 _EXTRA_KEY_HINTS: dict[tuple[str, ...], str] = {
     ("planes", "compute", "gateway"): "the compute plane never carries a default route; only planes.inband has a gateway",
-    ("planes", "storage", "gateway"): (
-        "the storage plane never carries a default route; use planes.storage.routes for specific prefixes"
-    ),
+    ("planes", "storage", "gateway"): ("the storage plane never carries a default route; use planes.storage.routes for specific prefixes"),
 }
 
 
@@ -48,7 +48,7 @@ class SourceMap:
     """Line numbers of every key and list item in a YAML document."""
 
     file: str | None
-    lines: dict[Path_, int] = field(default_factory=dict)
+    lines: dict[Path_, int] = field(default_factory=dict[Path_, int])
 
     def line_of(self, path: Path_) -> int | None:
         """Line of ``path``, or of its nearest ancestor present in the file."""
@@ -63,7 +63,7 @@ class SourceMap:
         return Finding(finding.path, finding.message, finding.severity, self.file, self.line_of(finding.path))
 
 
-def parse_yaml(text: str, file: str | None = None) -> tuple[Any, SourceMap, list[Finding]]:
+def parse_yaml(text: str, file: str | None = None) -> tuple[object, SourceMap, list[Finding]]:
     """Parse YAML text into plain data, a line map, and findings for duplicate keys.
 
     Raises:
@@ -72,7 +72,7 @@ def parse_yaml(text: str, file: str | None = None) -> tuple[Any, SourceMap, list
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data: object = loader.construct_document(node) if node is not None else None  # pyright: ignore[reportUnknownMemberType]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -108,19 +108,19 @@ def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], dups: list[Find
             _walk(item, (*path, index), lines, dups)
 
 
-def scan_secrets(data: Any, path: Path_ = ()) -> list[Finding]:
+def scan_secrets(data: object, path: Path_ = ()) -> list[Finding]:
     """Findings for every literal secret in raw YAML data (keys such as ``password`` with a value)."""
     found: list[Finding] = []
     if isinstance(data, dict):
-        for key, value in data.items():
+        for key, value in cast("dict[object, object]", data).items():
             key_s = str(key)
             sub = (*path, key_s)
             if _SECRET_KEY.search(key_s) and not key_s.endswith(_SECRET_REF_SUFFIXES) and value not in (None, ""):
-                found.append(Finding(sub, f"literal secret in the definition: {_SECRET_FIX}"))
+                found.append(Finding(sub, f"literal secret in the definition: {_REFERENCE_ADVICE}"))
             else:
                 found.extend(scan_secrets(value, sub))
     elif isinstance(data, list):
-        for index, item in enumerate(data):
+        for index, item in enumerate(cast("list[object]", data)):
             found.extend(scan_secrets(item, (*path, index)))
     return found
 
@@ -140,7 +140,11 @@ def schema_findings(exc: ValidationError, skip: set[Path_]) -> list[Finding]:
     return findings
 
 
-def _explain(err: Any, path: Path_) -> str:
+def _explain(err: ErrorDetails, path: Path_) -> str:
+    return _explain_key(err, path) or _explain_value(err, path)
+
+
+def _explain_key(err: ErrorDetails, path: Path_) -> str | None:
     kind = err["type"]
     last = str(path[-1]) if path else ""
     if kind == "extra_forbidden":
@@ -156,52 +160,52 @@ def _explain(err: Any, path: Path_) -> str:
     if last.endswith("_env") and kind == "string_pattern_mismatch":
         return (
             f"'{last}' takes the NAME of an environment variable (upper case, e.g. FABRIC_SWITCH_PASSWORD), "
-            f"and the value given is not one; if it is the secret itself, remove it: {_SECRET_FIX}"
+            f"and the value given is not one; if it is the secret itself, remove it: {_REFERENCE_ADVICE}"
         )
+    return None
+
+
+def _explain_value(err: ErrorDetails, path: Path_) -> str:
+    kind = err["type"]
     value = err.get("input")
     shown = _show(value)
     if kind == "literal_error":
-        choices = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected", "")))
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
         suggestion = did_you_mean(str(value), choices) if choices else ""
         return f"{shown} is not one of {', '.join(choices)};{suggestion or ' pick one of them'}"
     if kind == "string_pattern_mismatch":
-        pattern = str(err.get("ctx", {}).get("pattern", ""))
+        pattern = str((err.get("ctx") or {}).get("pattern", ""))
         described = _PATTERN_HELP.get(pattern, f"must match the pattern {pattern}")
         return f"{shown} {described}"
     msg = str(err["msg"])
     msg = msg.removeprefix("Value error, ")
-    return f"{msg} (got {shown})" if shown and not msg.endswith(")") and kind != "value_error" else msg
+    if kind == "value_error" or not path:
+        return msg
+    return f"{msg} (got {shown})"
 
 
 def _show(value: object) -> str:
-    if isinstance(value, (dict, list)):
-        return "a " + type(value).__name__
+    if isinstance(value, dict | list):
+        return "a " + type(value).__name__  # pyright: ignore[reportUnknownArgumentType]
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _allowed_keys(path: Path_) -> list[str]:
-    model: Any = ClusterSpec
+    model: type[BaseModel] | None = ClusterSpec
     for part in path:
-        if isinstance(part, int):
+        if isinstance(part, int) or model is None:
             continue
-        info = model.model_fields.get(str(part)) if _is_model(model) else None
-        if info is None:
-            return []
-        model = _inner_model(info.annotation)
-        if model is None:
-            return []
-    return sorted(model.model_fields) if _is_model(model) else []
+        info = model.model_fields.get(str(part))
+        model = _inner_model(info.annotation) if info is not None else None
+    return sorted(model.model_fields) if model is not None else []
 
 
-def _is_model(obj: object) -> bool:
-    return isinstance(obj, type) and issubclass(obj, BaseModel)
-
-
-def _inner_model(annotation: Any) -> Any:
-    if _is_model(annotation):
+def _inner_model(annotation: object) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
-    for arg in getattr(annotation, "__args__", ()) or ():
+    args: tuple[object, ...] = typing.get_args(annotation)
+    for arg in args:
         found = _inner_model(arg)
         if found is not None:
             return found
@@ -219,7 +223,7 @@ def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, Sour
         found = "an empty file" if data is None else f"a {type(data).__name__}"
         findings.append(Finding((), f"a cluster definition is a mapping with keys such as name, target, planes, nodes; found {found}"))
         raise InputError([smap.locate(f) for f in findings], file)
-    secrets = scan_secrets(data)
+    secrets = scan_secrets(cast("dict[str, object]", data))
     findings.extend(secrets)
     spec: ClusterSpec | None = None
     try:

@@ -31,12 +31,13 @@ class NodeGroupSpec(SpecModel):
     hardware: str | None = Field(default=None, description="On-prem hardware profile (fabric/catalog/hardware.py).")
     instance_type: str | None = Field(default=None, description="Cloud instance type, machine type or VM size.")
     interfaces: dict[PlaneName, tuple[str, ...]] = Field(
-        default_factory=dict, description="Override the hardware's interface names per plane."
+        default_factory=dict[PlaneName, tuple[str, ...]], description="Override the hardware's interface names per plane."
     )
     addresses: dict[Name, dict[PlaneName, IPv4Address]] = Field(
-        default_factory=dict, description="Explicit addresses: hostname -> plane -> address (first port of that plane)."
+        default_factory=dict[str, dict[PlaneName, IPv4Address]],
+        description="Explicit addresses: hostname -> plane -> address (first port of that plane).",
     )
-    labels: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict[str, str])
 
     @field_validator("hostname")
     @classmethod

@@ -5,9 +5,9 @@ Rules that need the derived topology (leaf radix, oversubscription, pool sizes) 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from ipaddress import IPv4Network
+from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.hardware import HARDWARE
@@ -118,7 +118,7 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
 
 def _check_id_overlap(spec: ClusterSpec) -> Iterator[Finding]:
     groups = sorted(((g.id_offset, gi) for gi, g in enumerate(spec.nodes) if g.count), key=lambda t: t)
-    for (_, a), (_, b) in zip(groups, groups[1:], strict=False):
+    for (_, a), (_, b) in pairwise(groups):
         ga, gb = spec.nodes[a], spec.nodes[b]
         if gb.id_offset < ga.id_offset + ga.count:
             first, last = ga.id_offset + 1, ga.id_offset + ga.count
@@ -152,7 +152,10 @@ def check_cidrs(spec: ClusterSpec) -> Iterator[Finding]:
     if spec.fabric is not None and spec.fabric.management.mgmt_pool is not None:
         pool = spec.fabric.management.mgmt_pool
         if not pool.subnet_of(spec.planes.oob.cidr):
-            yield Finding(("fabric", "management", "mgmt_pool"), f"{pool} is not inside the oob plane {spec.planes.oob.cidr}; switch management lives on the oob plane")
+            yield Finding(
+                ("fabric", "management", "mgmt_pool"),
+                f"{pool} is not inside the oob plane {spec.planes.oob.cidr}; switch management lives on the oob plane",
+            )
 
 
 def check_explicit_addresses(spec: ClusterSpec) -> Iterator[Finding]:
@@ -192,11 +195,15 @@ def check_mtu(spec: ClusterSpec) -> Iterator[Finding]:
     if spec.target != "onprem":
         return
     if transport == "roce" and planes.compute.mtu < ROCE_MIN_MTU:
-        yield Finding(("planes", "compute", "mtu"), f"RoCE needs MTU >= {ROCE_MIN_MTU} to carry 4096-byte RDMA frames (got {planes.compute.mtu}); set 9000")
+        yield Finding(
+            ("planes", "compute", "mtu"), f"RoCE needs MTU >= {ROCE_MIN_MTU} to carry 4096-byte RDMA frames (got {planes.compute.mtu}); set 9000"
+        )
     elif transport == "roce" and planes.compute.mtu < 9000:
         yield Finding(("planes", "compute", "mtu"), f"RoCE plane MTU {planes.compute.mtu} is below 9000; jumbo frames are the norm", "warning")
     if transport == "infiniband" and planes.compute.mtu > 4092:
-        yield Finding(("planes", "compute", "mtu"), f"IPoIB MTU {planes.compute.mtu} needs IPoIB connected mode; datagram mode allows 4092", "warning")
+        yield Finding(
+            ("planes", "compute", "mtu"), f"IPoIB MTU {planes.compute.mtu} needs IPoIB connected mode; datagram mode allows 4092", "warning"
+        )
     if planes.storage.mtu < 9000:
         yield Finding(("planes", "storage", "mtu"), f"storage plane MTU {planes.storage.mtu} is not jumbo; set planes.storage.mtu: 9000")
     for i, route in enumerate(planes.storage.routes):
@@ -213,7 +220,10 @@ def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
     dscp_map = roce.dscp_map()
     mapped = dscp_map[roce.dscp]
     if mapped != roce.priority:
-        yield Finding((*base, "dscp_to_priority", roce.dscp), f"RoCE DSCP {roce.dscp} maps to priority {mapped}, not the RoCE priority {roce.priority}; map it to {roce.priority}")
+        yield Finding(
+            (*base, "dscp_to_priority", roce.dscp),
+            f"RoCE DSCP {roce.dscp} maps to priority {mapped}, not the RoCE priority {roce.priority}; map it to {roce.priority}",
+        )
     if set(roce.pfc_priorities) != {roce.priority}:
         yield Finding(
             (*base, "pfc_priorities"),
@@ -221,18 +231,31 @@ def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
             f"set pfc_priorities: [{roce.priority}]",
         )
     if roce.cnp.priority == roce.priority:
-        yield Finding((*base, "cnp", "priority"), f"CNP priority {roce.cnp.priority} equals the RoCE priority; CNPs must not wait behind paused RoCE traffic, use 6")
+        yield Finding(
+            (*base, "cnp", "priority"),
+            f"CNP priority {roce.cnp.priority} equals the RoCE priority; CNPs must not wait behind paused RoCE traffic, use 6",
+        )
     if roce.cnp.dscp == roce.dscp:
         yield Finding((*base, "cnp", "dscp"), f"CNP DSCP {roce.cnp.dscp} equals the RoCE DSCP; use a separate DSCP such as 48")
     if roce.cnp.traffic_class == roce.traffic_class:
-        yield Finding((*base, "cnp", "traffic_class"), f"CNP traffic class {roce.cnp.traffic_class} is the lossless class; give CNPs their own strict class (6)")
+        yield Finding(
+            (*base, "cnp", "traffic_class"), f"CNP traffic class {roce.cnp.traffic_class} is the lossless class; give CNPs their own strict class (6)"
+        )
     for dscp, prio in dscp_map.items():
         if prio == roce.priority and dscp != roce.dscp:
-            yield Finding((*base, "dscp_to_priority", dscp), f"DSCP {dscp} also maps to the lossless priority {prio}; no other traffic may share it, map it elsewhere")
+            yield Finding(
+                (*base, "dscp_to_priority", dscp),
+                f"DSCP {dscp} also maps to the lossless priority {prio}; no other traffic may share it, map it elsewhere",
+            )
     if roce.tos is not None and roce.tos >> 2 != roce.dscp:
-        yield Finding((*base, "tos"), f"ToS {roce.tos} carries DSCP {roce.tos >> 2}, not the RoCE DSCP {roce.dscp}; use {roce.effective_tos} (DSCP << 2 | ECT(0))")
+        yield Finding(
+            (*base, "tos"),
+            f"ToS {roce.tos} carries DSCP {roce.tos >> 2}, not the RoCE DSCP {roce.dscp}; use {roce.effective_tos} (DSCP << 2 | ECT(0))",
+        )
     if spec.planes.compute.transport == "roce" and not roce.pfc_watchdog.enabled:
-        yield Finding((*base, "pfc_watchdog", "enabled"), "PFC watchdog is off: a stuck receiver can spread a pause storm across the fabric", "warning")
+        yield Finding(
+            (*base, "pfc_watchdog", "enabled"), "PFC watchdog is off: a stuck receiver can spread a pause storm across the fabric", "warning"
+        )
 
 
 def check_infiniband(spec: ClusterSpec) -> Iterator[Finding]:
@@ -265,14 +288,17 @@ def check_infiniband(spec: ClusterSpec) -> Iterator[Finding]:
     yield from _check_subnet_manager(spec, hosts)
 
 
-def _check_subnet_manager(spec: ClusterSpec, hosts: dict[str, object]) -> Iterator[Finding]:
+def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Iterator[Finding]:
     assert spec.infiniband is not None
     sm = spec.infiniband.subnet_manager
     base = ("infiniband", "subnet_manager")
     priorities: dict[int, int] = {}
     for ni, node in enumerate(sm.nodes):
         if node.priority in priorities:
-            yield Finding((*base, "nodes", ni, "priority"), f"sm priority {node.priority} is also used by nodes[{priorities[node.priority]}]; master election needs distinct priorities")
+            yield Finding(
+                (*base, "nodes", ni, "priority"),
+                f"sm priority {node.priority} is also used by nodes[{priorities[node.priority]}]; master election needs distinct priorities",
+            )
         priorities.setdefault(node.priority, ni)
         if sm.kind != "switch" and node.host not in hosts:
             yield Finding((*base, "nodes", ni, "host"), unknown_choice("host", node.host, sorted(hosts)))
@@ -280,14 +306,19 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: dict[str, object]) -> Iterat
             group = next(g for g in spec.nodes if node.host in g.hostnames())
             profile = HARDWARE.get(group.hardware or "")
             if profile is not None and "compute" not in profile.ports:
-                yield Finding((*base, "nodes", ni, "host"), f"'{node.host}' ({group.hardware}) has no port on the InfiniBand fabric; an SM host needs one (e.g. mgmt-server-ib)")
+                yield Finding(
+                    (*base, "nodes", ni, "host"),
+                    f"'{node.host}' ({group.hardware}) has no port on the InfiniBand fabric; an SM host needs one (e.g. mgmt-server-ib)",
+                )
     if len(sm.nodes) == 1:
         yield Finding((*base, "nodes"), "a single subnet manager has no standby; add a second node with a lower priority", "warning")
     if sm.routing_engine == "ar_updn" and sm.kind == "opensm":
         yield Finding((*base, "routing_engine"), "ar_updn exists only in NVIDIA's SM (UFM or switch-hosted); with upstream opensm use ftree or updn")
     fabric = spec.fabric
     if sm.kind == "opensm" and fabric is not None and fabric.leaf.model == "qm9700":
-        yield Finding((*base, "kind"), "upstream opensm has known problems on NDR (Quantum-2) fabrics; NVIDIA recommends its SM (ufm or switch)", "warning")
+        yield Finding(
+            (*base, "kind"), "upstream opensm has known problems on NDR (Quantum-2) fabrics; NVIDIA recommends its SM (ufm or switch)", "warning"
+        )
 
 
 def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
@@ -303,7 +334,9 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
             yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")
         wanted = "infiniband" if transport == "infiniband" else "ethernet"
         if model.link_layer != wanted:
-            yield Finding(("fabric", tier, "model"), f"{model.name} is an {model.link_layer} switch but transport '{transport}' needs {wanted} switches")
+            yield Finding(
+                ("fabric", tier, "model"), f"{model.name} is an {model.link_layer} switch but transport '{transport}' needs {wanted} switches"
+            )
 
 
 RULES: tuple[Rule, ...] = (
@@ -321,11 +354,3 @@ RULES: tuple[Rule, ...] = (
 def check_spec(spec: ClusterSpec) -> list[Finding]:
     """Run every rule and return all findings (errors and warnings)."""
     return [finding for rule in RULES for finding in rule(spec)]
-
-
-def group_findings(findings: list[Finding]) -> dict[str, list[Finding]]:
-    """Findings keyed by severity."""
-    grouped: dict[str, list[Finding]] = defaultdict(list)
-    for finding in findings:
-        grouped[finding.severity].append(finding)
-    return dict(grouped)

@@ -58,20 +58,41 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
 
 def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:
     planes = spec.planes
+    inband_gw = str(planes.inband.gateway) if planes.inband.gateway else None
     return (
-        PlanePlan("compute", str(planes.compute.cidr) if planes.compute.cidr else None, planes.compute.mtu,
-                  planes.compute.vlan, None, False, planes.compute.transport),
-        PlanePlan("storage", str(planes.storage.cidr), planes.storage.mtu, planes.storage.vlan, None, False,
-                  routes=tuple((str(r.to), str(r.via)) for r in planes.storage.routes)),
-        PlanePlan("inband", str(planes.inband.cidr), planes.inband.mtu, planes.inband.vlan,
-                  str(planes.inband.gateway) if planes.inband.gateway else None, planes.inband.gateway is not None),
-        PlanePlan("oob", str(planes.oob.cidr), planes.oob.mtu, planes.oob.vlan,
-                  str(planes.oob.gateway) if planes.oob.gateway else None, False),
+        PlanePlan(
+            "compute",
+            str(planes.compute.cidr) if planes.compute.cidr else None,
+            planes.compute.mtu,
+            planes.compute.vlan,
+            gateway=None,
+            default_route=False,
+            transport=planes.compute.transport,
+        ),
+        PlanePlan(
+            "storage",
+            str(planes.storage.cidr),
+            planes.storage.mtu,
+            planes.storage.vlan,
+            gateway=None,
+            default_route=False,
+            routes=tuple((str(r.to), str(r.via)) for r in planes.storage.routes),
+        ),
+        PlanePlan("inband", str(planes.inband.cidr), planes.inband.mtu, planes.inband.vlan, gateway=inband_gw, default_route=inband_gw is not None),
+        PlanePlan(
+            "oob",
+            str(planes.oob.cidr),
+            planes.oob.mtu,
+            planes.oob.vlan,
+            gateway=str(planes.oob.gateway) if planes.oob.gateway else None,
+            default_route=False,
+        ),
     )
 
 
 def _assert_unique_addresses(plan: ClusterPlan) -> None:
     owner: dict[str, str] = {}
+
     def claim(address: str | None, who: str) -> None:
         if address is None:
             return
@@ -80,6 +101,7 @@ def _assert_unique_addresses(plan: ClusterPlan) -> None:
             msg = f"address {ip} is allocated twice: {owner[ip]} and {who}; move an explicit address or a pool"
             raise PlanError(msg)
         owner[ip] = who
+
     for plane in PLANE_NAMES:
         gateway = plan.plane(plane).gateway
         claim(gateway, f"planes.{plane}.gateway")

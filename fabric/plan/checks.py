@@ -60,10 +60,15 @@ def check_fabric_plan(spec: ClusterSpec, fabric: FabricPlan) -> Iterator[Finding
                 "start lower or use a 4-byte base such as 4200000001",
             )
         if first <= underlay.spine_asn <= last:
-            yield Finding(("fabric", "underlay", "spine_asn"), f"spine ASN {underlay.spine_asn} falls inside the leaf ASNs {first}..{last}; move one of them")
+            yield Finding(
+                ("fabric", "underlay", "spine_asn"), f"spine ASN {underlay.spine_asn} falls inside the leaf ASNs {first}..{last}; move one of them"
+            )
     ib = spec.infiniband
     if ib is not None and ib.subnet_manager.kind == "switch":
         names = {s.name for s in fabric.switches}
         for ni, node in enumerate(ib.subnet_manager.nodes):
             if node.host not in names:
-                yield Finding(("infiniband", "subnet_manager", "nodes", ni, "host"), f"'{node.host}' is not a switch of the fabric; use e.g. {sorted(names)[:3]}")
+                yield Finding(
+                    ("infiniband", "subnet_manager", "nodes", ni, "host"),
+                    f"'{node.host}' is not a switch of the fabric; use e.g. {sorted(names)[:3]}",
+                )

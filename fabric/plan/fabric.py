@@ -41,7 +41,11 @@ def build_switches(spec: ClusterSpec, sizing: FabricSizing) -> tuple[tuple[Switc
     routed = sizing.link_layer == "ethernet"
     spines = tuple(
         SwitchPlan(
-            name=f"spine{n:02d}", tier="spine", switch_id=n, model=fabric.spine.model, nos=fabric.spine.nos,
+            name=f"spine{n:02d}",
+            tier="spine",
+            switch_id=n,
+            model=fabric.spine.model,
+            nos=fabric.spine.nos,
             asn=underlay.spine_asn if routed else None,
             loopback=addressing.allocate_loopback(underlay.loopback_pool, n, f"spine {n}") if routed else None,
             mgmt_interface=MGMT_INTERFACE[fabric.spine.nos],
@@ -61,7 +65,11 @@ def _leaf(spec: ClusterSpec, sizing: FabricSizing, n: int, pool: IPv4Network, pr
     su, rail = divmod(n - 1, sizing.rails) if fabric.topology == "rail-optimized" else (None, None)
     name = f"leaf-su{su + 1:02d}-r{rail + 1}" if su is not None and rail is not None else f"leaf{n:02d}"
     return SwitchPlan(
-        name=name, tier="leaf", switch_id=n, model=fabric.leaf.model, nos=fabric.leaf.nos,
+        name=name,
+        tier="leaf",
+        switch_id=n,
+        model=fabric.leaf.model,
+        nos=fabric.leaf.nos,
         asn=underlay.leaf_asn_base + n - 1 if routed else None,
         loopback=addressing.allocate_loopback(underlay.loopback_pool, underlay.leaf_loopback_offset + n, f"leaf {n}") if routed else None,
         mgmt_interface=MGMT_INTERFACE[fabric.leaf.nos],
@@ -71,8 +79,9 @@ def _leaf(spec: ClusterSpec, sizing: FabricSizing, n: int, pool: IPv4Network, pr
     )
 
 
-def cable_hosts(spec: ClusterSpec, sizing: FabricSizing, leaves: tuple[SwitchPlan, ...],
-                members: list[FabricMember]) -> tuple[list[Link], dict[tuple[int, int], HostAttachment]]:
+def cable_hosts(
+    spec: ClusterSpec, sizing: FabricSizing, leaves: tuple[SwitchPlan, ...], members: list[FabricMember]
+) -> tuple[list[Link], dict[tuple[int, int], HostAttachment]]:
     """Host links (node port <-> leaf port) and, per (node id, port), where it lands."""
     fabric = spec.fabric
     assert fabric is not None
@@ -89,13 +98,25 @@ def cable_hosts(spec: ClusterSpec, sizing: FabricSizing, leaves: tuple[SwitchPla
         if routed and compute.cidr is not None:
             subnet, leaf_ip, host_ip = addressing.allocate_host_link(compute.cidr, member.node_id, member.port, compute.max_ports_per_node)
         attached[(member.node_id, member.port)] = HostAttachment(leaf.name, leaf_port, rail, subnet, leaf_ip, host_ip)
-        links.append(Link("host", leaf.name, leaf_port, member.hostname, member.interface, sizing.speed_gbps,
-                          fabric.cable_length_m.host, "compute", subnet, leaf_ip, host_ip))
+        links.append(
+            Link(
+                "host",
+                leaf.name,
+                leaf_port,
+                member.hostname,
+                member.interface,
+                sizing.speed_gbps,
+                fabric.cable_length_m.host,
+                "compute",
+                subnet,
+                leaf_ip,
+                host_ip,
+            )
+        )
     return links, attached
 
 
-def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchPlan, ...],
-                 spines: tuple[SwitchPlan, ...]) -> list[Link]:
+def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchPlan, ...], spines: tuple[SwitchPlan, ...]) -> list[Link]:
     """Leaf uplinks: uplink j of a leaf goes to spine ``j % spines``; /31s keyed by (leaf id, uplink)."""
     underlay = fabric.underlay
     numbered = sizing.link_layer == "ethernet" and underlay.addressing == "p2p-31"
@@ -108,16 +129,25 @@ def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchP
             subnet = spine_ip = leaf_ip = None
             if numbered:
                 subnet, spine_ip, leaf_ip = addressing.allocate_p2p(underlay.p2p_pool, leaf.switch_id, j, sizing.leaf_radix)
-            links.append(Link(
-                "fabric", leaf.name, port_name(leaf.nos, sizing.first_uplink + j, sizing.fanout, leaf_lanes),
-                spine.name, port_name(spine.nos, spine_index, sizing.spine_fanout, spine_lanes), sizing.speed_gbps,
-                fabric.cable_length_m.fabric, "compute", subnet, leaf_ip, spine_ip,
-            ))
+            links.append(
+                Link(
+                    "fabric",
+                    leaf.name,
+                    port_name(leaf.nos, sizing.first_uplink + j, sizing.fanout, leaf_lanes),
+                    spine.name,
+                    port_name(spine.nos, spine_index, sizing.spine_fanout, spine_lanes),
+                    sizing.speed_gbps,
+                    fabric.cable_length_m.fabric,
+                    "compute",
+                    subnet,
+                    leaf_ip,
+                    spine_ip,
+                )
+            )
     return links
 
 
-def build_fabric(spec: ClusterSpec, sizing: FabricSizing,
-                 members: list[FabricMember]) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
+def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMember]) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
     """The whole fabric plan, and the attachment of every node port."""
     fabric = spec.fabric
     assert fabric is not None
@@ -127,19 +157,36 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing,
     speed = sizing.speed_gbps
     used_spine_ports = len(leaves) * sizing.parallel_links
     tiers = (
-        TierStats("leaf", len(leaves), sizing.leaf_radix, sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
-                  sizing.host_ports_per_leaf * speed, sizing.uplinks_per_leaf * speed, format_ratio(sizing.oversubscription)),
+        TierStats(
+            "leaf",
+            len(leaves),
+            sizing.leaf_radix,
+            sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
+            sizing.host_ports_per_leaf * speed,
+            sizing.uplinks_per_leaf * speed,
+            format_ratio(sizing.oversubscription),
+        ),
         TierStats("spine", len(spines), sizing.spine_radix, used_spine_ports, used_spine_ports * speed, 0, "n/a"),
     )
     host_bw = len(host_links) * speed
     uplink_bw = len(fabric_links) * speed
     plan = FabricPlan(
-        topology=fabric.topology, link_layer="infiniband" if sizing.link_layer == "infiniband" else "ethernet",
+        topology=fabric.topology,
+        link_layer="infiniband" if sizing.link_layer == "infiniband" else "ethernet",
         scalable_units=(len(leaves) // sizing.rails) if fabric.topology == "rail-optimized" else 0,
-        rails=sizing.rails, host_ports_per_leaf=sizing.host_ports_per_leaf, uplinks_per_leaf=sizing.uplinks_per_leaf,
-        host_speed_gbps=speed, uplink_speed_gbps=speed, mtu=fabric.mtu, leaves=leaves, spines=spines,
-        links=tuple(host_links + fabric_links), tiers=tiers, bisection_gbps=min(host_bw, uplink_bw) // 2,
+        rails=sizing.rails,
+        host_ports_per_leaf=sizing.host_ports_per_leaf,
+        uplinks_per_leaf=sizing.uplinks_per_leaf,
+        host_speed_gbps=speed,
+        uplink_speed_gbps=speed,
+        mtu=fabric.mtu,
+        leaves=leaves,
+        spines=spines,
+        links=tuple(host_links + fabric_links),
+        tiers=tiers,
+        bisection_gbps=min(host_bw, uplink_bw) // 2,
         oversubscription=format_ratio(Fraction(host_bw, uplink_bw)) if uplink_bw else "n/a",
-        underlay=fabric.underlay, management=fabric.management,
+        underlay=fabric.underlay,
+        management=fabric.management,
     )
     return plan, attached

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
@@ -22,15 +23,28 @@ _CLOUD_GPUS: dict[str, dict[str, int]] = {
 
 def build_nodes(spec: ClusterSpec, attached: dict[tuple[int, int], HostAttachment]) -> tuple[NodePlan, ...]:
     """Every node of every group, sorted by node id."""
-    nodes: list[NodePlan] = []
-    for group in spec.nodes:
-        for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True):
-            nodes.append(_node(spec, group, index, node_id, attached))
+    nodes = [
+        _node(spec, group, index, node_id, attached)
+        for group in spec.nodes
+        for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True)
+    ]
     return tuple(sorted(nodes, key=lambda n: n.node_id))
 
 
-def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int,
-          attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
+@dataclass(frozen=True, slots=True)
+class _PlanePorts:
+    """One plane's view for one node: where its ports' addresses come from."""
+
+    plane: str
+    cidr: IPv4Network | None
+    stride: int
+    mtu: int
+    speed_gbps: int
+    infiniband: bool
+    node_id: int
+
+
+def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
     hostname = group.hostname.format(index=index)
     if group.hardware is None:
         kind = group.instance_type or ""
@@ -45,12 +59,18 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int,
         infiniband = plane == "compute" and spec.planes.compute.transport == "infiniband"
         names = group.interfaces.get(plane) or ports.interface_names("infiniband" if infiniband else "ethernet")
         plane_spec = getattr(spec.planes, plane)
-        for port in range(ports.count):
-            interfaces.append(_interface(spec, plane, port, names[port], ports.speed_gbps, infiniband,
-                                         plane_spec.cidr, plane_spec.max_ports_per_node, plane_spec.mtu, node_id,
-                                         str(explicit[plane]) if port == 0 and plane in explicit else None,
-                                         attached.get((node_id, port)) if plane == "compute" else None,
-                                         ports.hcas[port] if port < len(ports.hcas) else None))
+        view = _PlanePorts(plane, plane_spec.cidr, plane_spec.max_ports_per_node, plane_spec.mtu, ports.speed_gbps, infiniband, node_id)
+        interfaces.extend(
+            _interface(
+                view,
+                port,
+                names[port],
+                explicit=str(explicit[plane]) if port == 0 and plane in explicit else None,
+                attachment=attached.get((node_id, port)) if plane == "compute" else None,
+                hca=ports.hcas[port] if port < len(ports.hcas) else None,
+            )
+            for port in range(ports.count)
+        )
     su = slot = None
     fabric = spec.fabric
     if fabric is not None and "compute" in profile.ports:
@@ -58,22 +78,24 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int,
     return NodePlan(hostname, group.group, group.role, node_id, group.hardware, profile.gpus, tuple(interfaces), su, slot)
 
 
-def _interface(spec: ClusterSpec, plane: str, port: int, name: str, speed: int, infiniband: bool,
-               cidr: IPv4Network | None, stride: int, mtu: int, node_id: int, explicit: str | None,
-               attachment: HostAttachment | None, hca: str | None) -> HostInterface:
+def _interface(view: _PlanePorts, port: int, name: str, *, explicit: str | None, attachment: HostAttachment | None, hca: str | None) -> HostInterface:
     address = peer = None
     if attachment is not None and attachment.host_address is not None:
         address, peer = f"{attachment.host_address}/31", attachment.leaf_address
-    elif cidr is not None:
-        if explicit is not None:
-            address = f"{explicit}/{cidr.prefixlen}"
-        else:
-            address = addressing.allocate_plane_address(cidr, node_id, port, stride, plane)
+    elif view.cidr is not None and explicit is not None:
+        address = f"{explicit}/{view.cidr.prefixlen}"
+    elif view.cidr is not None:
+        address = addressing.allocate_plane_address(view.cidr, view.node_id, port, view.stride, view.plane)
     return HostInterface(
-        name=name, plane=plane, index=port, speed_gbps=speed, mtu=mtu,
-        link_layer="infiniband" if infiniband else "ethernet",
-        kind="bmc" if plane == "oob" else "netdev",
-        address=address, peer_address=peer,
+        name=name,
+        plane=view.plane,
+        index=port,
+        speed_gbps=view.speed_gbps,
+        mtu=view.mtu,
+        link_layer="infiniband" if view.infiniband else "ethernet",
+        kind="bmc" if view.plane == "oob" else "netdev",
+        address=address,
+        peer_address=peer,
         switch=attachment.leaf if attachment else None,
         switch_port=attachment.leaf_port if attachment else None,
         rail=attachment.rail + 1 if attachment and attachment.rail is not None else None,

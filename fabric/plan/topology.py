@@ -106,7 +106,12 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     leaf_radix, spine_radix = leaf_model.radix(speed), spine_model.radix(speed)
     for tier, model, radix in (("leaf", leaf_model, leaf_radix), ("spine", spine_model, spine_radix)):
         if radix is None:
-            findings.append(Finding(("fabric", tier, "model"), f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does"))
+            findings.append(
+                Finding(
+                    ("fabric", tier, "model"),
+                    f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does",
+                )
+            )
     if leaf_radix is None or spine_radix is None:
         raise InputError(findings)
     fanout, spine_fanout = leaf_radix // leaf_model.ports, spine_radix // spine_model.ports
@@ -115,23 +120,38 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     up = fabric.uplinks_per_leaf or math.ceil(Fraction(down) / fabric.target_ratio)
     cages = math.ceil(down / fanout) + math.ceil(up / fanout)
     if cages > leaf_model.ports:
-        findings.append(Finding(
-            ("fabric", "leaf", "model"),
-            f"each leaf needs {down} host ports + {up} uplinks at {speed} Gb/s = {cages} cages, but {leaf_model.name} has "
-            f"{leaf_model.ports}; choose a larger leaf, lower su_size, or accept more oversubscription",
-        ))
+        findings.append(
+            Finding(
+                ("fabric", "leaf", "model"),
+                f"each leaf needs {down} host ports + {up} uplinks at {speed} Gb/s = {cages} cages, but {leaf_model.name} has "
+                f"{leaf_model.ports}; choose a larger leaf, lower su_size, or accept more oversubscription",
+            )
+        )
     if Fraction(down, up) > fabric.target_ratio:
-        findings.append(Finding(
-            ("fabric", "uplinks_per_leaf"),
-            f"{down} host ports over {up} uplinks is {format_ratio(Fraction(down, up))} oversubscribed, above the target "
-            f"{fabric.oversubscription}; raise uplinks_per_leaf to {math.ceil(Fraction(down) / fabric.target_ratio)} or relax the target",
-        ))
+        findings.append(
+            Finding(
+                ("fabric", "uplinks_per_leaf"),
+                f"{down} host ports over {up} uplinks is {format_ratio(Fraction(down, up))} oversubscribed, above the target "
+                f"{fabric.oversubscription}; raise uplinks_per_leaf to {math.ceil(Fraction(down) / fabric.target_ratio)} or relax the target",
+            )
+        )
     leaves = _leaf_count(spec, members, rails, down)
     spines = _spine_count(spec, leaves * up, up, spine_radix, findings)
     if findings:
         raise InputError(findings)
-    return FabricSizing(("infiniband" if leaf_model.link_layer == "infiniband" else "ethernet"), speed, rails, down, up,
-                        leaves, spines, fanout, spine_fanout, leaf_radix, spine_radix)
+    return FabricSizing(
+        ("infiniband" if leaf_model.link_layer == "infiniband" else "ethernet"),
+        speed,
+        rails,
+        down,
+        up,
+        leaves,
+        spines,
+        fanout,
+        spine_fanout,
+        leaf_radix,
+        spine_radix,
+    )
 
 
 def _host_ports_per_leaf(spec: ClusterSpec, leaf_radix: int, fanout: int) -> int:
@@ -165,20 +185,24 @@ def _spine_count(spec: ClusterSpec, total_uplinks: int, up: int, spine_radix: in
     forced = spec.fabric.spines if spec.fabric is not None else None
     if forced is not None:
         if up % forced or forced < needed:
-            findings.append(Finding(
-                ("fabric", "spines"),
-                f"{forced} spines do not fit: each leaf's {up} uplinks must split evenly over the spines and the spines "
-                f"need at least {needed} x {spine_radix} ports for {total_uplinks} uplinks; use one of "
-                f"{[s for s in range(needed, up + 1) if up % s == 0] or 'none (the fabric is too large)'}",
-            ))
+            findings.append(
+                Finding(
+                    ("fabric", "spines"),
+                    f"{forced} spines do not fit: each leaf's {up} uplinks must split evenly over the spines and the spines "
+                    f"need at least {needed} x {spine_radix} ports for {total_uplinks} uplinks; use one of "
+                    f"{[s for s in range(needed, up + 1) if up % s == 0] or 'none (the fabric is too large)'}",
+                )
+            )
         return forced
     fitting = [s for s in range(needed, up + 1) if up % s == 0]
     if not fitting:
-        findings.append(Finding(
-            ("fabric", "spine", "model"),
-            f"{total_uplinks} leaf uplinks need {needed} spines of radix {spine_radix}, but a leaf has only {up} uplinks to "
-            "spread over them; a two-tier fabric this large needs a higher-radix spine or fewer nodes",
-        ))
+        findings.append(
+            Finding(
+                ("fabric", "spine", "model"),
+                f"{total_uplinks} leaf uplinks need {needed} spines of radix {spine_radix}, but a leaf has only {up} uplinks to "
+                "spread over them; a two-tier fabric this large needs a higher-radix spine or fewer nodes",
+            )
+        )
         return needed
     return fitting[0]
 
