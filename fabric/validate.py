@@ -24,7 +24,7 @@ def validate_file(path: str | Path) -> Validated:
     """Read, validate and check a definition; collect every problem before raising.
 
     Example:
-        >>> validate_file("inventories/lab/cluster.yaml").spec.name  # doctest: +SKIP
+        >>> validate_file("inventories/lab/cluster.yaml").spec.name
         'lab'
 
     Raises:

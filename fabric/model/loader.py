@@ -239,7 +239,7 @@ def load_cluster(path: str | Path) -> ClusterSpec:
     """Read and validate a cluster definition file against the schema.
 
     Example:
-        >>> spec = load_cluster("inventories/lab/cluster.yaml")  # doctest: +SKIP
+        >>> spec = load_cluster("inventories/lab/cluster.yaml")
         >>> spec.target
         'onprem'
 

@@ -12,7 +12,7 @@ from itertools import pairwise
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.switches import SWITCH_MODELS
-from fabric.errors import Finding
+from fabric.errors import Finding, format_path
 from fabric.model.base import unknown_choice
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
@@ -144,7 +144,7 @@ def check_cidrs(spec: ClusterSpec) -> Iterator[Finding]:
     for i, (path_a, a) in enumerate(blocks):
         for path_b, b in blocks[i + 1 :]:
             if a.overlaps(b):
-                yield Finding(path_b, f"{b} overlaps {a} ({'.'.join(map(str, path_a))}); every plane and pool needs its own block")
+                yield Finding(path_b, f"{b} overlaps {a} ({format_path(path_a)}); every plane and pool needs its own block")
     if spec.target == "azure":
         for path, block in blocks:
             if block.overlaps(AZURE_RDMA_RESERVED):
@@ -173,7 +173,7 @@ def check_explicit_addresses(spec: ClusterSpec) -> Iterator[Finding]:
                     yield Finding((*path, plane), f"{address} is outside planes.{plane}.cidr {cidr}; pick an address inside it")
                 key = (plane, str(address))
                 if key in used:
-                    yield Finding((*path, plane), f"{address} is already assigned at {'.'.join(map(str, used[key]))}; addresses must be unique")
+                    yield Finding((*path, plane), f"{address} is already assigned at {format_path(used[key])}; addresses must be unique")
                 used.setdefault(key, (*path, plane))
 
 
@@ -242,15 +242,21 @@ def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
             (*base, "cnp", "traffic_class"), f"CNP traffic class {roce.cnp.traffic_class} is the lossless class; give CNPs their own strict class (6)"
         )
     for dscp, prio in dscp_map.items():
-        if prio == roce.priority and dscp != roce.dscp:
+        if prio == roce.priority and dscp not in (roce.dscp, roce.cnp.dscp):
             yield Finding(
                 (*base, "dscp_to_priority", dscp),
                 f"DSCP {dscp} also maps to the lossless priority {prio}; no other traffic may share it, map it elsewhere",
             )
+    if roce.tos is not None and roce.tos & 3 == 0:
+        yield Finding(
+            (*base, "tos"),
+            f"ToS {roce.tos} marks packets Not-ECT: switches cannot ECN-mark them, so DCQCN never slows senders; "
+            f"use {(roce.tos & ~3) | 2} (ECT(0))",
+        )
     if roce.tos is not None and roce.tos >> 2 != roce.dscp:
         yield Finding(
             (*base, "tos"),
-            f"ToS {roce.tos} carries DSCP {roce.tos >> 2}, not the RoCE DSCP {roce.dscp}; use {roce.effective_tos} (DSCP << 2 | ECT(0))",
+            f"ToS {roce.tos} carries DSCP {roce.tos >> 2}, not the RoCE DSCP {roce.dscp}; use {(roce.dscp << 2) | 2} (DSCP << 2 | ECT(0))",
         )
     if spec.planes.compute.transport == "roce" and not roce.pfc_watchdog.enabled:
         yield Finding(

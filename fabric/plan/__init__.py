@@ -34,7 +34,8 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
     """Derive the cluster plan: planes, nodes with every interface, and the on-prem fabric.
 
     Example:
-        >>> plan = plan_cluster(load_cluster("inventories/lab/cluster.yaml"))  # doctest: +SKIP
+        >>> from fabric.model import load_cluster
+        >>> plan = plan_cluster(load_cluster("inventories/lab/cluster.yaml"))
         >>> [s.name for s in plan.fabric.spines]
         ['spine01', 'spine02']
 

@@ -21,7 +21,9 @@ def plan_to_json(plan: ClusterPlan) -> str:
     """The plan as indented JSON text ending in a newline.
 
     Example:
-        >>> plan_to_json(plan).startswith('{')  # doctest: +SKIP
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> plan_to_json(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))).startswith('{')
         True
     """
     return json.dumps(plan_to_data(plan), indent=1, sort_keys=False) + "\n"
