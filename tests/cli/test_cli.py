@@ -1,0 +1,59 @@
+"""The CLI's contract with pipelines: exit codes, JSON output, nothing written on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import DATA, EXAMPLES, ROOT
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fabric", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_validate_all_examples_exit_0() -> None:
+    result = run("validate", *map(str, EXAMPLES))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("valid") == len(EXAMPLES)
+
+
+def test_invalid_definition_exits_2_with_file_line_and_path() -> None:
+    case = DATA / "invalid" / "plane-overlap.yaml"
+    result = run("validate", str(case))
+    assert result.returncode == 2
+    assert f"{case}:6" in result.stderr.replace("\n", "")
+    assert "planes.storage.cidr" in result.stderr
+
+
+def test_validate_json_lists_findings() -> None:
+    result = run("validate", "--json", str(DATA / "invalid" / "pfc-wrong-priority.yaml"))
+    assert result.returncode == 2
+    report = json.loads(result.stdout)
+    assert report["valid"] is False
+    finding = report["files"][0]["findings"][0]
+    assert finding["path"] == "roce.pfc_priorities"
+    assert finding["severity"] == "error"
+    assert isinstance(finding["line"], int)
+
+
+def test_plan_json_is_the_full_plan() -> None:
+    result = run("plan", "--json", "inventories/lab/cluster.yaml")
+    assert result.returncode == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert [s["name"] for s in plan["fabric"]["spines"]] == ["spine01", "spine02"]
+
+
+def test_plan_writes_nothing_on_bad_input(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    result = run("plan", "-o", str(out), str(DATA / "invalid" / "plane-overlap.yaml"))
+    assert result.returncode == 2
+    assert not out.exists()
+
+
+def test_schema_command_prints_json_schema() -> None:
+    result = run("schema")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["title"] == "gpufabric cluster definition"
