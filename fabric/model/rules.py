@@ -250,8 +250,7 @@ def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
     if roce.tos is not None and roce.tos & 3 == 0:
         yield Finding(
             (*base, "tos"),
-            f"ToS {roce.tos} marks packets Not-ECT: switches cannot ECN-mark them, so DCQCN never slows senders; "
-            f"use {(roce.tos & ~3) | 2} (ECT(0))",
+            f"ToS {roce.tos} marks packets Not-ECT: switches cannot ECN-mark them, so DCQCN never slows senders; use {(roce.tos & ~3) | 2} (ECT(0))",
         )
     if roce.tos is not None and roce.tos >> 2 != roce.dscp:
         yield Finding(

@@ -74,7 +74,7 @@ class ManagementSpec(SpecModel):
     dns_servers: tuple[IPv4Address, ...] = ()
     domain: str | None = None
     mgmt_pool: IPv4Network | None = Field(
-        default=None, description="Switch management addresses (inside the oob plane); default: the oob plane's last /24."
+        default=None, description="Switch management addresses (inside the oob plane); default: the oob plane's last /22."
     )
     mgmt_leaf_offset: Annotated[int, Field(ge=1)] = Field(
         default=128, description="Leaf N's management address is mgmt_pool[mgmt_leaf_offset + N]; spine N's is mgmt_pool[N + 1]."

@@ -22,10 +22,13 @@ def check_cluster(spec: ClusterSpec) -> list[Finding]:
         return findings
     findings.extend(check_planes(spec))
     if spec.fabric is not None:
+        members = fabric_members(spec)
         try:
-            fabric, _ = build_fabric(spec, size_fabric(spec, fabric_members(spec)), fabric_members(spec))
+            fabric, _ = build_fabric(spec, size_fabric(spec, members), members)
         except InputError as exc:
             return findings + list(exc.findings)
+        except PlanError as exc:
+            return [*findings, Finding(("fabric",), str(exc))]
         findings.extend(check_fabric_plan(spec, fabric))
     return findings
 

@@ -74,12 +74,12 @@ def allocate_mgmt(pool: IPv4Network, offset: int, what: str, prefixlen: int) -> 
 
 
 def default_mgmt_pool(oob: IPv4Network) -> IPv4Network:
-    """The switch management pool when none is given: the oob plane's last /24 (or the whole plane if smaller).
+    """The switch management pool when none is given: the oob plane's last /22 (or the whole plane if smaller).
 
     Example:
         >>> default_mgmt_pool(IPv4Network("10.103.0.0/16"))
-        IPv4Network('10.103.255.0/24')
+        IPv4Network('10.103.252.0/22')
     """
-    if oob.prefixlen >= 24:
+    if oob.prefixlen >= 22:
         return oob
-    return IPv4Network((int(oob.broadcast_address) & ~0xFF, 24))
+    return IPv4Network((int(oob.broadcast_address) & ~0x3FF, 22))

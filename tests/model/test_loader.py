@@ -27,7 +27,12 @@ def test_all_schema_problems_are_reported_together() -> None:
         parse_cluster(BAD, "bad.yaml")
     by_path = {f.dotted_path: f for f in caught.value.findings}
     assert set(by_path) == {
-        "name", "target", "planes.compute.cidr", "planes.inband.gatway", "switches.credentials.password", "nodes[0].hardware",
+        "name",
+        "target",
+        "planes.compute.cidr",
+        "planes.inband.gatway",
+        "switches.credentials.password",
+        "nodes[0].hardware",
     }
     assert by_path["target"].line == 2
     assert "did you mean 'onprem'?" in by_path["target"].message

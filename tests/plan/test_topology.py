@@ -9,20 +9,26 @@ from fabric.plan import plan_cluster
 
 
 def superpod(scalable_units: int) -> ClusterSpec:
-    return ClusterSpec.model_validate({
-        "name": "superpod",
-        "target": "onprem",
-        "planes": {
-            "compute": {"transport": "infiniband", "cidr": "10.200.0.0/16", "mtu": 4092},
-            "storage": {"cidr": "10.201.0.0/16", "mtu": 9000},
-            "inband": {"cidr": "10.202.0.0/16"},
-            "oob": {"cidr": "10.203.0.0/16"},
-        },
-        "fabric": {"topology": "rail-optimized", "leaf": {"model": "qm9700", "nos": "mlnx-os"},
-                   "spine": {"model": "qm9700", "nos": "mlnx-os"}, "su_size": 32},
-        "infiniband": {"subnet_manager": {"kind": "ufm", "nodes": [{"host": "dgx001", "priority": 15}]}},
-        "nodes": [{"group": "gpu", "role": "gpu", "count": 32 * scalable_units - 1, "hostname": "dgx{index:03d}", "hardware": "dgx-h100"}],
-    })
+    return ClusterSpec.model_validate(
+        {
+            "name": "superpod",
+            "target": "onprem",
+            "planes": {
+                "compute": {"transport": "infiniband", "cidr": "10.200.0.0/16", "mtu": 4092},
+                "storage": {"cidr": "10.201.0.0/16", "mtu": 9000},
+                "inband": {"cidr": "10.202.0.0/16"},
+                "oob": {"cidr": "10.203.0.0/16"},
+            },
+            "fabric": {
+                "topology": "rail-optimized",
+                "leaf": {"model": "qm9700", "nos": "mlnx-os"},
+                "spine": {"model": "qm9700", "nos": "mlnx-os"},
+                "su_size": 32,
+            },
+            "infiniband": {"subnet_manager": {"kind": "ufm", "nodes": [{"host": "dgx001", "priority": 15}]}},
+            "nodes": [{"group": "gpu", "role": "gpu", "count": 32 * scalable_units - 1, "hostname": "dgx{index:03d}", "hardware": "dgx-h100"}],
+        }
+    )
 
 
 @pytest.mark.parametrize(("sus", "leaves", "spines"), [(1, 8, 4), (2, 16, 8), (3, 24, 16), (4, 32, 16)])
@@ -53,14 +59,16 @@ def test_every_leaf_reaches_every_spine_equally() -> None:
     for leaf in fabric.leaves:
         peers = [link.b_device for link in fabric.links if link.kind == "fabric" and link.a_device == leaf.name]
         counts = {spine.name: peers.count(spine.name) for spine in fabric.spines}
-        assert len(set(counts.values())) == 1 and sum(counts.values()) == fabric.uplinks_per_leaf
+        assert len(set(counts.values())) == 1
+        assert sum(counts.values()) == fabric.uplinks_per_leaf
 
 
 def test_compute_and_storage_planes_never_carry_a_default_route() -> None:
     for example in ("onprem-roce", "onprem-ib", "lab"):
         plan = plan_cluster(load_cluster(f"inventories/{example}/cluster.yaml"))
         assert [p.name for p in plan.planes if p.default_route] in (["inband"], [])
-        assert not plan.plane("compute").gateway and not plan.plane("storage").gateway
+        assert not plan.plane("compute").gateway
+        assert not plan.plane("storage").gateway
 
 
 def test_infiniband_fabric_has_no_ip_underlay() -> None:
