@@ -55,32 +55,27 @@ class StoragePlaneSpec(_PlaneBase):
     routes: tuple[StorageRoute, ...] = Field(default=(), description="Specific prefixes reached through a storage router.")
 
 
-class InbandPlaneSpec(_PlaneBase):
-    """In-band management: SSH, provisioning, monitoring. The only plane with a default route."""
+class _RoutedPlane(_PlaneBase):
+    gateway: IPv4Address | None = Field(default=None, description="Gateway of the plane.")
 
-    gateway: IPv4Address | None = Field(default=None, description="Default gateway of the nodes.")
+    @model_validator(mode="after")
+    def _gateway_inside(self) -> _RoutedPlane:
+        if self.gateway is not None and self.gateway not in self.cidr:
+            msg = f"gateway {self.gateway} is outside the plane's cidr {self.cidr}; pick an address inside it"
+            raise ValueError(msg)
+        return self
+
+
+class InbandPlaneSpec(_RoutedPlane):
+    """In-band management: SSH, provisioning, monitoring. The only plane with a default route (its gateway)."""
+
     max_ports_per_node: PortsPerNode = 2
 
-    @model_validator(mode="after")
-    def _gateway_inside(self) -> InbandPlaneSpec:
-        if self.gateway is not None and self.gateway not in self.cidr:
-            msg = f"gateway {self.gateway} is outside the plane's cidr {self.cidr}; pick an address inside it"
-            raise ValueError(msg)
-        return self
 
+class OobPlaneSpec(_RoutedPlane):
+    """Out-of-band: BMC/IPMI/Redfish ports and switch management ports. Its gateway serves BMCs and switches only."""
 
-class OobPlaneSpec(_PlaneBase):
-    """Out-of-band: BMC/IPMI/Redfish ports and switch management ports."""
-
-    gateway: IPv4Address | None = Field(default=None, description="Gateway of the BMC and switch management network.")
     max_ports_per_node: PortsPerNode = 1
-
-    @model_validator(mode="after")
-    def _gateway_inside(self) -> OobPlaneSpec:
-        if self.gateway is not None and self.gateway not in self.cidr:
-            msg = f"gateway {self.gateway} is outside the plane's cidr {self.cidr}; pick an address inside it"
-            raise ValueError(msg)
-        return self
 
 
 class PlanesSpec(SpecModel):
