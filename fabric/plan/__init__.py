@@ -7,7 +7,7 @@ from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
-from fabric.plan.fabric import build_fabric
+from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.nodes import build_nodes
 from fabric.plan.topology import fabric_members, size_fabric
 from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
@@ -17,20 +17,26 @@ __all__ = ["ClusterPlan", "FabricPlan", "HostInterface", "Link", "NodePlan", "Pl
 
 def check_cluster(spec: ClusterSpec) -> list[Finding]:
     """Every finding (errors and warnings) for a schema-valid spec: model rules, then fabric-wide checks."""
+    return _checked(spec)[0]
+
+
+def _checked(spec: ClusterSpec) -> tuple[list[Finding], tuple[FabricPlan, dict[tuple[int, int], HostAttachment]] | None]:
+    """Findings, and the fabric built while checking it (reused by plan_cluster so it is built once)."""
     findings = check_spec(spec)
     if any(f.severity == "error" for f in findings):
-        return findings
+        return findings, None
     findings.extend(check_planes(spec))
-    if spec.fabric is not None:
-        members = fabric_members(spec)
-        try:
-            fabric, _ = build_fabric(spec, size_fabric(spec, members), members)
-        except InputError as exc:
-            return findings + list(exc.findings)
-        except PlanError as exc:
-            return [*findings, Finding(("fabric",), str(exc))]
-        findings.extend(check_fabric_plan(spec, fabric))
-    return findings
+    if spec.fabric is None:
+        return findings, None
+    members = fabric_members(spec)
+    try:
+        built = build_fabric(spec, size_fabric(spec, members), members)
+    except InputError as exc:
+        return findings + list(exc.findings), None
+    except PlanError as exc:
+        return [*findings, Finding(("fabric",), str(exc))], None
+    findings.extend(check_fabric_plan(spec, built[0]))
+    return findings, built
 
 
 def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
@@ -46,14 +52,11 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         InputError: the definition breaks a rule (every finding listed).
         PlanError: a pool is exhausted or two allocations collide.
     """
-    errors = [f for f in check_cluster(spec) if f.severity == "error"]
+    findings, built = _checked(spec)
+    errors = [f for f in findings if f.severity == "error"]
     if errors:
         raise InputError(errors)
-    fabric = None
-    attached = {}
-    if spec.fabric is not None:
-        members = fabric_members(spec)
-        fabric, attached = build_fabric(spec, size_fabric(spec, members), members)
+    fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
     plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband)
     _assert_unique_addresses(plan)
