@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -43,7 +44,10 @@ class AwsSpec(SpecModel):
     image: Annotated[str, Field(pattern=r"^ami-[0-9a-f]{8,17}$")]
     capacity: AwsCapacitySpec = AwsCapacitySpec()
     placement_group: AwsPlacementSpec | None = None
-    management_access: Literal["ssm", "bastion"] = "ssm"
+    management_access: Literal["ssm", "bastion"] = Field(
+        default="ssm", description="ssm: Session Manager through VPC endpoints, no inbound SSH; bastion: an SSH bastion on the oob subnet."
+    )
+    bastion_ingress: tuple[IPv4Network, ...] = Field(default=(), description="Prefixes allowed to reach the bastion's SSH port.")
     auto_scaling_group: bool = Field(default=False, description="Launch GPU nodes through an auto-scaling group instead of instances.")
     fsx_lustre: FsxLustreSpec | None = FsxLustreSpec()
     tags: Tags = Field(default_factory=dict[str, str])

@@ -14,6 +14,7 @@ from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, format_path
 from fabric.model.base import unknown_choice
+from fabric.model.cloud_rules import check_aws, check_azure, check_gcp
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
 
@@ -353,6 +354,9 @@ RULES: tuple[Rule, ...] = (
     check_roce_contract,
     check_infiniband,
     check_switch_tiers,
+    check_aws,
+    check_gcp,
+    check_azure,
 )
 
 
