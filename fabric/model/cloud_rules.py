@@ -26,6 +26,7 @@ GCP_RESERVATION = re.compile(
 GCP_FILESTORE_TIERS = ("BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE")
 GCP_LUSTRE_TIERS = ("125", "250", "500", "1000")
 AZURE_SCALE_SET_DEFAULT_LIMIT = 100
+AZURE_BASTION_PREFIX = 26
 AMLFS_CAPACITY_STEP_TIB = {
     "AMLFS-Durable-Premium-40": 48,
     "AMLFS-Durable-Premium-125": 16,
@@ -202,6 +203,8 @@ def check_azure(spec: ClusterSpec) -> Iterator[Finding]:
             yield Finding(
                 ("nodes", gi, "instance_type"), f"{size.name} has no InfiniBand; transport azure-ib needs an ND size such as Standard_ND96isr_H100_v5"
             )
+    if spec.planes.oob.cidr.prefixlen > AZURE_BASTION_PREFIX:
+        yield Finding(("planes", "oob", "cidr"), f"the oob plane becomes AzureBastionSubnet, which needs /{AZURE_BASTION_PREFIX} or larger; widen it")
     lustre = azure.managed_lustre
     if lustre is not None and lustre.capacity_tib % AMLFS_CAPACITY_STEP_TIB[lustre.sku]:
         step = AMLFS_CAPACITY_STEP_TIB[lustre.sku]

@@ -7,6 +7,7 @@ from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
+from fabric.plan.cloud import plan_cloud
 from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.nodes import build_nodes
 from fabric.plan.topology import fabric_members, size_fabric
@@ -58,7 +59,7 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         raise InputError(errors)
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
-    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband)
+    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec))
     _assert_unique_addresses(plan)
     return plan
 

@@ -8,6 +8,7 @@ from typing import Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
+from fabric.plan.cloud_types import CloudPlan
 
 Tier = Literal["leaf", "spine"]
 LinkLayer = Literal["ethernet", "infiniband"]
@@ -154,6 +155,7 @@ class ClusterPlan:
     fabric: FabricPlan | None
     roce: RoceSpec
     infiniband: InfinibandSpec | None
+    cloud: CloudPlan | None = None
 
     def plane(self, name: str) -> PlanePlan:
         """The plane called ``name``."""

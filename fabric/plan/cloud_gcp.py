@@ -1,0 +1,173 @@
+"""GCP layout: host VPCs, GPUDirect-TCPX/O VPCs or the RDMA VPC, compact placement, firewall rules per plane, storage."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from ipaddress import IPv4Network
+
+from fabric.catalog.cloud import GCP_MACHINE_TYPES, GcpMachineType
+from fabric.model.cloud import GcpSpec
+from fabric.model.cluster import ClusterSpec
+from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule
+
+IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud's out-of-band path
+STORAGE_PORTS = {"managed-lustre": (("tcp", "988"),), "filestore": (("tcp", "111"), ("tcp", "2049"), ("udp", "111"), ("udp", "2049"))}
+
+
+def split_subnets(cidr: IPv4Network, count: int) -> tuple[IPv4Network, ...]:
+    """The first ``count`` equal subnets of ``cidr`` (split by ``ceil(log2(count))`` bits, as Cluster Toolkit does).
+
+    Example:
+        >>> [str(n) for n in split_subnets(IPv4Network("10.0.0.0/16"), 3)]
+        ['10.0.0.0/18', '10.0.64.0/18', '10.0.128.0/18']
+    """
+    bits = math.ceil(math.log2(count)) if count > 1 else 0
+    return tuple(cidr.subnets(prefixlen_diff=bits))[:count]
+
+
+def rdma_profile(project: str, zone: str) -> str:
+    """The RoCE network profile of a zone; RDMA VPCs and their NICs are bound to it.
+
+    Example:
+        >>> rdma_profile("p1", "europe-west1-b")
+        'projects/p1/global/networkProfiles/europe-west1-b-vpc-roce'
+    """
+    return f"projects/{project}/global/networkProfiles/{zone}-vpc-roce"
+
+
+def _gpu_machine(spec: ClusterSpec) -> GcpMachineType | None:
+    return next((GCP_MACHINE_TYPES[g.instance_type or ""] for g in spec.nodes if g.role == "gpu" and g.count), None)
+
+
+def plan_gcp(spec: ClusterSpec) -> CloudPlan:
+    """The GCP plan of a validated definition (one GPU network layout per cluster, checked by the rules)."""
+    gcp = spec.gcp
+    assert gcp is not None
+    planes = spec.planes
+    machine = _gpu_machine(spec)
+    inband = CloudNetwork(
+        "inband",
+        "inband",
+        "gvnic",
+        planes.inband.mtu,
+        (str(planes.inband.cidr),),
+        (CloudSubnet("inband", "inband", "inband", str(planes.inband.cidr)),),
+    )
+    networks = [inband]
+    storage_cidr = planes.storage.cidr
+    storage_vpc = machine is not None and machine.gvnic_vpcs >= 2
+    if storage_vpc:
+        # Second gVNIC (A3 Ultra / A4 net-1) carries the storage plane: nodes in the first half, the service in the second.
+        nodes_half, service_half = storage_cidr.subnets(prefixlen_diff=1)
+        networks.append(
+            CloudNetwork(
+                "storage",
+                "storage",
+                "gvnic",
+                planes.storage.mtu,
+                (str(storage_cidr),),
+                (CloudSubnet("storage", "storage", "storage", str(nodes_half)),),
+            )
+        )
+        storage_cidr = service_half
+    fabric_nics = _fabric_networks(spec, gcp, machine, networks)
+    host_nics = tuple(CloudNic(i, 0, "GVNIC", n.subnets[0].key, n.plane) for i, n in enumerate(networks[: 2 if storage_vpc else 1]))
+    groups = tuple(
+        CloudGroupPlan(
+            group.group,
+            group.role,
+            group.instance_type or "",
+            tuple(group.hostnames()),
+            host_nics + (_renumber(fabric_nics, len(host_nics)) if group.role == "gpu" else ()),
+            placed=group.role == "gpu" and gcp.placement.enabled,
+            fabric=group.role == "gpu",
+        )
+        for group in spec.nodes
+        if group.count
+    )
+    storage = None
+    if gcp.storage is not None:
+        ports = STORAGE_PORTS[gcp.storage.kind]
+        storage = CloudStoragePlan(gcp.storage.kind, "storage" if storage_vpc else "inband", str(storage_cidr), gcp.storage.capacity_gib, ports)
+    firewall = _firewall(tuple(networks), storage)
+    plan_networks = tuple(networks)
+    notes = _notes(machine, storage_vpc, storage)
+    return CloudPlan(
+        "gcp", gcp.region, gcp.zone, plan_networks, groups, firewall, storage, gcp, notes, _resources(plan_networks, groups, firewall, storage)
+    )
+
+
+def _fabric_networks(spec: ClusterSpec, gcp: GcpSpec, machine: GcpMachineType | None, networks: list[CloudNetwork]) -> tuple[CloudNic, ...]:
+    compute = spec.planes.compute
+    if machine is None or compute.cidr is None:
+        return ()
+    if machine.gpu_vpcs:
+        nics: list[CloudNic] = []
+        for i, cidr in enumerate(split_subnets(compute.cidr, machine.gpu_vpcs)):
+            key = f"gpu-{i}"
+            networks.append(CloudNetwork(key, "compute", "gpu", compute.mtu, (str(cidr),), (CloudSubnet(key, key, "compute", str(cidr)),)))
+            nics.append(CloudNic(i, 0, "GVNIC", key, "compute"))
+        return tuple(nics)
+    if machine.rdma_nics:
+        subnets = tuple(CloudSubnet(f"rdma-{i}", "rdma", "compute", str(c)) for i, c in enumerate(split_subnets(compute.cidr, machine.rdma_nics)))
+        networks.append(CloudNetwork("rdma", "compute", "rdma", compute.mtu, (str(compute.cidr),), subnets, rdma_profile(gcp.project, gcp.zone)))
+        return tuple(CloudNic(i, 0, "MRDMA", s.key, "compute") for i, s in enumerate(subnets))
+    return ()
+
+
+def _renumber(nics: tuple[CloudNic, ...], start: int) -> tuple[CloudNic, ...]:
+    return tuple(CloudNic(start + i, 0, n.kind, n.subnet, n.plane) for i, n in enumerate(nics))
+
+
+def _firewall(networks: tuple[CloudNetwork, ...], storage: CloudStoragePlan | None) -> tuple[FirewallRule, ...]:
+    rules: list[FirewallRule] = []
+    for network in networks:
+        if network.kind == "rdma":
+            continue  # RDMA-profile VPCs allow all traffic implicitly and accept no firewall rules
+        own = tuple(s.cidr for s in network.subnets)
+        rules.append(FirewallRule(network.key, f"{network.key}-internal", "ingress", "all", (), own))
+    rules.append(FirewallRule("inband", "inband-iap-ssh", "ingress", "tcp", ("22",), (IAP_RANGE,)))
+    if storage is not None:
+        clients = tuple(s.cidr for s in next(n for n in networks if n.key == storage.network).subnets)
+        for proto in sorted({p for p, _ in storage.ports}):
+            ports = tuple(port for p, port in storage.ports if p == proto)
+            rules.append(
+                FirewallRule(storage.network, f"storage-{proto}", "ingress", "tcp" if proto == "tcp" else "udp", ports, (storage.cidr, *clients))
+            )
+    return tuple(rules)
+
+
+def _notes(machine: GcpMachineType | None, storage_vpc: bool, storage: CloudStoragePlan | None) -> tuple[str, ...]:
+    notes = ["no external IPs; egress through Cloud NAT on the inband VPC", "out-of-band access: IAP TCP forwarding (SSH from 35.235.240.0/20)"]
+    if machine is not None and machine.gpu_vpcs:
+        notes.append(f"{machine.name}: {machine.gpu_vpcs} GPU VPCs (GVNIC, MTU {machine.mtu}) for {machine.transport}")
+    if machine is not None and machine.rdma_nics:
+        notes.append(f"{machine.name}: RDMA VPC with {machine.rdma_nics} subnets, MRDMA NICs, MTU {machine.mtu}, no firewall rules")
+    if storage is not None:
+        where = "the storage VPC (second gVNIC)" if storage_vpc else "the inband VPC"
+        notes.append(f"storage: {storage.kind} via private service access {storage.cidr} in {where}")
+    return tuple(notes)
+
+
+def _resources(
+    networks: tuple[CloudNetwork, ...], groups: tuple[CloudGroupPlan, ...], firewall: tuple[FirewallRule, ...], storage: CloudStoragePlan | None
+) -> tuple[tuple[str, int], ...]:
+    count: Counter[str] = Counter(
+        {
+            "gcp:compute/network:Network": len(networks),
+            "gcp:compute/subnetwork:Subnetwork": sum(len(n.subnets) for n in networks),
+            "gcp:compute/firewall:Firewall": len(firewall),
+            "gcp:compute/router:Router": 1,
+            "gcp:compute/routerNat:RouterNat": 1,
+            "gcp:compute/instance:Instance": sum(len(g.hostnames) for g in groups),
+        }
+    )
+    placed = sum(1 for g in groups if g.placed)
+    if placed:
+        count["gcp:compute/resourcePolicy:ResourcePolicy"] += placed
+    if storage is not None:
+        count["gcp:compute/globalAddress:GlobalAddress"] += 1
+        count["gcp:servicenetworking/connection:Connection"] += 1
+        count["gcp:lustre/instance:Instance" if storage.kind == "managed-lustre" else "gcp:filestore/instance:Instance"] += 1
+    return tuple(sorted(count.items()))

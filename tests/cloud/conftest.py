@@ -1,0 +1,89 @@
+"""Pulumi's mock runtime: the engine and providers are replaced, every registered resource is recorded.
+
+``set_mocks`` runs at import, before any program module creates resources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+
+from fabric.model import ClusterSpec, load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from tests.conftest import ROOT
+
+
+@dataclass
+class Registered:
+    """One resource the program registered: type token, logical name, inputs, parent URN."""
+
+    typ: str
+    name: str
+    inputs: dict[str, Any]
+    parent: str | None
+
+
+@dataclass
+class RecordingMocks(pulumi.runtime.Mocks):
+    created: list[Registered] = field(default_factory=list)
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        parent = args.custom and getattr(args, "parent", None)
+        self.created.append(Registered(args.typ, args.name, dict(args.inputs), parent if isinstance(parent, str) else None))
+        state = dict(args.inputs)
+        if args.typ == "aws:ec2/instance:Instance":
+            state["privateIp"] = f"10.0.80.{len(self.created) % 250 + 2}"
+        if args.typ == "gcp:compute/instance:Instance":
+            state["networkInterfaces"] = [
+                {**nic, "networkIp": f"10.9.{i}.{len(self.created) % 250 + 2}"} for i, nic in enumerate(state["networkInterfaces"])
+            ]
+        state.setdefault("name", args.name)
+        state.setdefault("arn", f"arn:mock:{args.name}")
+        return f"{args.name}-id", state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
+        return {}, None
+
+    def of_type(self, typ: str) -> list[Registered]:
+        return [r for r in self.created if r.typ == typ]
+
+    def named(self, name: str) -> Registered:
+        return next(r for r in self.created if r.name == name)
+
+
+MOCKS = RecordingMocks()
+pulumi.runtime.set_mocks(MOCKS, project="gpufabric", stack="test", preview=False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_record() -> None:
+    MOCKS.created.clear()
+    getattr(pulumi.runtime.settings.get_monitor(), "resources", {}).clear()
+
+
+def example_plan(name: str) -> ClusterPlan:
+    return plan_cluster(load_cluster(ROOT / "inventories" / name / "cluster.yaml"))
+
+
+def edited_plan(name: str, edit: Callable[[dict[str, Any]], None]) -> ClusterPlan:
+    """Plan of an example after ``edit`` changed its raw YAML data (every rule still runs)."""
+    data = yaml.safe_load((ROOT / "inventories" / name / "cluster.yaml").read_text(encoding="utf-8"))
+    edit(data)
+    return plan_cluster(ClusterSpec.model_validate(data))
+
+
+def registered_urns() -> list[str]:
+    """URNs the mock monitor saw; a child's URN carries its parent's type (``parent$child``)."""
+    monitor = pulumi.runtime.settings.get_monitor()
+    return sorted(getattr(monitor, "resources", {}))
+
+
+def register(program: Callable[[], object]) -> RecordingMocks:
+    """Run ``program`` under the mock engine until every registration finished; return the record."""
+    pulumi.runtime.test(program)()
+    return MOCKS
