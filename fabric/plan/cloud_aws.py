@@ -7,9 +7,9 @@ from collections import Counter
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AwsInstanceType
 from fabric.model.cloud import AwsSpec
 from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule
+from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports
 
-FSX_LUSTRE_PORTS = (("tcp", "988"), ("tcp", "1021-1023"))
+FSX_LUSTRE_PORTS: Ports = (("tcp", "988"), ("tcp", "1021-1023"))
 SSM_ENDPOINTS = ("ssm", "ssmmessages", "ec2messages")
 ANYWHERE = "0.0.0.0/0"
 

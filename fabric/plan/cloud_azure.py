@@ -6,9 +6,19 @@ from collections import Counter
 
 from fabric.catalog.cloud import AZURE_VM_SIZES
 from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, ScaleSetPlan
+from fabric.plan.cloud_types import (
+    CloudGroupPlan,
+    CloudNetwork,
+    CloudNic,
+    CloudPlan,
+    CloudStoragePlan,
+    CloudSubnet,
+    FirewallRule,
+    Ports,
+    ScaleSetPlan,
+)
 
-AMLFS_PORTS = (("tcp", "988"), ("tcp", "1019-1023"))
+AMLFS_PORTS: Ports = (("tcp", "988"), ("tcp", "1019-1023"))
 BASTION_SUBNET = "AzureBastionSubnet"  # the name Azure Bastion requires
 
 

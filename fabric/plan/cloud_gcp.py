@@ -9,10 +9,13 @@ from ipaddress import IPv4Network
 from fabric.catalog.cloud import GCP_MACHINE_TYPES, GcpMachineType
 from fabric.model.cloud import GcpSpec
 from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule
+from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports
 
 IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud's out-of-band path
-STORAGE_PORTS = {"managed-lustre": (("tcp", "988"),), "filestore": (("tcp", "111"), ("tcp", "2049"), ("udp", "111"), ("udp", "2049"))}
+STORAGE_PORTS: dict[str, Ports] = {
+    "managed-lustre": (("tcp", "988"),),
+    "filestore": (("tcp", "111"), ("tcp", "2049"), ("udp", "111"), ("udp", "2049")),
+}
 
 
 def split_subnets(cidr: IPv4Network, count: int) -> tuple[IPv4Network, ...]:
@@ -132,9 +135,7 @@ def _firewall(networks: tuple[CloudNetwork, ...], storage: CloudStoragePlan | No
         clients = tuple(s.cidr for s in next(n for n in networks if n.key == storage.network).subnets)
         for proto in sorted({p for p, _ in storage.ports}):
             ports = tuple(port for p, port in storage.ports if p == proto)
-            rules.append(
-                FirewallRule(storage.network, f"storage-{proto}", "ingress", "tcp" if proto == "tcp" else "udp", ports, (storage.cidr, *clients))
-            )
+            rules.append(FirewallRule(storage.network, f"storage-{proto}", "ingress", proto, ports, (storage.cidr, *clients)))
     return tuple(rules)
 
 

@@ -14,6 +14,8 @@ from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
 Provider = Literal["aws", "gcp", "azure"]
 NicKind = Literal["interface", "efa", "efa-only", "GVNIC", "MRDMA", "accelerated"]
 NetworkKind = Literal["vpc", "gvnic", "gpu", "rdma", "vnet"]
+Protocol = Literal["all", "tcp", "udp", "icmp"]
+Ports = tuple[tuple[Protocol, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ class FirewallRule:
     scope: str
     name: str
     direction: Literal["ingress", "egress"]
-    protocol: Literal["all", "tcp", "udp", "icmp"]
+    protocol: Protocol
     ports: tuple[str, ...]
     peers: tuple[str, ...]
     priority: int = 1000
@@ -104,7 +106,7 @@ class CloudStoragePlan:
     network: str
     cidr: str
     capacity_gib: int
-    ports: tuple[tuple[str, str], ...]
+    ports: Ports
 
 
 @dataclass(frozen=True, slots=True)
