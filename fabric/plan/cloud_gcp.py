@@ -9,7 +9,7 @@ from ipaddress import IPv4Network
 from fabric.catalog.cloud import GCP_MACHINE_TYPES, GcpMachineType
 from fabric.model.cloud import GcpSpec
 from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports
+from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports, Protocol
 
 IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud's out-of-band path
 STORAGE_PORTS: dict[str, Ports] = {
@@ -133,7 +133,8 @@ def _firewall(networks: tuple[CloudNetwork, ...], storage: CloudStoragePlan | No
     rules.append(FirewallRule("inband", "inband-iap-ssh", "ingress", "tcp", ("22",), (IAP_RANGE,)))
     if storage is not None:
         clients = tuple(s.cidr for s in next(n for n in networks if n.key == storage.network).subnets)
-        for proto in sorted({p for p, _ in storage.ports}):
+        protocols: list[Protocol] = sorted({p for p, _ in storage.ports})
+        for proto in protocols:
             ports = tuple(port for p, port in storage.ports if p == proto)
             rules.append(FirewallRule(storage.network, f"storage-{proto}", "ingress", proto, ports, (storage.cidr, *clients)))
     return tuple(rules)
