@@ -4,6 +4,7 @@
     ├── InputError(FabricError, ValueError)    bad cluster definition; carries every Finding
     ├── PlanError(FabricError)                 a valid definition that cannot be planned (pool exhausted, collision)
     ├── RenderError(FabricError)               a plan that a renderer cannot express
+    ├── StackConfigError(FabricError)          a Pulumi stack whose config cannot build the cluster
     └── PushError(FabricError)                 anything that goes wrong while talking to devices
         ├── ConnectError(PushError)
         ├── ConfigRejectedError(PushError)     carries the rejected command and the device output
@@ -88,6 +89,10 @@ class PlanError(FabricError):
 
 class RenderError(FabricError):
     """The plan holds something a renderer cannot express."""
+
+
+class StackConfigError(FabricError, ValueError):
+    """The Pulumi stack configuration cannot build this cluster (wrong target, missing key)."""
 
 
 class PushError(FabricError):
