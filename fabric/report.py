@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fabric.errors import Finding
+from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.types import ClusterPlan
 
 
@@ -60,6 +61,40 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
     console.print(groups)
     if plan.fabric is not None:
         _print_fabric(console, plan)
+    if plan.cloud is not None:
+        _print_cloud(console, plan.cloud)
+
+
+def _print_cloud(console: Console, cloud: CloudPlan) -> None:
+    """Networks and MTUs, the NIC layout per instance type, and the resources the component will create."""
+    nets = Table(title=f"{cloud.provider} networks ({cloud.region}, {cloud.zone})", title_justify="left")
+    for column in ("network", "plane", "kind", "mtu", "subnets", "profile"):
+        nets.add_column(column)
+    for net in cloud.networks:
+        subnets = (
+            ", ".join(f"{s.key} {s.cidr}" for s in net.subnets)
+            if len(net.subnets) <= 4
+            else f"{len(net.subnets)} x /{net.subnets[0].cidr.split('/')[1]}"
+        )
+        nets.add_row(net.key, net.plane, net.kind, str(net.mtu), subnets, net.profile or "-")
+    console.print(nets)
+    layout = Table(title="NIC layout per instance", title_justify="left")
+    for column in ("group", "type", "count", "NICs (card/device kind → subnet)", "placed"):
+        layout.add_column(column)
+    for group in cloud.groups:
+        nics = ", ".join(f"{n.card}/{n.device} {n.kind}→{n.subnet}" for n in group.nics[:4])
+        more = f" … ({len(group.nics)} in all: {dict(Counter(n.kind for n in group.nics))})" if len(group.nics) > 4 else ""
+        sets = f" in {len(group.scale_sets)} scale set(s)" if group.scale_sets else ""
+        layout.add_row(group.group, group.instance_type, f"{len(group.hostnames)}{sets}", nics + more, "yes" if group.placed else "no")
+    console.print(layout)
+    created = Table(title="Resources pulumi will create", title_justify="left")
+    created.add_column("type")
+    created.add_column("count", justify="right")
+    for typ, count in cloud.resources:
+        created.add_row(typ, str(count))
+    console.print(created)
+    for note in cloud.notes:
+        console.print(f"  • {note}", highlight=False)
 
 
 def _print_fabric(console: Console, plan: ClusterPlan) -> None:

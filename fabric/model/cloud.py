@@ -57,7 +57,7 @@ class GcpCapacitySpec(SpecModel):
     """How GCE capacity is obtained. DWS flex and reservations exclude each other."""
 
     type: Literal["on-demand", "reservation", "dws-flex", "spot"] = "on-demand"
-    reservation: Annotated[str, Field(pattern=r"^[a-z0-9/-]+$")] | None = Field(
+    reservation: Annotated[str, Field(pattern=r"^[A-Za-z0-9/_-]+$")] | None = Field(
         default=None, description="SPECIFIC reservation: name[/reservationBlocks/B[/reservationSubBlocks/S]] or projects/P/reservations/R."
     )
     max_run_duration_s: Annotated[int, Field(ge=60, le=604800)] | None = None

@@ -27,6 +27,7 @@ GCP_FILESTORE_TIERS = ("BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCAL
 GCP_LUSTRE_TIERS = ("125", "250", "500", "1000")
 AZURE_SCALE_SET_DEFAULT_LIMIT = 100
 AZURE_BASTION_PREFIX = 26
+AMLFS_SUBNET_PREFIX = 24
 AMLFS_CAPACITY_STEP_TIB = {
     "AMLFS-Durable-Premium-40": 48,
     "AMLFS-Durable-Premium-125": 16,
@@ -206,6 +207,8 @@ def check_azure(spec: ClusterSpec) -> Iterator[Finding]:
     if spec.planes.oob.cidr.prefixlen > AZURE_BASTION_PREFIX:
         yield Finding(("planes", "oob", "cidr"), f"the oob plane becomes AzureBastionSubnet, which needs /{AZURE_BASTION_PREFIX} or larger; widen it")
     lustre = azure.managed_lustre
+    if lustre is not None and spec.planes.storage.cidr.prefixlen > AMLFS_SUBNET_PREFIX:
+        yield Finding(("planes", "storage", "cidr"), f"Azure Managed Lustre needs a /{AMLFS_SUBNET_PREFIX} or larger storage subnet; widen it")
     if lustre is not None and lustre.capacity_tib % AMLFS_CAPACITY_STEP_TIB[lustre.sku]:
         step = AMLFS_CAPACITY_STEP_TIB[lustre.sku]
         yield Finding(("azure", "managed_lustre", "capacity_tib"), f"{lustre.sku} grows in steps of {step} TiB; use a multiple of {step}")

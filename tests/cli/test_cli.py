@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ from tests.conftest import DATA, EXAMPLES, ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fabric", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    env = {**os.environ, "COLUMNS": "250"}
+    return subprocess.run([sys.executable, "-m", "fabric", *args], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False, env=env)
 
 
 def test_validate_all_examples_exit_0() -> None:
@@ -57,3 +59,14 @@ def test_schema_command_prints_json_schema() -> None:
     result = run("schema")
     assert result.returncode == 0
     assert json.loads(result.stdout)["title"] == "gpufabric cluster definition"
+
+
+def test_plan_of_a_cloud_example_shows_networks_nic_layout_and_resources() -> None:
+    result = run("plan", str(ROOT / "inventories" / "aws-p5" / "cluster.yaml"))
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "Resources pulumi will create" in text
+    assert "aws:ec2/instance:Instance │ 17" in text
+    assert "0/0 interface→inband, 0/1 efa-only→compute, 1/0 efa-only→compute" in text
+    assert "'efa-only': 32" in text
+    assert "no public IPv4 on cluster nodes" in text

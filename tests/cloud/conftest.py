@@ -44,6 +44,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
             ]
         state.setdefault("name", args.name)
         state.setdefault("arn", f"arn:mock:{args.name}")
+        state.setdefault("selfLink", f"{args.name}-self-link")
         return f"{args.name}-id", state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
