@@ -1,4 +1,4 @@
-"""Command line: ``python -m fabric validate|plan|schema``.
+"""Command line: ``python -m fabric validate|plan|render|schema``.
 
 Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure.
 """
@@ -17,6 +17,7 @@ from fabric.errors import FabricError, Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
 from fabric.plan import plan_cluster
 from fabric.plan.serialize import plan_to_data, plan_to_json
+from fabric.render import render_configs
 from fabric.report import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
 
@@ -41,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("files", nargs="+", type=Path)
     plan.add_argument("--json", action="store_true", help="the full plan as JSON (one file only)")
     plan.add_argument("-o", "--output", type=Path, help="write the JSON plan to this file")
+    render = sub.add_parser("render", help="switch configs per NOS, cabling CSV and the plan, written to a directory")
+    render.add_argument("file", type=Path)
+    render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -96,21 +100,39 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
+def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
+    validated = validate_file(args.file)
+    plan = plan_cluster(validated.spec)
+    files = render_configs(plan)
+    print_findings(err, validated.warnings)
+    target = args.output / plan.name if args.output == Path("build") else args.output
+    for relative, text in files.items():
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    switches = len(plan.fabric.switches) if plan.fabric else 0
+    out.print(f"[green]rendered[/] {len(files)} files for {switches} switches into {target}", highlight=False)
+    return EXIT_OK
+
+
+def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
+    text = schema_json()
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "schema": _cmd_schema}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     args = _parser().parse_args(argv)
     out, err = Console(), Console(stderr=True)
     try:
-        if args.command == "validate":
-            return _cmd_validate(args, out, err)
-        if args.command == "plan":
-            return _cmd_plan(args, out, err)
-        text = schema_json()
-        if args.output:
-            args.output.write_text(text, encoding="utf-8")
-        else:
-            sys.stdout.write(text)
-        return EXIT_OK
+        return COMMANDS[args.command](args, out, err)
     except InputError as exc:
         err.print(f"[bold red]{exc.file or 'definition'}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
         print_findings(err, exc.findings)

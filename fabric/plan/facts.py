@@ -1,0 +1,221 @@
+"""Per-switch facts: the only code that looks across devices (AVD's facts layer).
+
+Renderers see one ``SwitchFacts`` at a time: its ports with peers and descriptions from the cabling plan, its BGP
+neighbours, the prefixes it originates, its management plane and the lossless contract it must enforce.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from ipaddress import IPv4Interface
+from typing import Literal
+
+from fabric.model.infiniband import InfinibandSpec
+from fabric.model.qos import RoceSpec
+from fabric.model.topology import UnderlaySpec
+from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
+
+CABLE_NS_PER_M = 5  # propagation delay in copper and fibre
+PFC_RESPONSE_NS = 1_000  # time for the peer to stop sending once it sees a pause frame, rounded up
+BUFFER_CELL = 256
+
+
+@dataclass(frozen=True, slots=True)
+class PortFacts:
+    """One cabled switch port.
+
+    Attributes:
+        address: ``a.b.c.d/31`` on numbered links; None on unnumbered fabric links.
+        lossless: the port carries RoCE, so PFC, ECN and the QoS maps apply.
+    """
+
+    name: str
+    kind: Literal["host", "fabric"]
+    peer: str
+    peer_port: str
+    speed_gbps: int
+    mtu: int
+    cable_m: int
+    address: str | None
+    peer_address: str | None
+    lossless: bool
+
+    @property
+    def description(self) -> str:
+        """``node1:eth1`` — the peer, as the cabling plan names it."""
+        return f"{self.peer}:{self.peer_port}"
+
+
+@dataclass(frozen=True, slots=True)
+class NeighborFacts:
+    """An eBGP underlay session: by interface (unnumbered) or by the peer's /31 address."""
+
+    peer: str
+    interface: str
+    address: str | None
+    remote_asn: int
+
+
+@dataclass(frozen=True, slots=True)
+class ManagementFacts:
+    """The management plane of one switch: OOB port or VRF, services, and who may SSH in."""
+
+    vrf: str
+    interface: str
+    address: str
+    gateway: str | None
+    allowed_prefix: str
+    ntp: tuple[str, ...]
+    syslog: tuple[str, ...]
+    dns: tuple[str, ...]
+    domain: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BufferProfile:
+    """Lossless headroom for one (speed, cable length) pair: what SONiC's BUFFER_PROFILE and the linter use."""
+
+    name: str
+    speed_gbps: int
+    cable_m: int
+    xoff_bytes: int
+    xon_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchFacts:
+    """Everything one switch's configuration is rendered from."""
+
+    switch: SwitchPlan
+    cluster: str
+    link_layer: Literal["ethernet", "infiniband"]
+    ports: tuple[PortFacts, ...]
+    neighbors: tuple[NeighborFacts, ...]
+    originated: tuple[str, ...]
+    fabric_prefixes: tuple[tuple[str, int], ...]
+    underlay: UnderlaySpec
+    management: ManagementFacts
+    roce: RoceSpec | None
+    infiniband: InfinibandSpec | None
+    sm_priority: int | None
+
+    @property
+    def router_id(self) -> str | None:
+        """The loopback address without its length."""
+        return self.switch.loopback.split("/")[0] if self.switch.loopback else None
+
+    @property
+    def buffer_profiles(self) -> tuple[BufferProfile, ...]:
+        """One lossless profile per (speed, cable length) among the lossless ports, sorted."""
+        pairs = sorted({(p.speed_gbps, p.cable_m) for p in self.ports if p.lossless})
+        return tuple(buffer_profile(speed, cable, self.ports[0].mtu) for speed, cable in pairs)
+
+
+def buffer_profile(speed_gbps: int, cable_m: int, mtu: int) -> BufferProfile:
+    """Headroom so no byte in flight is dropped after a pause: two cable delays plus the response time at line rate,
+    plus one MTU each way, rounded up to whole buffer cells.
+
+    Example:
+        >>> p = buffer_profile(400, 5, 9216)
+        >>> (p.name, p.xoff_bytes, p.xon_bytes)
+        ('pg_lossless_400000_5m_profile', 71168, 18432)
+    """
+    in_flight = (2 * cable_m * CABLE_NS_PER_M + PFC_RESPONSE_NS) * speed_gbps // 8
+    xoff = -(-(in_flight + 2 * mtu) // BUFFER_CELL) * BUFFER_CELL
+    return BufferProfile(f"pg_lossless_{speed_gbps * 1000}_{cable_m}m_profile", speed_gbps, cable_m, xoff, 2 * mtu)
+
+
+def build_switch_facts(plan: ClusterPlan) -> tuple[SwitchFacts, ...]:
+    """Facts for every switch of an on-prem plan, in plan order (spines, then leaves).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> facts = build_switch_facts(plan_cluster(load_cluster("inventories/lab/cluster.yaml")))
+        >>> [(f.switch.name, len(f.ports), [n.peer for n in f.neighbors]) for f in facts][:3]
+        [('spine01', 2, ['leaf01', 'leaf02']), ('spine02', 2, ['leaf01', 'leaf02']), ('leaf01', 4, ['spine01', 'spine02'])]
+    """
+    fabric = plan.fabric
+    if fabric is None:
+        return ()
+    by_name = {s.name: s for s in fabric.switches}
+    lossless = plan.plane("compute").transport == "roce"
+    ports: dict[str, list[PortFacts]] = defaultdict(list)
+    neighbors: dict[str, list[NeighborFacts]] = defaultdict(list)
+    originated: dict[str, list[str]] = defaultdict(list)
+    for link in fabric.links:
+        ports[link.a_device].append(_port(link, "a", fabric.mtu, lossless))
+        if link.kind == "host":
+            if link.subnet is not None:
+                originated[link.a_device].append(link.subnet)
+            continue
+        ports[link.b_device].append(_port(link, "b", fabric.mtu, lossless))
+        for here, there, port, address in (
+            (link.a_device, link.b_device, link.a_port, link.b_address),
+            (link.b_device, link.a_device, link.b_port, link.a_address),
+        ):
+            remote = by_name[there].asn
+            if remote is not None:
+                neighbors[here].append(NeighborFacts(there, port, address, remote))
+    prefixes = _fabric_prefixes(plan, fabric)
+    return tuple(
+        SwitchFacts(
+            switch=switch,
+            cluster=plan.name,
+            link_layer=fabric.link_layer,
+            ports=tuple(ports[switch.name]),
+            neighbors=tuple(neighbors[switch.name]),
+            originated=tuple([switch.loopback] if switch.loopback else []) + tuple(originated[switch.name]),
+            fabric_prefixes=prefixes,
+            underlay=fabric.underlay,
+            management=_management(plan, switch),
+            roce=plan.roce if lossless else None,
+            infiniband=plan.infiniband,
+            sm_priority=_sm_priority(plan.infiniband, switch.name),
+        )
+        for switch in fabric.switches
+    )
+
+
+def _port(link: Link, end: Literal["a", "b"], mtu: int, lossless: bool) -> PortFacts:
+    if end == "a":
+        name, peer, peer_port, address, peer_address = link.a_port, link.b_device, link.b_port, link.a_address, link.b_address
+    else:
+        name, peer, peer_port, address, peer_address = link.b_port, link.a_device, link.a_port, link.b_address, link.a_address
+    with_len = f"{address}/31" if address is not None and link.subnet is not None else None
+    return PortFacts(name, link.kind, peer, peer_port, link.speed_gbps, mtu, link.cable_m, with_len, peer_address, lossless)
+
+
+def _fabric_prefixes(plan: ClusterPlan, fabric: FabricPlan) -> tuple[tuple[str, int], ...]:
+    """What the underlay may advertise, as (prefix, ge): loopbacks as /32s, host links as /31s. Nothing else."""
+    found = [(str(fabric.underlay.loopback_pool), 32)]
+    compute = plan.plane("compute").cidr
+    if compute is not None:
+        found.append((compute, 31))
+    return tuple(found)
+
+
+def _management(plan: ClusterPlan, switch: SwitchPlan) -> ManagementFacts:
+    fabric = plan.fabric
+    assert fabric is not None
+    oob = plan.plane("oob")
+    mgmt = fabric.management
+    network = IPv4Interface(switch.mgmt_address).network
+    return ManagementFacts(
+        vrf=mgmt.vrf,
+        interface=switch.mgmt_interface,
+        address=switch.mgmt_address,
+        gateway=oob.gateway,
+        allowed_prefix=oob.cidr or str(network),
+        ntp=tuple(str(a) for a in mgmt.ntp_servers),
+        syslog=tuple(str(a) for a in mgmt.syslog_servers),
+        dns=tuple(str(a) for a in mgmt.dns_servers),
+        domain=mgmt.domain,
+    )
+
+
+def _sm_priority(infiniband: InfinibandSpec | None, name: str) -> int | None:
+    if infiniband is None or infiniband.subnet_manager.kind != "switch":
+        return None
+    return next((n.priority for n in infiniband.subnet_manager.nodes if n.host == name), None)

@@ -1,0 +1,53 @@
+"""Stage 3 — render: pure functions from the plan to text, one module per NOS. No I/O.
+
+Each renderer takes one switch's facts (``fabric.plan.facts``) and returns its files; none looks across devices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fabric.plan.facts import SwitchFacts, build_switch_facts
+from fabric.plan.serialize import plan_to_json
+from fabric.plan.types import ClusterPlan
+from fabric.render.cabling import render_cabling
+from fabric.render.cumulus import render_cumulus
+from fabric.render.eos import render_eos
+from fabric.render.frr import render_frr
+from fabric.render.mlnxos import render_mlnxos
+from fabric.render.nxos import render_nxos
+from fabric.render.sonic import render_sonic
+
+__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch"]
+
+Renderer = Callable[[SwitchFacts], dict[str, str]]
+
+RENDERERS: dict[str, Renderer] = {
+    "sonic": render_sonic,
+    "cumulus": render_cumulus,
+    "eos": render_eos,
+    "nxos": render_nxos,
+    "frr": render_frr,
+    "mlnx-os": render_mlnxos,
+}
+
+
+def render_switch(facts: SwitchFacts) -> dict[str, str]:
+    """The files of one switch, named for its NOS (``frr.conf``, ``config_db.json``, ``startup-config`` …)."""
+    return RENDERERS[facts.switch.nos](facts)
+
+
+def render_configs(plan: ClusterPlan) -> dict[str, str]:
+    """Every output file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``plan.json``.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:3]
+        ['cabling.csv', 'plan.json', 'switches/leaf01/frr.conf']
+    """
+    files = {"cabling.csv": render_cabling(plan), "plan.json": plan_to_json(plan)}
+    for facts in build_switch_facts(plan):
+        for name, text in render_switch(facts).items():
+            files[f"switches/{facts.switch.name}/{name}"] = text
+    return dict(sorted(files.items()))

@@ -1,0 +1,29 @@
+"""Render cases: every on-prem example and one small fabric per NOS."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render import render_configs
+from tests.conftest import DATA, ROOT
+
+ONPREM_EXAMPLES = ["lab", "onprem-roce", "onprem-ib"]
+NOS_CASES = sorted(p.name for p in (DATA / "render").iterdir() if (p / "cluster.yaml").exists())
+CASES = [*ONPREM_EXAMPLES, *(f"render/{n}" for n in NOS_CASES)]
+
+
+def definition(case: str) -> Path:
+    return ROOT / "inventories" / case / "cluster.yaml" if case in ONPREM_EXAMPLES else DATA / case / "cluster.yaml"
+
+
+@cache
+def plan_of(case: str) -> ClusterPlan:
+    return plan_cluster(load_cluster(definition(case)))
+
+
+@cache
+def files_of(case: str) -> dict[str, str]:
+    return render_configs(plan_of(case))

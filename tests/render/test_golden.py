@@ -1,0 +1,43 @@
+"""Golden configs: every example and every NOS; any change in rendered text shows up as a reviewable diff."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabric.render import render_configs
+from tests.conftest import DATA, check_golden
+from tests.render.conftest import CASES, files_of, plan_of
+
+GOLDEN_SWITCHES_PER_TIER = 2  # large examples: the first switches of each tier stand for the rest
+
+
+def golden_files(case: str) -> dict[str, str]:
+    plan = plan_of(case)
+    assert plan.fabric is not None
+    keep = {s.name for tier in (plan.fabric.spines, plan.fabric.leaves) for s in tier[:GOLDEN_SWITCHES_PER_TIER]}
+    return {path: text for path, text in files_of(case).items() if path == "cabling.csv" or (path.split("/")[1:2] and path.split("/")[1] in keep)}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rendered_files_match_golden(case: str, update_golden: bool) -> None:
+    files = golden_files(case)
+    assert any(p.startswith("switches/") for p in files)
+    for path, text in files.items():
+        check_golden(DATA / case / "golden" / "render" / path, text, update_golden)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_render_is_byte_identical_across_runs(case: str) -> None:
+    assert render_configs(plan_of(case)) == files_of(case)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_switch_gets_its_nos_files(case: str) -> None:
+    plan = plan_of(case)
+    assert plan.fabric is not None
+    expected = {"frr": {"frr.conf"}, "sonic": {"config_db.json", "frr.conf"}, "eos": {"startup-config"}, "nxos": {"running-config"}}
+    expected |= {"cumulus": {"nvue.sh"}, "mlnx-os": {"running-config"}}
+    files = files_of(case)
+    for switch in plan.fabric.switches:
+        got = {p.split("/")[2] for p in files if p.startswith(f"switches/{switch.name}/")}
+        assert got == expected[switch.nos], switch.name

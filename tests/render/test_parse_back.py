@@ -1,0 +1,143 @@
+"""Rendered configs parse back with real tools and carry the contract's values where each NOS keeps them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from hier_config import Platform, get_hconfig
+from hier_config.child import HConfigChild
+from hier_config.root import HConfig
+
+from tests.render.conftest import CASES, files_of, plan_of
+
+FRR_FILES = [(case, path) for case in CASES for path in files_of(case) if path.endswith("frr.conf")]
+
+
+def children(node: HConfig | HConfigChild, prefix: str) -> list[HConfigChild]:
+    return [c for c in node.children if c.text.startswith(prefix)]
+
+
+def only(node: HConfig | HConfigChild, text: str) -> HConfigChild:
+    (found,) = [c for c in node.children if c.text == text]
+    return found
+
+
+def texts(node: HConfigChild) -> set[str]:
+    return {c.text for c in node.children}
+
+
+def cabling(case: str) -> dict[tuple[str, str], str]:
+    rows = csv.DictReader(io.StringIO(files_of(case)["cabling.csv"]))
+    peers: dict[tuple[str, str], str] = {}
+    for row in rows:
+        peers[row["device"], row["port"]] = f"{row['peer_device']}:{row['peer_port']}"
+        peers[row["peer_device"], row["peer_port"]] = f"{row['device']}:{row['port']}"
+    return peers
+
+
+@pytest.mark.parametrize(("case", "path"), FRR_FILES, ids=[f"{c}:{p}" for c, p in FRR_FILES])
+def test_frr_accepts_the_config(case: str, path: str, tmp_path: Path) -> None:
+    vtysh = shutil.which("vtysh")
+    assert vtysh, "FRR is missing: ./dev installs the frr package (run it as root)"
+    conf = tmp_path / "frr.conf"
+    conf.write_text(files_of(case)[path], encoding="utf-8")
+    result = subprocess.run([vtysh, "--dryrun", "-f", str(conf)], capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_frr_dry_run_catches_a_broken_line(tmp_path: Path) -> None:
+    vtysh = shutil.which("vtysh")
+    assert vtysh
+    conf = tmp_path / "frr.conf"
+    conf.write_text(files_of("lab")["switches/leaf01/frr.conf"].replace("maximum-paths", "maximum-pathz"), encoding="utf-8")
+    result = subprocess.run([vtysh, "--dryrun", "-f", str(conf)], capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode != 0
+    assert "maximum-pathz" in result.stdout + result.stderr
+
+
+def test_eos_hierarchy_carries_the_contract_and_the_cabling() -> None:
+    plan, peers = plan_of("render/eos"), cabling("render/eos")
+    for path, text in files_of("render/eos").items():
+        if not path.endswith("startup-config"):
+            continue
+        switch = path.split("/")[1]
+        config = get_hconfig(Platform.ARISTA_EOS, text)
+        profile = only(config, "qos profile ROCE")
+        assert {
+            "qos trust dscp",
+            "priority-flow-control on",
+            "priority-flow-control priority 3 no-drop",
+            "priority-flow-control pause watchdog",
+        } <= texts(profile)
+        assert texts(only(profile, "uc-tx-queue 3")) == {
+            "bandwidth guaranteed percent 50",
+            "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 100 weight 0",
+        }
+        assert texts(only(profile, "uc-tx-queue 6")) == {"priority strict"}
+        assert only(config, "qos map dscp 26 to traffic-class 3")
+        for port in children(config, "interface Ethernet"):
+            name = port.text.removeprefix("interface ")
+            assert {"mtu 9216", "service-profile ROCE", f"description {peers[switch, name]}"} <= texts(port), port.text
+        switch_plan = next(s for s in plan.fabric.switches if s.name == switch) if plan.fabric else None
+        assert switch_plan is not None
+        bgp = only(config, f"router bgp {switch_plan.asn}")
+        assert len([c for c in bgp.children if c.text.endswith("peer group FABRIC") and c.text != "neighbor FABRIC peer group"]) == 2
+
+
+def test_nxos_hierarchy_carries_the_contract() -> None:
+    for path, text in files_of("render/nxos").items():
+        if not path.endswith("running-config"):
+            continue
+        config = get_hconfig(Platform.CISCO_NXOS, text)
+        assert texts(only(config, "class-map type qos match-all ROCE")) == {"match dscp 26"}
+        assert texts(only(config, "class-map type qos match-all CNP")) == {"match dscp 48"}
+        network = only(only(config, "policy-map type network-qos QOS_NETWORK"), "class type network-qos c-8q-nq3")
+        assert {"pause pfc-cos 3", "mtu 9216"} <= texts(network)
+        queuing = only(config, "policy-map type queuing QOS_EGRESS")
+        assert "priority level 1" in texts(only(queuing, "class type queuing c-out-8q-q6"))
+        assert any(t.endswith("weight 0 ecn") for t in texts(only(queuing, "class type queuing c-out-8q-q3")))
+        for port in children(config, "interface Ethernet"):
+            assert {"priority-flow-control mode on", "service-policy type qos input QOS_CLASSIFY", "mtu 9216"} <= texts(port), port.text
+
+
+def test_sonic_config_db_has_the_shape_sonic_expects_and_the_contract() -> None:
+    for path, text in files_of("render/sonic").items():
+        if not path.endswith("config_db.json"):
+            continue
+        db = json.loads(text)
+        assert set(db["DSCP_TO_TC_MAP"]["ROCE"]) == {str(d) for d in range(64)}
+        assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] == "3", "SONiC's default map would put DSCP 26 in lossy TC 1"
+        assert db["DSCP_TO_TC_MAP"]["ROCE"]["48"] == "6"
+        ports = set(db["PORT"])
+        assert set(db["PORT_QOS_MAP"]) == ports
+        assert {q["pfc_enable"] for q in db["PORT_QOS_MAP"].values()} == {"3"}
+        assert {q["pfcwd_sw_enable"] for q in db["PORT_QOS_MAP"].values()} == {"3"}
+        assert {p["mtu"] for p in db["PORT"].values()} == {"9216"}
+        assert db["WRED_PROFILE"]["ROCE_LOSSLESS"]["green_min_threshold"] == "150000"
+        assert db["SCHEDULER"]["scheduler.cnp"] == {"type": "STRICT"}
+        assert all(db["QUEUE"][f"{p}|3"]["wred_profile"] == "ROCE_LOSSLESS" for p in ports)
+        assert all(pg["profile"] in db["BUFFER_PROFILE"] for pg in db["BUFFER_PG"].values())
+        assert set(db["PFC_WD"]) == {"GLOBAL", *ports}
+        assert db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] == "split"
+
+
+def test_nvue_is_only_nv_set_commands_with_the_roce_contract() -> None:
+    for path, text in files_of("render/cumulus").items():
+        if not path.endswith("nvue.sh"):
+            continue
+        lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+        assert all(line.startswith("nv set ") for line in lines)
+        for expected in (
+            "nv set qos roce mode lossless",
+            "nv set qos mapping default-global dscp 26 switch-priority 3",
+            "nv set qos pfc default-global switch-priority 3",
+            "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000 max-threshold 1500000 probability 100",
+            "nv set qos egress-scheduler default-global traffic-class 6 mode strict",
+        ):
+            assert expected in lines, expected
