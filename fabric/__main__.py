@@ -1,6 +1,6 @@
-"""Command line: ``python -m fabric validate|plan|render|schema``.
+"""Command line: ``python -m fabric validate|plan|render|lint|schema``.
 
-Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure.
+Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure, and lint findings.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 from rich.console import Console
 
 from fabric.errors import FabricError, Finding, InputError, PlanError
+from fabric.lint import lint_configs, read_configs
+from fabric.lint.observed import CONFIG_FILE
 from fabric.model.cluster import ClusterSpec
 from fabric.plan import plan_cluster
 from fabric.plan.serialize import plan_to_data, plan_to_json
@@ -45,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="switch configs per NOS, cabling CSV and the plan, written to a directory")
     render.add_argument("file", type=Path)
     render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    lint = sub.add_parser("lint", help="check switch configs against the RoCE contract (the NIC side) and each other")
+    lint.add_argument("file", type=Path)
+    lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -124,7 +129,24 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
     return EXIT_OK
 
 
-COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "schema": _cmd_schema}
+def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
+    plan = plan_cluster(validate_file(args.file).spec)
+    if args.configs is not None:
+        configs = read_configs(plan, args.configs)
+    else:
+        files = render_configs(plan)
+        configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
+    findings = lint_configs(plan, configs)
+    for finding in findings:
+        err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
+    checked = sum(1 for text in configs.values() if text is not None)
+    out.print(
+        f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked", highlight=False
+    )
+    return EXIT_FAILED if findings else EXIT_OK
+
+
+COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "lint": _cmd_lint, "schema": _cmd_schema}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,132 @@
+"""The contract linter: the NIC side (what the node roles apply) and every switch config must agree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
+from fabric.model.qos import RoceSpec
+from fabric.model.rules import ETHERNET_OVERHEAD
+from fabric.plan.facts import PortFacts, SwitchFacts, build_switch_facts
+from fabric.plan.types import ClusterPlan
+
+
+@dataclass(frozen=True, slots=True)
+class LintFinding:
+    """One disagreement: which device and section, what the contract expects and what the config has."""
+
+    device: str
+    where: str
+    expected: str
+    actual: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.where}: {self.message} (expected {self.expected}, found {self.actual})"
+
+
+def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[LintFinding]:
+    """Lint every switch's config text (``None``: the file is missing) against the plan's contract.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.render import render_configs
+        >>> plan = plan_cluster(load_cluster("tests/data/render/eos/cluster.yaml"))
+        >>> files = render_configs(plan)
+        >>> lint_configs(plan, {s.name: files[f"switches/{s.name}/startup-config"] for s in plan.fabric.switches})
+        []
+    """
+    facts = {f.switch.name: f for f in build_switch_facts(plan)}
+    findings: list[LintFinding] = []
+    observed: dict[str, SwitchQos] = {}
+    for name, fact in facts.items():
+        text = configs.get(name)
+        parser = PARSERS.get(fact.switch.nos)
+        if parser is None:
+            continue  # InfiniBand switches: no Ethernet contract to check
+        if text is None:
+            findings.append(LintFinding(name, CONFIG_FILE[fact.switch.nos], "a config", "no file", "the switch has no config to check"))
+            continue
+        observed[name] = parser(name, text)
+    for name, qos in observed.items():
+        fact = facts[name]
+        if fact.roce is not None and qos.qos_modelled:
+            findings.extend(_contract(qos, fact.roce))
+        findings.extend(_ports(qos, fact, observed=observed, host_mtu=plan.plane("compute").mtu, roce=fact.roce))
+    return findings
+
+
+def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
+    dev = qos.device
+    if not qos.trust_dscp:
+        yield LintFinding(dev, "qos trust", "dscp", "not trusted", "the switch does not classify by DSCP, so RoCE lands in the default class")
+    got = qos.dscp_to_tc.get(roce.dscp)
+    if got != roce.traffic_class:
+        yield LintFinding(
+            dev, f"dscp {roce.dscp}", f"traffic-class {roce.traffic_class}", _tc(got), "the RoCE DSCP must map to the lossless traffic class"
+        )
+    sharing = sorted(d for d, tc in qos.dscp_to_tc.items() if tc == roce.traffic_class and d != roce.dscp)
+    if sharing:
+        yield LintFinding(
+            dev, f"traffic-class {roce.traffic_class}", f"only dscp {roce.dscp}", f"also dscp {sharing}", "other traffic shares the lossless class"
+        )
+    if qos.pfc_priorities != set(roce.pfc_priorities):
+        want = ",".join(map(str, roce.pfc_priorities))
+        yield LintFinding(dev, "pfc", f"priorities {want}", f"priorities {_set(qos.pfc_priorities)}", "PFC must run on exactly the RoCE priority")
+    ecn = qos.ecn.get(roce.traffic_class)
+    want_ecn = f"{roce.ecn.min_threshold_bytes}-{roce.ecn.max_threshold_bytes} B at {roce.ecn.probability}%"
+    got_ecn = f"{ecn.min_bytes}-{ecn.max_bytes} B at {ecn.probability}%" if ecn else "no ECN"
+    if want_ecn != got_ecn:
+        yield LintFinding(
+            dev, f"ecn traffic-class {roce.traffic_class}", want_ecn, got_ecn, "ECN marking on the lossless queue differs from the contract"
+        )
+    cnp = qos.dscp_to_tc.get(roce.cnp.dscp)
+    if cnp != roce.cnp.traffic_class:
+        yield LintFinding(dev, f"dscp {roce.cnp.dscp}", f"traffic-class {roce.cnp.traffic_class}", _tc(cnp), "CNPs must reach their own class")
+    if roce.cnp.strict and roce.cnp.traffic_class not in qos.strict_tcs:
+        yield LintFinding(dev, f"scheduler traffic-class {roce.cnp.traffic_class}", "strict", "not strict", "CNPs must be served first")
+
+
+def _ports(qos: SwitchQos, fact: SwitchFacts, *, observed: Mapping[str, SwitchQos], host_mtu: int, roce: RoceSpec | None) -> Iterator[LintFinding]:
+    for port in fact.ports:
+        if not qos.qos_modelled:
+            return
+        got = qos.ports.get(port.name)
+        where = f"port {port.name} ({port.description})"
+        if got is None:
+            yield LintFinding(qos.device, where, "configured", "absent", "a cabled port is missing from the config")
+            continue
+        if roce is not None and not got.pfc:
+            yield LintFinding(qos.device, where, "PFC on", "PFC off", "a RoCE port without PFC drops on congestion")
+        if roce is not None and roce.pfc_watchdog.enabled and got.pfc and not got.watchdog:
+            yield LintFinding(qos.device, where, "watchdog on", "watchdog off", "PFC without a watchdog can spread a pause storm")
+        yield from _mtu(qos.device, where, port, mtu=got.mtu, observed=observed, host_mtu=host_mtu)
+
+
+def _mtu(device: str, where: str, port: PortFacts, *, mtu: int | None, observed: Mapping[str, SwitchQos], host_mtu: int) -> Iterator[LintFinding]:
+    if port.kind == "host":
+        if mtu is None or mtu < host_mtu + ETHERNET_OVERHEAD:
+            yield LintFinding(
+                device, where, f"mtu >= {host_mtu + ETHERNET_OVERHEAD}", _mtu_text(mtu), f"hosts send {host_mtu}-byte packets plus headers"
+            )
+        return
+    peer = observed.get(port.peer)
+    peer_port = peer.ports.get(port.peer_port) if peer is not None and peer.qos_modelled else None
+    if peer_port is not None and peer_port.mtu != mtu:
+        yield LintFinding(
+            device, where, f"{_mtu_text(peer_port.mtu)} (as {port.description})", _mtu_text(mtu), "both ends of a fabric link need one MTU"
+        )
+
+
+def _tc(value: int | None) -> str:
+    return "unmapped" if value is None else f"traffic-class {value}"
+
+
+def _set(values: set[int]) -> str:
+    return ",".join(map(str, sorted(values))) or "none"
+
+
+def _mtu_text(mtu: int | None) -> str:
+    return "no mtu" if mtu is None else f"mtu {mtu}"
