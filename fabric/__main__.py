@@ -19,7 +19,7 @@ from fabric.lint.observed import CONFIG_FILE
 from fabric.model.cluster import ClusterSpec
 from fabric.plan import plan_cluster
 from fabric.plan.serialize import plan_to_data, plan_to_json
-from fabric.render import render_configs
+from fabric.render import render_configs, topology_svg
 from fabric.report import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
 
@@ -109,6 +109,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     validated = validate_file(args.file)
     plan = plan_cluster(validated.spec)
     files = render_configs(plan)
+    files["topology.svg"] = topology_svg(files["topology.dot"])
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
     for relative, text in files.items():

@@ -17,8 +17,9 @@ from fabric.render.frr import render_frr
 from fabric.render.mlnxos import render_mlnxos
 from fabric.render.nxos import render_nxos
 from fabric.render.sonic import render_sonic
+from fabric.render.topology import topology_dot, topology_svg
 
-__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch"]
+__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch", "topology_dot", "topology_svg"]
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
@@ -38,7 +39,7 @@ def render_switch(facts: SwitchFacts) -> dict[str, str]:
 
 
 def render_configs(plan: ClusterPlan) -> dict[str, str]:
-    """Every output file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``plan.json``.
+    """Every output file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``plan.json``, ``topology.dot``.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -46,7 +47,7 @@ def render_configs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:3]
         ['cabling.csv', 'plan.json', 'switches/leaf01/frr.conf']
     """
-    files = {"cabling.csv": render_cabling(plan), "plan.json": plan_to_json(plan)}
+    files = {"cabling.csv": render_cabling(plan), "plan.json": plan_to_json(plan), "topology.dot": topology_dot(plan)}
     for facts in build_switch_facts(plan):
         for name, text in render_switch(facts).items():
             files[f"switches/{facts.switch.name}/{name}"] = text

@@ -70,3 +70,21 @@ def test_plan_of_a_cloud_example_shows_networks_nic_layout_and_resources() -> No
     assert "0/0 interface→inband, 0/1 efa-only→compute, 1/0 efa-only→compute" in text
     assert "'efa-only': 32" in text
     assert "no public IPv4 on cluster nodes" in text
+
+
+def test_render_writes_configs_cabling_plan_and_an_svg_diagram(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    result = run("render", str(ROOT / "inventories" / "lab" / "cluster.yaml"), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cabling.csv", "plan.json", "switches", "topology.dot", "topology.svg"]
+    assert sorted(p.name for p in (tmp_path / "switches").iterdir()) == ["leaf01", "leaf02", "spine01", "spine02"]
+    svg = ET.parse(tmp_path / "topology.svg").getroot()
+    labels = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"spine01", "leaf02", "gpu-su01"} <= labels
+
+
+def test_render_writes_nothing_on_bad_input(tmp_path: Path) -> None:
+    result = run("render", str(DATA / "invalid" / "pfc-wrong-priority.yaml"), "-o", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert not (tmp_path / "out").exists()
