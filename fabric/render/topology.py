@@ -30,7 +30,8 @@ def topology_dot(plan: ClusterPlan) -> str:
     if fabric is None:
         return graph.source
     planes = ", ".join(f"{p.name} {p.cidr or '-'} mtu {p.mtu}" for p in plan.planes)
-    graph.attr(label=f"{plan.name}: {fabric.topology} {fabric.link_layer}, oversubscription {fabric.oversubscription}\\nplanes: {planes}", labelloc="t")
+    title = f"{plan.name}: {fabric.topology} {fabric.link_layer}, oversubscription {fabric.oversubscription}"
+    graph.attr(label=f"{title}\\nplanes: {planes}", labelloc="t")
     for tier, switches in (("spine", fabric.spines), ("leaf", fabric.leaves)):
         with graph.subgraph(name=f"rank_{tier}") as rank:
             rank.attr(rank="same")
