@@ -1,3 +1,5 @@
+# pyright: basic
+# (graphviz ships no type stubs; this module is its only user, the rest of fabric/ stays strict)
 """The topology diagram: tiers as ranks, nodes grouped per scalable unit and rail, cables aggregated per switch pair.
 
 ``topology_dot`` is pure (DOT text from the plan, golden-tested); ``topology_svg`` lays it out with Graphviz's ``dot``.
@@ -33,17 +35,16 @@ def topology_dot(plan: ClusterPlan) -> str:
     title = f"{plan.name}: {fabric.topology} {fabric.link_layer}, oversubscription {fabric.oversubscription}"
     graph.attr(label=f"{title}\\nplanes: {planes}", labelloc="t")
     for tier, switches in (("spine", fabric.spines), ("leaf", fabric.leaves)):
-        with graph.subgraph(name=f"rank_{tier}") as rank:
-            rank.attr(rank="same")
-            for s in switches:
-                rail = f"\\nrail {s.rail}" if s.rail else ""
-                rank.node(s.name, f"{s.name}\\n{s.model} ({s.nos}){rail}\\nAS {s.asn or '-'}", fillcolor=_TIER_COLOR[tier])
+        rank = graphviz.Graph(name=f"rank_{tier}", graph_attr={"rank": "same"})
+        for s in switches:
+            rail = f"\\nrail {s.rail}" if s.rail else ""
+            rank.node(s.name, f"{s.name}\\n{s.model} ({s.nos}){rail}\\nAS {s.asn or '-'}", fillcolor=_TIER_COLOR[tier])
+        graph.subgraph(rank)
     group_of = {n.hostname: _node_group(n.group, n.scalable_unit) for n in plan.nodes}
-    with graph.subgraph(name="rank_nodes") as rank:
-        rank.attr(rank="same")
-        sizes = Counter(group_of.values())
-        for name, count in sorted(sizes.items()):
-            rank.node(name, f"{name}\\n{count} nodes", shape="folder", fillcolor="#f4e1c1")
+    rank = graphviz.Graph(name="rank_nodes", graph_attr={"rank": "same"})
+    for name, count in sorted(Counter(group_of.values()).items()):
+        rank.node(name, f"{name}\\n{count} nodes", shape="folder", fillcolor="#f4e1c1")
+    graph.subgraph(rank)
     edges: Counter[tuple[str, str, int]] = Counter()
     for link in fabric.links:
         if link.kind == "fabric":
