@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     lint = sub.add_parser("lint", help="check switch configs against the RoCE contract (the NIC side) and each other")
     lint.add_argument("file", type=Path)
     lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
+    lab = sub.add_parser("lab", help="the local twin of an FRR fabric: network namespaces, FRR, sshd (root)")
+    lab.add_argument("action", choices=("up", "status", "down"))
+    lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
+    lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -147,7 +151,25 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_FAILED if findings else EXIT_OK
 
 
-COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "lint": _cmd_lint, "schema": _cmd_schema}
+def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
+    from fabric.apply.lab import lab_down, lab_status, lab_up
+
+    plan = plan_cluster(validate_file(args.file).spec)
+    state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
+    if args.action == "up":
+        state = lab_up(plan, state_dir)
+        out.print(f"[green]twin up[/]: {len(state.namespaces)} namespaces, {len(state.pids)} processes, state in {state_dir}", highlight=False)
+        for switch in state.switches:
+            out.print(f"  {switch.name}: ssh -p {switch.ssh_port} -i {state.client_key} root@127.0.0.1", highlight=False)
+    elif args.action == "down":
+        removed = lab_down(plan.name, state_dir)
+        out.print(f"[green]twin down[/]: removed {len(removed)} (processes and namespaces)", highlight=False)
+    else:
+        out.print_json(json.dumps(lab_status(state_dir)))
+    return EXIT_OK
+
+
+COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "lint": _cmd_lint, "lab": _cmd_lab, "schema": _cmd_schema}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,1 @@
+"""Stage 4 — apply: the only code that touches devices (the local twin now; the transactional push builds on it)."""

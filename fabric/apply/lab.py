@@ -1,0 +1,321 @@
+"""The local twin of an on-prem fabric: one network namespace per switch running FRR, one per node, veth links exactly as
+the cabling plan says, and one sshd on 127.0.0.1 (a port per switch) through which netmiko reaches each switch's vtysh.
+
+The twin starts with no fabric configuration: only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround).
+Everything else reaches the switches through the push. Traffic stays inside the twin's namespaces and on loopback.
+``down`` stops every process it started, by PID, and deletes every namespace; ``up`` cleans up a previous twin first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from fabric.errors import FabricError
+from fabric.plan.types import ClusterPlan
+
+FRR_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd")
+FRR_BIN = Path("/usr/lib/frr")
+SSHD = Path("/usr/sbin/sshd")
+SSH_BASE_PORT = 22000
+HOST_MTU_DEFAULT = 9000
+COMMAND_TIMEOUT_S = 30
+STOP_TIMEOUT_S = 5.0
+
+
+class LabError(FabricError):
+    """The twin cannot be built or torn down on this machine."""
+
+
+@dataclass(frozen=True, slots=True)
+class LabSwitch:
+    """How to reach one twin switch."""
+
+    name: str
+    namespace: str
+    ssh_port: int
+    run_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class LabState:
+    """What ``up`` created and ``down`` removes; saved as ``lab.json`` in the state directory."""
+
+    cluster: str
+    directory: str
+    namespaces: tuple[str, ...]
+    pids: tuple[int, ...]
+    switches: tuple[LabSwitch, ...]
+    client_key: str
+    known_hosts: str
+
+    def switch(self, name: str) -> LabSwitch:
+        """The twin switch called ``name``."""
+        return next(s for s in self.switches if s.name == name)
+
+
+_STATE: TypeAdapter[LabState] = TypeAdapter(LabState)
+
+
+def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(list(args), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)  # noqa: S603 - fixed argv, no shell
+    if check and result.returncode != 0:
+        msg = f"{' '.join(args)} failed ({result.returncode}): {result.stderr.strip() or result.stdout.strip()}"
+        raise LabError(msg)
+    return result
+
+
+def namespace(cluster: str, device: str) -> str:
+    """The namespace of a device: ``<cluster>-<device>`` (lab-leaf01).
+
+    Example:
+        >>> namespace("lab", "leaf01")
+        'lab-leaf01'
+    """
+    return f"{cluster}-{device}"
+
+
+def _preflight() -> None:
+    if os.geteuid() != 0:
+        msg = "the twin needs root (network namespaces, veth links); run it as root"
+        raise LabError(msg)
+    missing = [str(p) for p in (FRR_BIN / "zebra", SSHD) if not p.exists()] + [t for t in ("ip", "ssh-keygen") if shutil.which(t) is None]
+    if missing:
+        msg = f"missing {', '.join(missing)}; ./dev installs frr and openssh-server when run as root"
+        raise LabError(msg)
+
+
+def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
+    """Build the twin of ``plan`` under ``directory`` (absolute path), after removing any previous twin there.
+
+    Raises:
+        LabError: not root, tools missing, the plan has no on-prem fabric or a switch is not FRR, or a command failed.
+    """
+    _preflight()
+    fabric = plan.fabric
+    if fabric is None or any(s.nos != "frr" for s in fabric.switches):
+        msg = f"cluster '{plan.name}': the twin runs FRR switches only; set fabric.leaf/spine nos: frr (model lab-vswitch)"
+        raise LabError(msg)
+    directory = directory.resolve()
+    lab_down(plan.name, directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    _check_reachable(directory)
+    devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
+    namespaces = tuple(namespace(plan.name, d) for d in devices)
+    pids: list[int] = []
+    _save(LabState(plan.name, str(directory), namespaces, (), (), "", ""), directory)  # a crash from here on is cleaned up
+    for ns in namespaces:
+        _run("ip", "netns", "add", ns)
+        _run("ip", "-n", ns, "link", "set", "lo", "up")
+    _cable(plan)
+    switches: list[LabSwitch] = []
+    for index, switch in enumerate(fabric.switches):
+        ns = namespace(plan.name, switch.name)
+        _run(
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "sysctl",
+            "-qw",
+            "net.ipv4.ip_forward=1",
+            "net.ipv6.conf.all.forwarding=1",
+            "net.ipv4.fib_multipath_hash_policy=1",
+        )
+        run_dir = directory / "frr" / switch.name
+        pids += _start_frr(switch.name, ns, run_dir)
+        switches.append(LabSwitch(switch.name, ns, SSH_BASE_PORT + index, str(run_dir)))
+    ssh_pid, client_key, known_hosts = _start_sshd(directory, switches)
+    state = LabState(plan.name, str(directory), namespaces, (*pids, ssh_pid), tuple(switches), client_key, known_hosts)
+    _save(state, directory)
+    return state
+
+
+def _check_reachable(directory: Path) -> None:
+    """The FRR daemons run as user frr: every parent of the state directory must be searchable by others."""
+    for parent in (directory, *directory.parents):
+        if not parent.stat().st_mode & 0o001:
+            msg = f"the frr user cannot reach {directory}: {parent} is not searchable by others; choose a state directory outside it"
+            raise LabError(msg)
+
+
+def _cable(plan: ClusterPlan) -> None:
+    """One veth per cable, created straight inside the two namespaces; hosts get their /31 and a route to the fabric."""
+    fabric = plan.fabric
+    assert fabric is not None
+    compute = plan.plane("compute")
+    for link in fabric.links:
+        a, b = namespace(plan.name, link.a_device), namespace(plan.name, link.b_device)
+        mtu = str(fabric.mtu if link.kind == "fabric" else compute.mtu or HOST_MTU_DEFAULT)
+        _run("ip", "-n", a, "link", "add", link.a_port, "mtu", mtu, "type", "veth", "peer", "name", link.b_port, "netns", b, "mtu", mtu)
+        _run("ip", "-n", a, "link", "set", link.a_port, "up")
+        _run("ip", "-n", b, "link", "set", link.b_port, "up")
+        if link.kind == "host" and link.b_address and link.a_address:
+            _run("ip", "-n", b, "addr", "add", f"{link.b_address}/31", "dev", link.b_port)
+            if compute.cidr:
+                _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
+
+
+def _start_frr(name: str, ns: str, run_dir: Path) -> list[int]:
+    """zebra, bgpd, staticd, bfdd in the namespace, all reading one integrated frr.conf with only the base lines."""
+    (run_dir / "run").mkdir(parents=True, exist_ok=True)
+    base = (
+        f"frr defaults datacenter\nhostname {name}\nlog file {run_dir}/frr.log\nservice integrated-vtysh-config\n"
+        "! FRR 8.4 keeps only one ECMP next hop after a link flap with kernel nexthop groups (FRR #12239)\n"
+        "no zebra nexthop kernel enable\n!\n"
+    )
+    (run_dir / "frr.conf").write_text(base, encoding="utf-8")
+    (run_dir / "vtysh.conf").write_text(f"service integrated-vtysh-config\nhostname {name}\n", encoding="utf-8")
+    (run_dir / "frr.log").touch()
+    shutil.chown(run_dir, "frr", "frr")
+    for path in run_dir.rglob("*"):
+        shutil.chown(path, "frr", "frr")
+    pids: list[int] = []
+    for daemon in FRR_DAEMONS:
+        extra = ["-s", "90000000"] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
+        pid_file = run_dir / "run" / f"{daemon}.pid"
+        _run(
+            "ip", "netns", "exec", ns, str(FRR_BIN / daemon), "-d", "-f", str(run_dir / "frr.conf"), "-i", str(pid_file),
+            "-z", str(run_dir / "run" / "zserv.api"), "--vty_socket", str(run_dir / "run"), "-P", "0", *extra,
+        )  # fmt: skip
+        pids.append(_wait_pid(pid_file))
+    return pids
+
+
+def _wait_pid(pid_file: Path, timeout_s: float = 10.0) -> int:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if pid_file.exists() and (text := pid_file.read_text(encoding="utf-8").strip()):
+            return int(text)
+        time.sleep(0.05)
+    msg = f"{pid_file} did not appear within {timeout_s:g} s; see the daemon's log next to it"
+    raise LabError(msg)
+
+
+def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[int, str, str]:
+    """One sshd on 127.0.0.1, a port per switch whose ForceCommand is that switch's vtysh; keys made for this twin."""
+    ssh = directory / "ssh"
+    ssh.mkdir(parents=True, exist_ok=True)
+    host_key, client_key = ssh / "hostkey_ed25519", ssh / "client_ed25519"
+    for key in (host_key, client_key):
+        if not key.exists():
+            _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key))
+    shutil.copy(client_key.with_suffix(".pub"), ssh / "authorized_keys")
+    host_pub = host_key.with_suffix(".pub").read_text(encoding="utf-8").split()
+    known_hosts = ssh / "known_hosts"
+    known_hosts.write_text("".join(f"[127.0.0.1]:{s.ssh_port} {host_pub[0]} {host_pub[1]}\n" for s in switches), encoding="utf-8")
+    lines = [f"ListenAddress 127.0.0.1:{s.ssh_port}" for s in switches] + [
+        f"HostKey {host_key}",
+        f"PidFile {ssh / 'sshd.pid'}",
+        f"AuthorizedKeysFile {ssh / 'authorized_keys'}",
+        "PermitRootLogin prohibit-password",
+        "AllowUsers root",
+        "StrictModes no",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "UsePAM no",
+        "PrintMotd no",
+        "PrintLastLog no",
+        "AllowTcpForwarding no",
+        "X11Forwarding no",
+        "MaxStartups 50:30:100",
+    ]
+    for s in switches:
+        lines += [
+            f"Match LocalPort {s.ssh_port}",
+            f"    ForceCommand /usr/sbin/ip netns exec {s.namespace} /usr/bin/vtysh --vty_socket {s.run_dir}/run --config_dir {s.run_dir}",
+        ]
+    config = ssh / "sshd_config"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    Path("/run/sshd").mkdir(exist_ok=True)
+    (ssh / "sshd.pid").unlink(missing_ok=True)
+    _run(str(SSHD), "-t", "-f", str(config))
+    _run(str(SSHD), "-f", str(config), "-E", str(ssh / "sshd.log"))
+    return _wait_pid(ssh / "sshd.pid"), str(client_key), str(known_hosts)
+
+
+def _save(state: LabState, directory: Path) -> None:
+    (directory / "lab.json").write_text(_STATE.dump_json(state, indent=1).decode() + "\n", encoding="utf-8")
+
+
+def load_state(directory: Path) -> LabState | None:
+    """The recorded twin under ``directory``, if any."""
+    path = directory.resolve() / "lab.json"
+    if not path.exists():
+        return None
+    return _STATE.validate_json(path.read_text(encoding="utf-8"))
+
+
+def lab_down(cluster: str, directory: Path) -> list[str]:
+    """Stop every recorded process (by PID) and delete every namespace of the twin, recorded or left by a crash.
+
+    Returns:
+        What was removed, for the report.
+    """
+    directory = directory.resolve()
+    state = load_state(directory)
+    removed: list[str] = []
+    pids = list(state.pids) if state else []
+    pids += [int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if p.read_text(encoding="utf-8").strip().isdigit()]
+    removed += [f"process {pid}" for pid in sorted(set(pids)) if _started_here(pid, directory) and _stop(pid)]
+    existing = set(_run("ip", "netns", "list", check=False).stdout.split())
+    recorded = set(state.namespaces) if state else set[str]()
+    for ns in sorted(n for n in existing if n in recorded or n.startswith(f"{cluster}-")):
+        _run("ip", "netns", "delete", ns, check=False)
+        removed.append(f"namespace {ns}")
+    (directory / "lab.json").unlink(missing_ok=True)
+    return removed
+
+
+def _started_here(pid: int, directory: Path) -> bool:
+    """True when the process runs from this twin's files (a stale PID file must never kill someone else's process)."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    return str(directory) in cmdline
+
+
+def _stop(pid: int) -> bool:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if not is_alive(pid):
+            return True
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    return True
+
+
+def is_alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for a parent (e.g. a container's PID 1) to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def lab_status(directory: Path) -> dict[str, object]:
+    """Which recorded processes are alive and which namespaces exist."""
+    state = load_state(directory)
+    if state is None:
+        return {"up": False}
+    existing = set(_run("ip", "netns", "list", check=False).stdout.split())
+    alive = [pid for pid in state.pids if is_alive(pid)]
+    return {
+        "up": len(alive) == len(state.pids) and set(state.namespaces) <= existing,
+        "processes": f"{len(alive)}/{len(state.pids)} running",
+        "namespaces": f"{len(set(state.namespaces) & existing)}/{len(state.namespaces)} present",
+        "switches": {s.name: f"ssh 127.0.0.1:{s.ssh_port}" for s in state.switches},
+    }
