@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -24,7 +25,6 @@ from fabric.plan.types import ClusterPlan
 FRR_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd")
 FRR_BIN = Path("/usr/lib/frr")
 SSHD = Path("/usr/sbin/sshd")
-SSH_BASE_PORT = 22000
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
 STOP_TIMEOUT_S = 5.0
@@ -109,33 +109,42 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
     _check_reachable(directory)
     devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
     namespaces = tuple(namespace(plan.name, d) for d in devices)
-    pids: list[int] = []
     _save(LabState(plan.name, str(directory), namespaces, (), (), "", ""), directory)  # a crash from here on is cleaned up
+    try:
+        state = _build(plan, directory, namespaces)
+    except BaseException:
+        lab_down(plan.name, directory)  # never leave half a twin behind
+        raise
+    _save(state, directory)
+    return state
+
+
+def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> LabState:
+    """Namespaces, cables, FRR per switch, sshd; the caller removes everything if any step fails."""
+    fabric = plan.fabric
+    assert fabric is not None
+    pids: list[int] = []
     for ns in namespaces:
         _run("ip", "netns", "add", ns)
         _run("ip", "-n", ns, "link", "set", "lo", "up")
     _cable(plan)
     switches: list[LabSwitch] = []
-    for index, switch in enumerate(fabric.switches):
+    for switch in fabric.switches:
         ns = namespace(plan.name, switch.name)
-        _run(
-            "ip",
-            "netns",
-            "exec",
-            ns,
-            "sysctl",
-            "-qw",
-            "net.ipv4.ip_forward=1",
-            "net.ipv6.conf.all.forwarding=1",
-            "net.ipv4.fib_multipath_hash_policy=1",
-        )
+        forwarding = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1", "net.ipv4.fib_multipath_hash_policy=1")
+        _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
         pids += _start_frr(switch.name, ns, run_dir)
-        switches.append(LabSwitch(switch.name, ns, SSH_BASE_PORT + index, str(run_dir)))
+        switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
     ssh_pid, client_key, known_hosts = _start_sshd(directory, switches)
-    state = LabState(plan.name, str(directory), namespaces, (*pids, ssh_pid), tuple(switches), client_key, known_hosts)
-    _save(state, directory)
-    return state
+    return LabState(plan.name, str(directory), namespaces, (*pids, ssh_pid), tuple(switches), client_key, known_hosts)
+
+
+def _free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (each twin records its own, so twins never collide)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _check_reachable(directory: Path) -> None:

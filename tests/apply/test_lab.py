@@ -4,56 +4,17 @@ converging with the rendered FRR configs, and leaving nothing behind. Needs root
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from fabric.apply.lab import LabError, LabState, is_alive, lab_down, lab_status, lab_up, namespace
-from fabric.model import ClusterSpec
-from fabric.plan import ClusterPlan, plan_cluster
+from fabric.plan import ClusterPlan
 from fabric.render import render_configs
-from tests.conftest import ROOT
-
-CLUSTER = "gftest"  # its own namespace prefix, so a developer's running twin is never touched
-CONVERGE_S = 30
-
-
-@pytest.fixture(scope="module")
-def plan() -> ClusterPlan:
-    assert os.geteuid() == 0, "the twin needs root; run ./dev test as root"
-    data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
-    data["name"] = CLUSTER
-    return plan_cluster(ClusterSpec.model_validate(data))
-
-
-@pytest.fixture
-def state_dir(tmp_path: Path) -> Iterator[Path]:
-    """A state directory the frr user can reach (pytest's own temp root is private to root)."""
-    directory = ROOT / ".gpufabric" / "tests" / tmp_path.name
-    directory.mkdir(parents=True, exist_ok=True)
-    yield directory
-    shutil.rmtree(directory, ignore_errors=True)
-
-
-@pytest.fixture
-def twin(plan: ClusterPlan, state_dir: Path) -> Iterator[tuple[LabState, Path]]:
-    directory = state_dir
-    state = lab_up(plan, directory)
-    try:
-        yield state, directory
-    finally:
-        lab_down(plan.name, directory)
-
-
-def netns_list() -> list[str]:
-    return [line.split()[0] for line in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout.splitlines()]
+from tests.apply.conftest import CLUSTER, CONVERGE_S, netns_list
 
 
 def vtysh(state: LabState, switch: str, *args: str) -> str:

@@ -1,0 +1,49 @@
+"""Candidate vs running: the remediation lines that turn one into the other (hier_config), for FRR-style configs.
+
+Pure: text in, text out. The same function gives the rollback (running-after → backup).
+"""
+
+from __future__ import annotations
+
+from hier_config import Platform, WorkflowRemediation, get_hconfig
+
+_NOISE = frozenset({"exit", "exit-address-family", "end", "exit-vrf"})
+_KEEP_SECTIONS = ("interface ", "line vty")
+_VOLATILE = ("frr version", "Building configuration", "Current configuration")
+
+
+def normalize(text: str) -> str:
+    """Drop comments, separators, block terminators and FRR's show-running banner; keep indentation.
+
+    Example:
+        >>> normalize("frr version 8.4.4\\n!\\ninterface lo\\n ip address 10.0.0.1/32\\nexit\\n")
+        'interface lo\\n ip address 10.0.0.1/32'
+    """
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("!") or stripped in _NOISE or stripped.startswith(_VOLATILE):
+            continue
+        lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def remediation(running: str, candidate: str) -> list[str]:
+    """The config-mode lines that make ``running`` equal ``candidate``; empty when they already agree.
+
+    Example:
+        >>> remediation("router bgp 1\\n maximum-paths 64\\n", "router bgp 1\\n maximum-paths 32\\n")
+        ['router bgp 1', '  no maximum-paths 64', '  maximum-paths 32', '  exit']
+    """
+    current = get_hconfig(Platform.GENERIC, normalize(running))
+    workflow = WorkflowRemediation(current, get_hconfig(Platform.GENERIC, normalize(candidate)))
+    lines: list[str] = []
+    for section in workflow.remediation_config.children:
+        target = section.text.removeprefix("no ")
+        if section.text.startswith("no ") and target.startswith(_KEEP_SECTIONS):
+            # FRR cannot delete an interface or the vty line: empty the section instead
+            existing = next(c for c in current.children if c.text == target)
+            lines += [target, *(f"  no {child.text}" for child in existing.children), "  exit"]
+            continue
+        lines += [line for line in str(section).splitlines() if line.strip()]
+    return lines
