@@ -19,7 +19,7 @@ def normalize(text: str) -> str:
         >>> normalize("frr version 8.4.4\\n!\\ninterface lo\\n ip address 10.0.0.1/32\\nexit\\n")
         'interface lo\\n ip address 10.0.0.1/32'
     """
-    lines = []
+    lines: list[str] = []
     for line in text.splitlines():
         stripped = line.strip()
         if not stripped or stripped.startswith("!") or stripped in _NOISE or stripped.startswith(_VOLATILE):

@@ -11,9 +11,12 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fabric.apply.diff import remediation
+
+if TYPE_CHECKING:
+    from netmiko import BaseConnection
 
 ERROR_PATTERN = r"^% "  # FRR prefixes every rejected line with "% " (Unknown command, Invalid input, ...)
 APPLY_TIMEOUT_S = 60
@@ -21,17 +24,49 @@ DEVICE_TYPE = "cisco_ios"  # netmiko's driver that speaks FRR vtysh (shared/refe
 
 
 class Session(Protocol):
-    """The slice of a netmiko connection the adapter uses (the transport boundary the tests replace)."""
+    """The transport boundary: what the adapter needs from a device session (netmiko here, recordings in tests)."""
 
-    def send_command(self, command_string: str, **kwargs: Any) -> str: ...  # noqa: ANN401 - netmiko's own signature
+    def show(self, command: str) -> str:
+        """Run a read-only command and return its output."""
+        ...
 
-    def send_config_set(self, config_commands: list[str], **kwargs: Any) -> str: ...  # noqa: ANN401
+    def configure(self, lines: list[str]) -> str:
+        """Apply config lines; raise if the device rejects any of them."""
+        ...
 
-    def exit_config_mode(self) -> str: ...
+    def exit_config_mode(self) -> None:
+        """Leave config mode (after a rejected line the session is still in it)."""
+        ...
 
-    def save_config(self) -> str: ...
+    def save(self) -> None:
+        """Persist the running config."""
+        ...
 
-    def disconnect(self) -> None: ...
+    def disconnect(self) -> None:
+        """Close the session."""
+        ...
+
+
+class NetmikoSession:
+    """A netmiko connection behind the Session protocol; every config call carries the error pattern."""
+
+    def __init__(self, connection: BaseConnection) -> None:
+        self._conn = connection
+
+    def show(self, command: str) -> str:
+        return str(self._conn.send_command(command, read_timeout=APPLY_TIMEOUT_S))
+
+    def configure(self, lines: list[str]) -> str:
+        return self._conn.send_config_set(lines, error_pattern=ERROR_PATTERN, read_timeout=APPLY_TIMEOUT_S)
+
+    def exit_config_mode(self) -> None:
+        self._conn.exit_config_mode()
+
+    def save(self) -> None:
+        self._conn.save_config()
+
+    def disconnect(self) -> None:
+        self._conn.disconnect()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +100,7 @@ def connect(access: DeviceAccess) -> Session:
     """An SSH session whose host key is verified against ``access.known_hosts`` (unknown or changed keys are refused)."""
     from netmiko import ConnectHandler
 
-    return ConnectHandler(
+    connection = ConnectHandler(
         device_type=DEVICE_TYPE,
         host=access.host,
         port=access.port,
@@ -79,6 +114,7 @@ def connect(access: DeviceAccess) -> Session:
         alt_key_file=access.known_hosts,
         conn_timeout=10,
     )
+    return NetmikoSession(connection)
 
 
 PostCheck = Callable[[Session], list[str]]
@@ -86,7 +122,7 @@ PostCheck = Callable[[Session], list[str]]
 
 def bgp_sessions(session: Session) -> dict[str, str]:
     """BGP peer → state, as the device reports it."""
-    summary = json.loads(session.send_command("show bgp ipv4 unicast summary json") or "{}")
+    summary = json.loads(session.show("show bgp ipv4 unicast summary json") or "{}")
     return {name: peer.get("state", "?") for name, peer in summary.get("peers", {}).items()}
 
 
@@ -115,13 +151,13 @@ def bgp_no_regression(before: dict[str, str], expected_peers: int, timeout_s: fl
 
 def push_frr(session: Session, candidate: str, *, commit: bool, post_check: PostCheck | None = None) -> PushResult:
     """One transaction on one FRR device (``session`` is open; the caller closes it)."""
-    backup = session.send_command("show running-config")
+    backup = session.show("show running-config")
     diff = remediation(backup, candidate)
     result = PushResult("", changed=bool(diff), diff=diff, backup=backup)
     if not diff or not commit:
         return result
     try:
-        session.send_config_set(diff, error_pattern=ERROR_PATTERN, read_timeout=APPLY_TIMEOUT_S)
+        session.configure(diff)
     except Exception as exc:  # noqa: BLE001 - any failure while applying must lead to the rollback below
         session.exit_config_mode()
         result.error = f"rejected: {exc}"
@@ -133,18 +169,18 @@ def push_frr(session: Session, candidate: str, *, commit: bool, post_check: Post
         result.checks = problems
         _roll_back(session, result)
         return result
-    session.save_config()
+    session.save()
     result.committed = True
     return result
 
 
 def _roll_back(session: Session, result: PushResult) -> None:
     """Return the device to the backup; the result records whether the running config matches it afterwards."""
-    current = session.send_command("show running-config")
+    current = session.show("show running-config")
     undo = remediation(current, result.backup)
     if undo:
-        session.send_config_set(undo, error_pattern=ERROR_PATTERN, read_timeout=APPLY_TIMEOUT_S)
-    after = session.send_command("show running-config")
+        session.configure(undo)
+    after = session.show("show running-config")
     result.rolled_back = not remediation(after, result.backup)
     if not result.rolled_back:
         result.error = f"{result.error}; ROLLBACK INCOMPLETE: running config differs from the backup"

@@ -43,7 +43,7 @@ def wait_for_ecmp(state: LabState, timeout_s: float = CONVERGE_S) -> int:
     try:
         deadline, hops = time.monotonic() + timeout_s, 0
         while time.monotonic() < deadline:
-            routes = json.loads(conn.send_command("show ip route 10.100.0.4/31 json") or "{}")
+            routes = json.loads(conn.show("show ip route 10.100.0.4/31 json") or "{}")
             hops = sum(1 for r in routes.get("10.100.0.4/31", []) for h in r.get("nexthops", []) if h.get("active"))
             if hops == 2:
                 break
@@ -65,7 +65,7 @@ def test_dry_run_shows_the_diff_and_changes_nothing(twin: tuple[LabState, Path],
     assert "router bgp 65101" in results["leaf01"].diff
     conn = session(state, "leaf01")
     try:
-        assert "router bgp" not in conn.send_command("show running-config")
+        assert "router bgp" not in conn.show("show running-config")
     finally:
         conn.disconnect()
 
@@ -87,14 +87,14 @@ def test_a_rejected_line_aborts_and_leaves_the_running_config_as_it_was(twin: tu
     push_all(state, configs)
     conn = session(state, "leaf01")
     try:
-        before = conn.send_command("show running-config")
+        before = conn.show("show running-config")
         broken = (
             configs["leaf01"]
             .replace("  maximum-paths 64", "  maximum-pathz 32")
             .replace("network 10.100.0.2/31", "network 10.100.0.2/31\n  network 10.99.0.0/24")
         )
         result = push_frr(conn, broken, commit=True)
-        after = conn.send_command("show running-config")
+        after = conn.show("show running-config")
     finally:
         conn.disconnect()
     assert result.error is not None
