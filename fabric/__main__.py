@@ -13,6 +13,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from fabric.apply.cli import add_commands as add_apply_commands
+from fabric.apply.cli import run as run_apply
 from fabric.errors import FabricError, Finding, InputError, PlanError
 from fabric.lint import lint_configs, read_configs
 from fabric.lint.observed import CONFIG_FILE
@@ -54,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     lab.add_argument("action", choices=("up", "status", "down"))
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
+    add_apply_commands(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -169,7 +172,16 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
     return EXIT_OK
 
 
-COMMANDS = {"validate": _cmd_validate, "plan": _cmd_plan, "render": _cmd_render, "lint": _cmd_lint, "lab": _cmd_lab, "schema": _cmd_schema}
+COMMANDS = {
+    "validate": _cmd_validate,
+    "plan": _cmd_plan,
+    "render": _cmd_render,
+    "lint": _cmd_lint,
+    "lab": _cmd_lab,
+    "diff": run_apply,
+    "push": run_apply,
+    "schema": _cmd_schema,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

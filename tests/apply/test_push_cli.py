@@ -1,0 +1,70 @@
+"""diff / push from the command line against the twin: exit codes a pipeline gates on, the change record, the lock."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from fabric.apply.lab import LabState
+from fabric.apply.record import push_lock
+from fabric.plan import ClusterPlan
+from tests.conftest import ROOT
+
+
+def fabric(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "fabric", *args], cwd=ROOT, capture_output=True, text=True, timeout=180, check=False, env=env)
+
+
+def definition(plan: ClusterPlan, directory: Path) -> Path:
+    data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
+    data["name"] = plan.name
+    path = directory / "cluster.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+def test_diff_push_diff_exit_codes_and_the_change_record(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
+    _, state = twin
+    cluster = definition(plan, state)
+    pending = fabric("diff", str(cluster), "--state", str(state), "--json")
+    assert pending.returncode == 3, pending.stderr
+    devices = json.loads(pending.stdout)["devices"]
+    assert all(d["changed"] and not d["committed"] for d in devices.values())
+    dry = fabric("push", str(cluster), "--state", str(state))
+    assert dry.returncode == 0, dry.stderr
+    assert "changes pending" in dry.stdout
+    pushed = fabric("push", str(cluster), "--state", str(state), "--commit", "--json")
+    assert pushed.returncode == 0, pushed.stderr
+    result = json.loads(pushed.stdout)
+    assert all(d["committed"] for d in result["devices"].values())
+    clean = fabric("diff", str(cluster), "--state", str(state))
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    audit = [json.loads(line) for line in (state / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(a["commit"], sorted(a["devices"])) for a in audit] == [
+        (False, ["leaf01", "leaf02", "spine01", "spine02"]),
+        (True, ["leaf01", "leaf02", "spine01", "spine02"]),
+    ]
+    assert audit[1]["change"] == result["change"]
+    change = state / "changes" / result["change"]
+    assert (change / "leaf01.applied").read_text(encoding="utf-8").startswith("! leaf01")
+    assert "router bgp" not in (change / "leaf01.backup").read_text(encoding="utf-8")
+    key = Path(twin[0].client_key).read_text(encoding="utf-8")
+    assert not [
+        p for p in state.rglob("*") if p.is_file() and p.suffix in {".jsonl", ".applied", ".backup", ".diff"} and key in p.read_text(encoding="utf-8")
+    ]
+
+
+def test_a_second_concurrent_push_is_refused_by_the_lock(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
+    _, state = twin
+    cluster = definition(plan, state)
+    with push_lock(state):
+        refused = fabric("push", str(cluster), "--state", str(state), "--commit")
+    assert refused.returncode == 1
+    assert "another push holds" in refused.stderr
+    assert not (state / "audit.jsonl").exists(), "a refused push records nothing and touches nothing"
