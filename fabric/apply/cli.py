@@ -66,9 +66,9 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     try:
         with push_lock(state):
             change = new_change_id()
-            results = push_fabric(plan, _configs(plan), access, options, progress)
+            candidates = _configs(plan)
+            results = push_fabric(plan, candidates, access, options, progress)
             if args.command == "push":
-                candidates = _configs(plan)
                 for result in results:
                     record_device(state, change, result, candidates[result.device] if result.committed else None)
                 append_audit(state, change, Path(args.file), results, commit=commit)
