@@ -133,14 +133,14 @@ def bgp_no_regression(before: dict[str, str], expected_peers: int, timeout_s: fl
 
     def check(session: Session) -> list[str]:
         deadline = time.monotonic() + timeout_s
-        state: dict[str, str] = {}
-        while time.monotonic() < deadline:
+        while True:
             state = bgp_sessions(session)
             lost = [p for p, s in before.items() if s == "Established" and state.get(p) != "Established"]
             if not lost and len(state) == expected_peers:
                 return []
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.5)
-        lost = [p for p, s in before.items() if s == "Established" and state.get(p) != "Established"]
         problems = [f"BGP sessions lost after the change: {', '.join(lost)}"] if lost else []
         if len(state) != expected_peers:
             problems.append(f"{len(state)} BGP sessions configured, the plan has {expected_peers}")

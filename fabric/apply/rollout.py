@@ -14,7 +14,7 @@ from pathlib import Path
 
 from fabric.apply.frr import DeviceAccess, PushResult, bgp_no_regression, bgp_sessions, connect, push_frr
 from fabric.apply.lab import LabState
-from fabric.errors import ConnectError, PushError
+from fabric.errors import PushError
 from fabric.model.access import SwitchAccessSpec
 from fabric.plan.facts import build_switch_facts
 from fabric.plan.types import ClusterPlan
@@ -104,7 +104,7 @@ def _one(name: str, candidate: str, access: DeviceAccess, *, peers: int, options
         session = connect(access)
     except Exception as exc:  # noqa: BLE001 - any transport failure is this device's failure, reported, never raised
         progress(name, "failed")
-        return PushResult(name, changed=False, diff=[], error=str(ConnectError(f"{name}: cannot connect: {exc}")))
+        return PushResult(name, changed=False, diff=[], error=f"{name}: cannot connect: {exc}")
     try:
         progress(name, "diff" if not options.commit else "applying")
         check = bgp_no_regression(bgp_sessions(session), peers, options.post_check_s)

@@ -90,9 +90,9 @@ def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
 
 
 def _ports(qos: SwitchQos, fact: SwitchFacts, *, observed: Mapping[str, SwitchQos], host_mtu: int, roce: RoceSpec | None) -> Iterator[LintFinding]:
+    if not qos.qos_modelled:
+        return
     for port in fact.ports:
-        if not qos.qos_modelled:
-            return
         got = qos.ports.get(port.name)
         where = f"port {port.name} ({port.description})"
         if got is None:

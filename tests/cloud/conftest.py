@@ -20,12 +20,11 @@ from tests.conftest import ROOT
 
 @dataclass
 class Registered:
-    """One resource the program registered: type token, logical name, inputs, parent URN."""
+    """One resource the program registered: type token, logical name, inputs (parenting is checked through URNs)."""
 
     typ: str
     name: str
     inputs: dict[str, Any]
-    parent: str | None
 
 
 @dataclass
@@ -33,8 +32,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
     created: list[Registered] = field(default_factory=list)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        parent = args.custom and getattr(args, "parent", None)
-        self.created.append(Registered(args.typ, args.name, dict(args.inputs), parent if isinstance(parent, str) else None))
+        self.created.append(Registered(args.typ, args.name, dict(args.inputs)))
         state = dict(args.inputs)
         if args.typ == "aws:ec2/instance:Instance":
             state["privateIp"] = f"10.0.80.{len(self.created) % 250 + 2}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulumi
+import yaml
 
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.gcp_a3 import GpuCluster
@@ -136,8 +136,6 @@ def test_nat_serves_only_the_inband_subnet() -> None:
 def test_stack_output_is_an_ansible_inventory_of_the_created_nodes() -> None:
     captured: list[str] = []
     build(example_plan("gcp-a3ultra"), captured)
-    import yaml
-
     (text,) = captured
     inventory = yaml.safe_load(text)
     hosts = inventory["all"]["children"]["gpu_nodes"]["hosts"]
@@ -146,4 +144,3 @@ def test_stack_output_is_an_ansible_inventory_of_the_created_nodes() -> None:
     assert first["ansible_host"] == first["gpufabric_addresses"]["inband"]
     assert sorted(first["gpufabric_addresses"]) == sorted(["inband", "storage", *(f"rdma-{i}" for i in range(8))])
     assert inventory["all"]["vars"]["gpufabric_transport"] == "gcp-rdma"
-    assert pulumi is not None
