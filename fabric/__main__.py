@@ -180,6 +180,8 @@ COMMANDS = {
     "lab": _cmd_lab,
     "diff": run_apply,
     "push": run_apply,
+    "rollback": run_apply,
+    "verify": run_apply,
     "schema": _cmd_schema,
 }
 

@@ -1,84 +1,175 @@
-"""The apply commands of the CLI: ``diff`` and ``push`` (dry run unless ``--commit``).
+"""The apply commands of the CLI: ``diff``, ``push`` (dry run unless ``--commit``), ``rollback`` and ``verify``.
 
-Exit codes (for pipelines): 0 nothing to change / push succeeded; 3 changes pending (diff); 2 invalid definition;
-1 failed (a device rejected its change, failed its post-check, could not be reached, or the fabric is locked).
+Exit codes (for pipelines): 0 nothing to change / push succeeded / fabric verified; 3 changes pending (diff, dry run
+with ``--detailed-exitcode``); 2 invalid definition or arguments; 1 failed (a device rejected its change, failed its
+post-check, could not be reached, drifted from the plan, or the fabric is locked).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from fabric.apply.frr import PushResult
 from fabric.apply.lab import load_state
-from fabric.apply.record import append_audit, new_change_id, push_lock, record_device
+from fabric.apply.nos import ADAPTERS
+from fabric.apply.record import append_audit, new_change_id, push_lock, record_device, recorded_state
 from fabric.apply.rollout import RolloutOptions, device_access, lab_access, push_fabric
+from fabric.apply.session import DeviceAccess
+from fabric.apply.transaction import PushResult
+from fabric.apply.verify import DeviceVerdict, verify_fabric
 from fabric.errors import PushError
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
-from fabric.validate import validate_file
+from fabric.validate import Validated, validate_file
 
 EXIT_OK, EXIT_FAILED, EXIT_PENDING = 0, 1, 3
+COMMANDS = {
+    "diff": "show what a push would change on every switch (read-only; --offline: against the change record)",
+    "push": "push the rendered configs: canary per tier, then batches (dry run unless --commit)",
+    "rollback": "put every switch back to what it ran after a recorded change (dry run unless --commit)",
+    "verify": "read-only drift check of the live fabric: running vs rendered, BGP, ECMP, MTU",
+}
 
 
 def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
-    """Register ``diff`` and ``push``."""
-    for name, text in (
-        ("diff", "show what a push would change on every switch (read-only)"),
-        ("push", "push the rendered configs (dry run unless --commit)"),
-    ):
-        cmd = sub.add_parser(name, help=text)
+    """Register the apply commands."""
+    for name, text in COMMANDS.items():
+        cmd = sub.add_parser(name, help=text, description=text)
         cmd.add_argument("file", type=Path)
         cmd.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
-        cmd.add_argument("--json", action="store_true", help="machine-readable result")
-        if name == "push":
-            cmd.add_argument("--commit", action="store_true", help="apply; without it the push only shows diffs")
+        cmd.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+        if name == "diff":
+            cmd.add_argument("--offline", action="store_true", help="diff against the change record, without device access")
+        if name == "rollback":
+            cmd.add_argument("--to", required=True, metavar="CHANGE", help="the change id to return to (see audit.jsonl)")
+        if name in {"push", "rollback"}:
+            cmd.add_argument("--commit", action="store_true", help="apply; without it only the diffs are shown")
             cmd.add_argument("--parallel", type=int, default=4, help="switches per batch after the canaries (default 4)")
             cmd.add_argument("--continue-on-failure", action="store_true", help="keep rolling out after a failed device")
+            cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP to recover (default 30)")
+        if name == "verify":
+            cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
 
 
-def _configs(plan: ClusterPlan) -> dict[str, str]:
+def candidates(plan: ClusterPlan) -> dict[str, str]:
+    """Switch → the candidate its adapter pushes, from the rendered files. Raises PushError for a NOS without adapter."""
+    fabric = plan.fabric
+    if fabric is None:
+        return {}
+    unsupported = sorted({s.nos for s in fabric.switches} - set(ADAPTERS))
+    if unsupported:
+        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}"
+        raise PushError(msg)
     files = render_configs(plan)
-    return {s.name: files[f"switches/{s.name}/frr.conf"] for s in plan.fabric.switches if s.nos == "frr"} if plan.fabric else {}
+    out: dict[str, str] = {}
+    for switch in fabric.switches:
+        prefix = f"switches/{switch.name}/"
+        own = {path.removeprefix(prefix): text for path, text in files.items() if path.startswith(prefix)}
+        out[switch.name] = ADAPTERS[switch.nos].candidate(own)
+    return out
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
-    """Run ``diff`` or ``push``."""
+    """Run one apply command; returns its exit code."""
     validated = validate_file(args.file)
     plan = plan_cluster(validated.spec)
     state = (args.state or Path(".gpufabric") / plan.name).resolve()
-    lab = load_state(state)
-    access = lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(args.file).parent)
-    commit = args.command == "push" and args.commit
-    options = RolloutOptions(
-        commit=commit, parallel=max(1, getattr(args, "parallel", 4)), stop_on_failure=not getattr(args, "continue_on_failure", False)
-    )
+    started = time.monotonic()
 
     def progress(device: str, step: str) -> None:
         if not args.json:
-            err.print(f"  {device:<12} {step}", highlight=False)
+            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {step}", highlight=False)
 
     try:
+        if args.command == "diff" and args.offline:
+            results = offline_diff(plan, state)
+            _report(args, out, "offline", results)
+            return _exit(args.command, results)
+        access = _access(validated, plan, state)
+        if args.command == "verify":
+            return _verify(args, out, plan, access)
         with push_lock(state):
             change = new_change_id()
-            candidates = _configs(plan)
-            results = push_fabric(plan, candidates, access, options, progress)
-            if args.command == "push":
+            wanted = candidates(plan) if args.command != "rollback" else _rollback_targets(plan, state, args.to)
+            commit = args.command in {"push", "rollback"} and args.commit
+            options = RolloutOptions(
+                commit=commit,
+                parallel=max(1, getattr(args, "parallel", 4)),
+                stop_on_failure=not getattr(args, "continue_on_failure", False),
+                post_check_s=getattr(args, "post_check_timeout", 30.0),
+            )
+            results = push_fabric(plan, wanted, access, options, progress, change=change)
+            if args.command != "diff":
                 for result in results:
-                    record_device(state, change, result, candidates[result.device] if result.committed else None)
-                append_audit(state, change, Path(args.file), results, commit=commit)
+                    record_device(state, change, result, wanted[result.device] if result.committed else None)
+                append_audit(state, change, Path(args.file), results, commit=commit, rollback_to=getattr(args, "to", None))
     except PushError as exc:
-        err.print(f"[bold red]push refused:[/] {exc}", highlight=False)
+        err.print(f"[bold red]{args.command} refused:[/] {exc}", highlight=False)
         return EXIT_FAILED
     _report(args, out, change, results)
+    return _exit(args.command, results)
+
+
+def offline_diff(plan: ClusterPlan, state: Path) -> list[PushResult]:
+    """Candidate vs what the change record says each switch runs (a switch never pushed diffs against nothing)."""
+    fabric = plan.fabric
+    assert fabric is not None
+    recorded = recorded_state(state)
+    wanted = candidates(plan)
+    results: list[PushResult] = []
+    for switch in fabric.switches:
+        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name])
+        results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
+    return results
+
+
+def _access(validated: Validated, plan: ClusterPlan, state: Path) -> dict[str, DeviceAccess]:
+    lab = load_state(state)
+    return lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent)
+
+
+def _rollback_targets(plan: ClusterPlan, state: Path, change: str) -> dict[str, str]:
+    fabric = plan.fabric
+    assert fabric is not None
+    recorded = recorded_state(state, change)
+    missing = sorted(s.name for s in fabric.switches if s.name not in recorded)
+    if missing:
+        msg = f"change {change} has no record for {', '.join(missing)}; nothing to roll those back to"
+        raise PushError(msg)
+    return {s.name: recorded[s.name] for s in fabric.switches}
+
+
+def _exit(command: str, results: list[PushResult]) -> int:
     if any(r.error for r in results):
         return EXIT_FAILED
-    return EXIT_PENDING if args.command == "diff" and any(r.changed for r in results) else EXIT_OK
+    return EXIT_PENDING if command == "diff" and any(r.changed for r in results) else EXIT_OK
+
+
+def _verify(args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess]) -> int:
+    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait)
+    if args.json:
+        out.print_json(json.dumps({v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}))
+    else:
+        _print_verdicts(out, verdicts)
+    return EXIT_OK if all(v.ok for v in verdicts) else EXIT_FAILED
+
+
+def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:
+    for v in verdicts:
+        out.print(f"[bold]{v.device}[/]: " + ("[green]in sync[/]" if v.ok else "[red]NOT in sync[/]"), highlight=False)
+        for line in v.drift:
+            out.print(f"    drift: {line}", highlight=False, markup=False)
+        for problem in v.problems:
+            out.print(f"    {problem}", highlight=False, markup=False)
+    bad = [v.device for v in verdicts if not v.ok]
+    out.print(f"verify: {len(verdicts) - len(bad)}/{len(verdicts)} switches in sync" + (f"; check {', '.join(bad)}" if bad else ""))
 
 
 def _report(args: argparse.Namespace, out: Console, change: str, results: list[PushResult]) -> None:

@@ -47,3 +47,15 @@ def remediation(running: str, candidate: str) -> list[str]:
             continue
         lines += [line for line in str(section).splitlines() if line.strip()]
     return lines
+
+
+def platform_remediation(running: str, candidate: str, platform: Platform) -> list[str]:
+    """hier_config's remediation for a NOS it models (EOS, NX-OS), comments and ``end`` dropped.
+
+    Example:
+        >>> platform_remediation("hostname a\\n", "hostname b\\n", Platform.ARISTA_EOS)
+        ['hostname b']
+    """
+    current = get_hconfig(platform, normalize(running))
+    workflow = WorkflowRemediation(current, get_hconfig(platform, normalize(candidate)))
+    return [line for line in str(workflow.remediation_config).splitlines() if line.strip() and line.strip() != "end"]

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from fabric.apply.frr import PushResult
+from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 
 
@@ -60,7 +60,9 @@ def record_device(state: Path, change: str, result: PushResult, applied: str | N
         (folder / f"{result.device}.applied").write_text(applied, encoding="utf-8")
 
 
-def append_audit(state: Path, change: str, definition: Path, results: list[PushResult], *, commit: bool) -> dict[str, object]:
+def append_audit(
+    state: Path, change: str, definition: Path, results: list[PushResult], *, commit: bool, rollback_to: str | None = None
+) -> dict[str, object]:
     """Append one line to ``audit.jsonl`` and return it."""
     diff_text = "\n".join(f"{r.device}\n" + "\n".join(r.diff) for r in sorted(results, key=lambda r: r.device))
     entry: dict[str, object] = {
@@ -71,11 +73,18 @@ def append_audit(state: Path, change: str, definition: Path, results: list[PushR
         "definition_sha256": hashlib.sha256(definition.read_bytes()).hexdigest(),
         "diff_sha256": hashlib.sha256(diff_text.encode()).hexdigest(),
         "commit": commit,
+        "rollback_to": rollback_to,
         "devices": {r.device: {"changed": r.changed, "committed": r.committed, "rolled_back": r.rolled_back, "error": r.error} for r in results},
     }
     with (state / "audit.jsonl").open("a", encoding="utf-8") as log:
         log.write(json.dumps(entry, sort_keys=True) + "\n")
     return entry
+
+
+def recorded_changes(state: Path) -> list[str]:
+    """The change ids with a record, oldest first."""
+    folder = state / "changes"
+    return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
 
 def recorded_config(state: Path, change: str, device: str) -> str | None:
@@ -86,3 +95,24 @@ def recorded_config(state: Path, change: str, device: str) -> str | None:
         if path.exists():
             return path.read_text(encoding="utf-8")
     return None
+
+
+def recorded_state(state: Path, until: str | None = None) -> dict[str, str]:
+    """Device → the config it ran after change ``until`` (default: the latest), from the newest record at or before it.
+
+    Raises PushError when ``until`` names no recorded change.
+    """
+    changes = recorded_changes(state)
+    if until is not None and until not in changes:
+        known = ", ".join(changes[-5:]) or "none"
+        msg = f"no recorded change {until!r} under {state / 'changes'} (latest: {known})"
+        raise PushError(msg)
+    configs: dict[str, str] = {}
+    for change in changes:
+        for path in sorted((state / "changes" / change).glob("*.backup")):
+            config = recorded_config(state, change, path.stem)
+            if config is not None:
+                configs[path.stem] = config
+        if change == until:
+            break
+    return configs

@@ -9,16 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from fabric.apply.frr import DeviceAccess, PushResult, Session, bgp_no_regression, bgp_sessions, connect, push_frr
 from fabric.apply.lab import LabState, namespace
+from fabric.apply.nos.frr import FrrAdapter
+from fabric.apply.session import DeviceAccess, Session, connect
+from fabric.apply.transaction import PushResult, bgp_no_regression, transaction
 from fabric.plan import ClusterPlan
 from fabric.render import render_configs
 from tests.apply.conftest import CONVERGE_S
 
+FRR = FrrAdapter()
+
 
 def session(state: LabState, name: str) -> Session:
     s = state.switch(name)
-    return connect(DeviceAccess(name, "127.0.0.1", s.ssh_port, "root", state.client_key, state.known_hosts))
+    return connect(DeviceAccess(name, "127.0.0.1", s.ssh_port, "root", state.client_key, state.known_hosts), FRR.device_type, FRR.error_pattern)
+
+
+def push_frr(conn: Session, candidate: str, *, commit: bool, post_check: object = None) -> PushResult:
+    return transaction(FRR, conn, candidate, FRR.running(conn), change="t1", commit=commit, post_check=post_check)  # type: ignore[arg-type]
 
 
 def push_all(state: LabState, configs: dict[str, str], *, commit: bool = True) -> dict[str, PushResult]:
@@ -26,7 +34,7 @@ def push_all(state: LabState, configs: dict[str, str], *, commit: bool = True) -
     for switch in state.switches:
         conn = session(state, switch.name)
         try:
-            check = bgp_no_regression(bgp_sessions(conn), expected_peers=2, timeout_s=CONVERGE_S)
+            check = bgp_no_regression(FRR, FRR.bgp_sessions(conn), expected_peers=2, timeout_s=CONVERGE_S)
             results[switch.name] = push_frr(conn, configs[switch.name], commit=commit, post_check=check)
         finally:
             conn.disconnect()
@@ -110,7 +118,7 @@ def test_a_change_that_breaks_bgp_fails_the_post_check_and_is_rolled_back(twin: 
     assert wait_for_ecmp(state) == 2
     conn = session(state, "spine01")
     try:
-        check = bgp_no_regression(bgp_sessions(conn), expected_peers=2, timeout_s=8)
+        check = bgp_no_regression(FRR, FRR.bgp_sessions(conn), expected_peers=2, timeout_s=8)
         wrong_asn = configs["spine01"].replace("router bgp 65100", "router bgp 65101")  # leaf01's own AS: that session cannot come up
         result = push_frr(conn, wrong_asn, commit=True, post_check=check)
     finally:
@@ -129,4 +137,4 @@ def test_unknown_or_wrong_host_key_is_refused(twin: tuple[LabState, Path], known
     known = directory / "other_known_hosts"
     known.write_text(known_hosts_line.format(port=leaf.ssh_port) + "\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"(?i)host key|not found in known_hosts|BadHostKey"):
-        connect(DeviceAccess("leaf01", "127.0.0.1", leaf.ssh_port, "root", state.client_key, str(known)))
+        connect(DeviceAccess("leaf01", "127.0.0.1", leaf.ssh_port, "root", state.client_key, str(known)), FRR.device_type, FRR.error_pattern)
