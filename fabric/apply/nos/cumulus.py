@@ -33,12 +33,15 @@ class CumulusAdapter:
 
         Example:
             >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\n", "nv set interface swp1 link mtu 9216\\n")
-            ['nv unset interface swp1 link mtu', 'nv set interface swp1 link mtu 9216']
+            ['nv set interface swp1 link mtu 9216']
+            >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\n", "")
+            ['nv unset interface swp1 link mtu']
         """
         have, want = _commands(running), _commands(candidate)
-        gone = [line for line in have if line not in set(want)]
         new = [line for line in want if line not in set(have)]
-        return [_unset(line) for line in gone] + new
+        overwritten = {_path(line) for line in new}
+        gone = [line for line in have if line not in set(want) and _path(line) not in overwritten]
+        return [" ".join(["nv", "unset", *_path(line)]) for line in gone] + new
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         checked(session, "nv config detach", self.error_pattern)
@@ -68,6 +71,6 @@ def _commands(text: str) -> list[str]:
     return [line.strip() for line in text.splitlines() if line.strip().startswith("nv set ")]
 
 
-def _unset(line: str) -> str:
-    """``nv set <path> <value>`` → ``nv unset <path>`` (every line ``nv config show -o commands`` prints ends in a value)."""
-    return " ".join(["nv", "unset", *shlex.split(line)[2:-1]])
+def _path(line: str) -> tuple[str, ...]:
+    """``nv set <path> <value>`` → the path (every line ``nv config show -o commands`` prints ends in a value)."""
+    return tuple(shlex.split(line)[2:-1])

@@ -28,7 +28,7 @@ class EosAdapter:
     error_pattern = r"^% "  # "% Invalid input", "% Incomplete command", ...
 
     def candidate(self, files: Mapping[str, str]) -> str:
-        return files["eos.cfg"]
+        return files["startup-config"]
 
     def running(self, session: Session) -> str:
         return session.show("show running-config")

@@ -24,7 +24,7 @@ class NxosAdapter:
     error_pattern = r"^% |^ERROR:|Invalid command"
 
     def candidate(self, files: Mapping[str, str]) -> str:
-        return files["nxos.cfg"]
+        return files["running-config"]
 
     def running(self, session: Session) -> str:
         return session.show("show running-config")
