@@ -19,7 +19,7 @@ from rich.console import Console
 from fabric.apply.lab import load_state
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.record import append_audit, new_change_id, push_lock, record_device, recorded_state
-from fabric.apply.rollout import RolloutOptions, device_access, lab_access, push_fabric
+from fabric.apply.rollout import Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
 from fabric.apply.verify import DeviceVerdict, verify_fabric
@@ -95,26 +95,48 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         access = _access(validated, plan, state)
         if args.command == "verify":
             return _verify(args, out, plan, access)
-        with push_lock(state):
-            change = new_change_id()
-            wanted = candidates(plan) if args.command != "rollback" else _rollback_targets(plan, state, args.to)
-            commit = args.command in {"push", "rollback"} and args.commit
-            options = RolloutOptions(
-                commit=commit,
-                parallel=max(1, getattr(args, "parallel", 4)),
-                stop_on_failure=not getattr(args, "continue_on_failure", False),
-                post_check_s=getattr(args, "post_check_timeout", 30.0),
-            )
-            results = push_fabric(plan, wanted, access, options, progress, change=change)
-            if args.command != "diff":
-                for result in results:
-                    record_device(state, change, result, wanted[result.device] if result.committed else None)
-                append_audit(state, change, Path(args.file), results, commit=commit, rollback_to=getattr(args, "to", None))
+        options = RolloutOptions(
+            commit=args.command in {"push", "rollback"} and args.commit,
+            parallel=max(1, getattr(args, "parallel", 4)),
+            stop_on_failure=not getattr(args, "continue_on_failure", False),
+            post_check_s=getattr(args, "post_check_timeout", 30.0),
+        )
+        rollback_to = getattr(args, "to", None)
+        change, results = push_and_record(
+            plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
+        )
     except PushError as exc:
         err.print(f"[bold red]{args.command} refused:[/] {exc}", highlight=False)
         return EXIT_FAILED
     _report(args, out, change, results)
     return _exit(args.command, results)
+
+
+def push_and_record(
+    plan: ClusterPlan,
+    definition: Path,
+    state: Path,
+    access: Mapping[str, DeviceAccess],
+    options: RolloutOptions,
+    *,
+    progress: Progress,
+    rollback_to: str | None = None,
+    record: bool = True,
+    connector: Connector = open_session,
+) -> tuple[str, list[PushResult]]:
+    """One change under the fabric's lock: roll it out, then record backups, applied configs and the audit line.
+
+    ``rollback_to`` pushes what the record says each switch ran after that change instead of the rendered configs.
+    """
+    with push_lock(state):
+        change = new_change_id()
+        wanted = candidates(plan) if rollback_to is None else _rollback_targets(plan, state, rollback_to)
+        results = push_fabric(plan, wanted, access, options, progress, change=change, connector=connector)
+        if record:
+            for result in results:
+                record_device(state, change, result, wanted[result.device] if result.committed else None)
+            append_audit(state, change, definition, results, commit=options.commit, rollback_to=rollback_to)
+    return change, results
 
 
 def offline_diff(plan: ClusterPlan, state: Path) -> list[PushResult]:

@@ -43,10 +43,24 @@ def remediation(running: str, candidate: str) -> list[str]:
         if section.text.startswith("no ") and target.startswith(_KEEP_SECTIONS):
             # FRR cannot delete an interface or the vty line: empty the section instead
             existing = next(c for c in current.children if c.text == target)
-            lines += [target, *(f"  no {child.text}" for child in existing.children), "  exit"]
+            lines += [target, *(_negate(child.text) for child in existing.children), "  exit"]
             continue
-        lines += [line for line in str(section).splitlines() if line.strip()]
+        lines += [_free_text_negation(line) for line in str(section).splitlines() if line.strip()]
     return lines
+
+
+def _negate(line: str) -> str:
+    return _free_text_negation(f"  no {line}")
+
+
+def _free_text_negation(line: str) -> str:
+    """FRR refuses ``no description <text>``: a description is removed with a bare ``no description``.
+
+    Example:
+        >>> _free_text_negation("  no description node1:eth1")
+        '  no description'
+    """
+    return line.split(" description ", maxsplit=1)[0] + " description" if line.lstrip().startswith("no description ") else line
 
 
 def platform_remediation(running: str, candidate: str, platform: Platform) -> list[str]:

@@ -156,14 +156,16 @@ def _check_reachable(directory: Path) -> None:
 
 
 def _cable(plan: ClusterPlan) -> None:
-    """One veth per cable, created straight inside the two namespaces; hosts get their /31 and a route to the fabric."""
+    """One veth per cable, created straight inside the two namespaces (switch ports at the fabric MTU, node ports at
+    the plane's); hosts get their /31 and a route to the fabric."""
     fabric = plan.fabric
     assert fabric is not None
     compute = plan.plane("compute")
     for link in fabric.links:
         a, b = namespace(plan.name, link.a_device), namespace(plan.name, link.b_device)
-        mtu = str(fabric.mtu if link.kind == "fabric" else compute.mtu or HOST_MTU_DEFAULT)
-        _run("ip", "-n", a, "link", "add", link.a_port, "mtu", mtu, "type", "veth", "peer", "name", link.b_port, "netns", b, "mtu", mtu)
+        a_mtu = str(fabric.mtu)  # a switch port: the fabric MTU, host-facing ports too
+        b_mtu = a_mtu if link.kind == "fabric" else str(compute.mtu or HOST_MTU_DEFAULT)
+        _run("ip", "-n", a, "link", "add", link.a_port, "mtu", a_mtu, "type", "veth", "peer", "name", link.b_port, "netns", b, "mtu", b_mtu)
         _run("ip", "-n", a, "link", "set", link.a_port, "up")
         _run("ip", "-n", b, "link", "set", link.b_port, "up")
         if link.kind == "host" and link.b_address and link.a_address:
