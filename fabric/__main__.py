@@ -53,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
     lint.add_argument("file", type=Path)
     lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
     lab = sub.add_parser("lab", help="the local twin of an FRR fabric: network namespaces, FRR, sshd (root)")
-    lab.add_argument("action", choices=("up", "status", "down"))
+    lab.add_argument("action", choices=("up", "status", "ping", "down"), help="ping: jumbo frames between nodes in different racks")
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     add_apply_commands(sub)
@@ -155,7 +155,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
-    from fabric.apply.lab import lab_down, lab_status, lab_up
+    from fabric.apply.lab import cross_rack_ping, lab_down, lab_status, lab_up
 
     plan = plan_cluster(validate_file(args.file).spec)
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
@@ -164,6 +164,15 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
         out.print(f"[green]twin up[/]: {len(state.namespaces)} namespaces, {len(state.pids)} processes, state in {state_dir}", highlight=False)
         for switch in state.switches:
             out.print(f"  {switch.name}: ssh -p {switch.ssh_port} -i {state.client_key} root@127.0.0.1", highlight=False)
+    elif args.action == "ping":
+        ping = cross_rack_ping(plan)
+        colour = "green" if ping.ok else "red"
+        out.print(
+            f"[{colour}]jumbo ping {'ok' if ping.ok else 'FAILED'}[/]: {ping.source} → {ping.target} ({ping.address}), "
+            f"{ping.payload}-byte payload, DF set: {ping.output}",
+            highlight=False,
+        )
+        return EXIT_OK if ping.ok else EXIT_FAILED
     elif args.action == "down":
         removed = lab_down(plan.name, state_dir)
         out.print(f"[green]twin down[/]: removed {len(removed)} (processes and namespaces)", highlight=False)

@@ -330,3 +330,46 @@ def lab_status(directory: Path) -> dict[str, object]:
         "namespaces": f"{len(set(state.namespaces) & existing)}/{len(state.namespaces)} present",
         "switches": {s.name: f"ssh 127.0.0.1:{s.ssh_port}" for s in state.switches},
     }
+
+
+@dataclass(frozen=True, slots=True)
+class PingResult:
+    """A jumbo-frame ping between two twin nodes in different racks."""
+
+    source: str
+    target: str
+    address: str
+    payload: int
+    ok: bool
+    output: str
+
+
+def cross_rack_ping(plan: ClusterPlan, count: int = 3) -> PingResult:
+    """Ping, with the DF bit and a payload filling the compute MTU, from the first node of the first rack to the first
+    node of the last rack (the path crosses leaf → spine → leaf)."""
+    fabric = plan.fabric
+    assert fabric is not None
+    host_links = [link for link in fabric.links if link.kind == "host" and link.b_address]
+    first, last = host_links[0], next(link for link in reversed(host_links) if link.a_device != host_links[0].a_device)
+    mtu = plan.plane("compute").mtu or HOST_MTU_DEFAULT
+    payload = mtu - 28  # IPv4 + ICMP headers
+    assert last.b_address is not None
+    cmd = (
+        "ip",
+        "netns",
+        "exec",
+        namespace(plan.name, first.b_device),
+        "ping",
+        "-c",
+        str(count),
+        "-W",
+        "2",
+        "-M",
+        "do",
+        "-s",
+        str(payload),
+        last.b_address,
+    )
+    done = _run(*cmd, check=False)
+    summary = next((line for line in done.stdout.splitlines() if "packet loss" in line), done.stderr.strip())
+    return PingResult(first.b_device, last.b_device, last.b_address, payload, done.returncode == 0, summary)
