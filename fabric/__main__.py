@@ -6,6 +6,8 @@ Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failu
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -49,9 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     render = sub.add_parser("render", help="switch configs per NOS, cabling CSV and the plan, written to a directory")
     render.add_argument("file", type=Path)
     render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    render.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
     lint = sub.add_parser("lint", help="check switch configs against the RoCE contract (the NIC side) and each other")
     lint.add_argument("file", type=Path)
     lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
+    lint.add_argument("--json", action="store_true", help="the findings as JSON")
     lab = sub.add_parser("lab", help="the local twin of an FRR fabric: network namespaces, FRR, sshd (root)")
     lab.add_argument("action", choices=("up", "status", "ping", "down"), help="ping: jumbo frames between nodes in different racks")
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
@@ -124,7 +128,11 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     switches = len(plan.fabric.switches) if plan.fabric else 0
-    out.print(f"[green]rendered[/] {len(files)} files for {switches} switches into {target}", highlight=False)
+    if args.json:
+        digests = {relative: hashlib.sha256(text.encode()).hexdigest() for relative, text in sorted(files.items())}
+        out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": digests}))
+    else:
+        out.print(f"[green]rendered[/] {len(files)} files for {switches} switches into {target}", highlight=False)
     return EXIT_OK
 
 
@@ -145,6 +153,9 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         files = render_configs(plan)
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
     findings = lint_configs(plan, configs)
+    if args.json:
+        out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
+        return EXIT_FAILED if findings else EXIT_OK
     for finding in findings:
         err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
     checked = sum(1 for text in configs.values() if text is not None)
