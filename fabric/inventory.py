@@ -122,6 +122,7 @@ def _node_vars(node: NodePlan, sm_priority: int | None) -> dict[str, Any]:
             {
                 "name": i.name,
                 "plane": i.plane,
+                "index": i.index,
                 "address": i.address,
                 "mtu": i.mtu,
                 "link_layer": i.link_layer,

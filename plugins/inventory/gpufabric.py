@@ -1,0 +1,74 @@
+"""Ansible inventory plugin: a gpufabric cluster definition (``inventories/<site>/cluster.yaml``) is the inventory.
+
+It validates and plans the definition with the ``fabric`` package of this repository and yields the groups
+``gpu_nodes``, ``storage_nodes``, ``mgmt_nodes``, ``login_nodes``, ``sm_nodes``, ``group_<name>``, ``leaf``,
+``spine`` (…) with every plane's addresses, MTUs, the RoCE contract and the InfiniBand partitions as variables.
+An invalid definition fails the inventory with the full validation report.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from ansible.errors import AnsibleParserError
+from ansible.plugins.inventory import BaseInventoryPlugin
+
+DOCUMENTATION = r"""
+name: gpufabric
+short_description: Inventory from a gpufabric cluster definition
+description:
+  - Loads C(cluster.yaml), validates and plans it, and yields hosts, groups and variables.
+  - Accepts files named C(cluster.yaml) or C(cluster.yml); no plugin key is needed in them.
+options: {}
+"""
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class InventoryModule(BaseInventoryPlugin):
+    """The cluster definition as an inventory."""
+
+    NAME = "gpufabric"
+
+    def verify_file(self, path: str) -> bool:
+        """Only cluster definitions."""
+        return super().verify_file(path) and Path(path).name in {"cluster.yaml", "cluster.yml"}
+
+    def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:  # noqa: ANN401, FBT001, FBT002 - Ansible's signature
+        """Validate, plan and populate."""
+        super().parse(inventory, loader, path, cache)
+        if str(REPO) not in sys.path:
+            sys.path.insert(0, str(REPO))
+        from fabric.errors import FabricError, InputError
+        from fabric.inventory import onprem_inventory
+        from fabric.plan import plan_cluster
+        from fabric.validate import validate_file
+
+        try:
+            plan = plan_cluster(validate_file(path).spec)
+        except InputError as exc:
+            report = "\n".join(str(f) for f in exc.findings)
+            msg = f"{path}: invalid cluster definition, {len(exc.errors)} error(s):\n{report}"
+            raise AnsibleParserError(msg) from None
+        except FabricError as exc:
+            raise AnsibleParserError(f"{path}: {exc}") from None
+        if plan.target != "onprem":
+            msg = f"{path}: a {plan.target} cluster gets its inventory from the Pulumi stack output (pulumi stack output ansible_inventory)"
+            raise AnsibleParserError(msg)
+        self._populate(onprem_inventory(plan)["all"])
+
+    def _populate(self, top: dict[str, Any]) -> None:
+        for key, value in top["vars"].items():
+            self.inventory.set_variable("all", key, value)
+        for group, body in top["children"].items():
+            self.inventory.add_group(group)
+            for host, host_vars in body["hosts"].items():
+                self.inventory.add_host(host, group=group)
+                for key, value in (host_vars or {}).items():
+                    self.inventory.set_variable(host, key, value)
+        self.inventory.add_group("fabric")
+        for tier in ("leaf", "spine", "core"):
+            if tier in self.inventory.groups:
+                self.inventory.add_child("fabric", tier)
