@@ -36,7 +36,7 @@ class InventoryModule(BaseInventoryPlugin):
         """Only cluster definitions."""
         return super().verify_file(path) and Path(path).name in {"cluster.yaml", "cluster.yml"}
 
-    def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:  # noqa: ANN401, FBT001, FBT002 - Ansible's signature
+    def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:  # noqa: ANN401 - Ansible's signature
         """Validate, plan and populate."""
         super().parse(inventory, loader, path, cache)
         if str(REPO) not in sys.path:

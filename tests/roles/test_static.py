@@ -1,0 +1,170 @@
+"""The node roles without a node: the inventory plugin, syntax, ansible-lint, and the NIC QoS script against stub
+hardware (a fake sysfs tree and stub mlnx_qos / cma_roce_tos that keep state and print the real tools' formats)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import jinja2
+import pytest
+
+from tests.conftest import ROOT
+
+BIN = ROOT / ".venv" / "bin"
+ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+
+
+def ansible(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.parametrize("site", ["onprem-roce", "onprem-ib"])
+def test_the_definition_is_the_inventory(site: str) -> None:
+    done = ansible("ansible-inventory", "-i", f"inventories/{site}/cluster.yaml", "--list")
+    assert done.returncode == 0, done.stderr
+    inv = json.loads(done.stdout, object_hook=lambda d: d.get("__ansible_unsafe", d) if len(d) == 1 else d)  # --list marks strings unsafe
+    hostvars = inv["_meta"]["hostvars"]
+    assert {"gpu_nodes", "storage_nodes", "leaf", "spine", "fabric"} <= set(inv)
+    gpu = hostvars[inv["gpu_nodes"]["hosts"][0]]
+    planes = {i["plane"] for i in gpu["gpufabric_interfaces"]}
+    assert {"compute", "storage", "inband"} <= planes
+    if site == "onprem-roce":
+        assert len(gpu["gpufabric_roce_ports"]) == 8
+        assert gpu["gpufabric_roce"] == {"dscp": 26, "priority": 3, "pfc_priorities": [3], "tos": 106, "cnp_dscp": 48, "cnp_priority": 6}
+    else:
+        assert [hostvars[h]["gpufabric_sm_priority"] for h in inv["sm_nodes"]["hosts"]] == [15, 14]
+        assert gpu["gpufabric_infiniband"]["partitions"][0]["pkey"] == "0x0002"
+    graph = ansible("ansible-inventory", "-i", f"inventories/{site}/cluster.yaml", "--graph")
+    assert "@gpu_nodes:" in graph.stdout
+
+
+def test_an_invalid_definition_fails_the_inventory_with_the_report(tmp_path: Path) -> None:
+    bad = tmp_path / "cluster.yaml"
+    text = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
+    bad.write_text(text.replace("pfc_priorities: [3]", "pfc_priorities: [4]") if "pfc_priorities" in text else text + "roce: {pfc_priorities: [4]}\n")
+    done = ansible("ansible-inventory", "-i", str(bad), "--list")
+    assert done.returncode != 0
+    assert "pfc_priorities" in done.stderr
+
+
+@pytest.mark.parametrize("site", ["onprem-roce", "onprem-ib"])
+def test_site_playbook_syntax(site: str) -> None:
+    done = ansible("ansible-playbook", "-i", f"inventories/{site}/cluster.yaml", "playbooks/site.yml", "--syntax-check")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ansible_lint_production_profile_offline() -> None:
+    done = ansible("ansible-lint", "--nocolor", "roles", "playbooks")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+MLNX_QOS = r"""#!/usr/bin/env python3
+# stub mlnx_qos: keeps per-port state in $STUB_DIR/<port>.json, logs argv, prints the real tool's format
+import json, os, sys
+d = os.environ["STUB_DIR"]; args = sys.argv[1:]
+open(os.path.join(d, "calls.log"), "a").write("mlnx_qos " + " ".join(args) + "\n")
+port = args[args.index("-i") + 1]
+path = os.path.join(d, port + ".json")
+default = {"trust": "pcp", "pfc": "0,0,0,0,0,0,0,0", "cable": "7", "dscp2prio": {str(x): x >> 3 for x in range(64)}}
+st = json.load(open(path)) if os.path.exists(path) else default
+for a in args:
+    if a.startswith("--cable_len="): st["cable"] = a.split("=", 1)[1]
+for flag, key in (("--trust", "trust"), ("--pfc", "pfc")):
+    if flag in args: st[key] = args[args.index(flag) + 1]
+if "--dscp2prio" in args:
+    _, dscp, prio = args[args.index("--dscp2prio") + 1].split(","); st["dscp2prio"][dscp] = int(prio)
+json.dump(st, open(path, "w"))
+if len(args) == 2:
+    print("DCBX mode: OS controlled"); print("Priority trust state: " + st["trust"]); print("dscp2prio mapping:")
+    for p in range(8):
+        ds = [f"{int(k):02d}" for k, v in sorted(st["dscp2prio"].items(), key=lambda kv: -int(kv[0])) if v == p]
+        if ds: print(f"\tprio:{p} dscp:" + ",".join(ds) + ",")
+    print("Cable len: " + st["cable"]); print("PFC configuration:")
+    print("\tpriority    0   1   2   3   4   5   6   7")
+    print("\tenabled     " + "   ".join(st["pfc"].split(",")) + "   ")
+"""
+
+CMA_ROCE_TOS = r"""#!/bin/sh
+# stub cma_roce_tos: -d DEV [-t TOS]; without -t prints the current ToS
+echo "cma_roce_tos $*" >> "$STUB_DIR/calls.log"
+dev=$2
+if [ "${3:-}" = "-t" ]; then echo "$4" > "$STUB_DIR/$dev.tos"; else cat "$STUB_DIR/$dev.tos" 2>/dev/null || echo 0; fi
+"""
+
+
+def nic(tmp_path: Path, ports: list[str]) -> tuple[Path, dict[str, str]]:
+    """A fake sysfs with mlx5 ports, the stubs, and the role's script and contract rendered from its templates."""
+    sysfs, stubs = tmp_path / "sys", tmp_path / "stubs"
+    stubs.mkdir()
+    for n, port in enumerate(ports):
+        ecn = sysfs / "class" / "net" / port / "ecn"
+        for side in ("roce_np", "roce_rp"):
+            (ecn / side / "enable").mkdir(parents=True)
+            for p in range(8):
+                (ecn / side / "enable" / str(p)).write_text("0\n")
+        (ecn / "roce_np" / "cnp_dscp").write_text("0\n")
+        (ecn / "roce_np" / "cnp_802p_prio").write_text("0\n")
+        (sysfs / "class" / "net" / port / "device" / "infiniband" / f"mlx5_{n}").mkdir(parents=True)
+        (sysfs / "class" / "infiniband" / f"mlx5_{n}" / "tc" / "1").mkdir(parents=True)
+        (sysfs / "class" / "infiniband" / f"mlx5_{n}" / "tc" / "1" / "traffic_class").write_text("Global tclass=0\n")
+    for name, text in (("mlnx_qos", MLNX_QOS), ("cma_roce_tos", CMA_ROCE_TOS)):
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(stat.S_IRWXU)
+    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "roles" / "nic_qos" / "templates"), undefined=jinja2.StrictUndefined)
+    values = {
+        "ansible_managed": "managed by gpufabric",
+        "gpufabric_cluster": "t",
+        "nic_qos_ports": ports,
+        "nic_qos_dscp": 26,
+        "nic_qos_priority": 3,
+        "nic_qos_pfc_priorities": [3],
+        "nic_qos_cnp_dscp": 48,
+        "nic_qos_cnp_priority": 6,
+        "nic_qos_tos": 106,
+        "nic_qos_cable_length_m": 5,
+        "nic_qos_sysfs": str(sysfs),
+        "nic_qos_mlnx_qos": str(stubs / "mlnx_qos"),
+        "nic_qos_cma_roce_tos": str(stubs / "cma_roce_tos"),
+    }
+    env_file = tmp_path / "nic-qos.env"
+    env_file.write_text(templates.get_template("nic-qos.env.j2").render(values))
+    script = tmp_path / "gpufabric-nic-qos"
+    script.write_text(templates.get_template("gpufabric-nic-qos.j2").render(values).replace("/etc/gpufabric/nic-qos.env", str(env_file)))
+    script.chmod(stat.S_IRWXU)
+    return script, {**os.environ, "STUB_DIR": str(stubs)}
+
+
+def run(script: Path, action: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(script), action], capture_output=True, text=True, timeout=30, check=False, env=env)
+
+
+def test_nic_qos_applies_the_contract_and_reads_every_value_back(tmp_path: Path) -> None:
+    script, env = nic(tmp_path, ["enp24s0np0", "enp64s0np0"])
+    before = run(script, "verify", env)
+    assert before.returncode == 1
+    assert "enp24s0np0: trust expected dscp, actual pcp" in before.stdout
+    assert run(script, "apply", env).returncode == 0
+    after = run(script, "verify", env)
+    assert (after.returncode, after.stdout) == (0, "")
+    calls = (tmp_path / "stubs" / "calls.log").read_text().splitlines()
+    assert "mlnx_qos -i enp24s0np0 --pfc 0,0,0,1,0,0,0,0" in calls
+    assert "mlnx_qos -i enp64s0np0 --dscp2prio set,26,3" in calls
+    assert "cma_roce_tos -d mlx5_1 -t 106" in calls
+    assert (tmp_path / "sys" / "class" / "net" / "enp24s0np0" / "ecn" / "roce_np" / "cnp_dscp").read_text().strip() == "48"
+
+
+def test_nic_qos_names_the_port_setting_expected_and_actual_on_a_mismatch(tmp_path: Path) -> None:
+    script, env = nic(tmp_path, ["enp24s0np0"])
+    assert run(script, "apply", env).returncode == 0
+    (tmp_path / "sys" / "class" / "net" / "enp24s0np0" / "ecn" / "roce_np" / "enable" / "3").write_text("0\n")
+    subprocess.run([str(tmp_path / "stubs" / "mlnx_qos"), "-i", "enp24s0np0", "--pfc", "0,0,0,0,1,0,0,0"], env=env, check=True, capture_output=True)
+    drifted = run(script, "verify", env)
+    assert drifted.returncode == 1
+    assert drifted.stdout.splitlines() == [
+        "enp24s0np0: pfc expected 0,0,0,1,0,0,0,0, actual 0,0,0,0,1,0,0,0",
+        "enp24s0np0: ecn roce_np priority 3 expected 1, actual 0",
+    ]
