@@ -8,9 +8,10 @@ checkpoint or session they create on the device.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from fabric.apply.session import Session
 from fabric.errors import PushError
@@ -64,6 +65,21 @@ class Adapter(Protocol):
         ...
 
 
+def undo_name(change: str) -> str:
+    """The name of the checkpoint / config session / patch file a change leaves on the device.
+
+    Example:
+        >>> undo_name("20261121T101500000000Z")
+        'gpufabric-20261121T101500000000Z'
+    """
+    return f"gpufabric-{change}"
+
+
+def show_json(session: Session, command: str) -> dict[str, Any]:
+    """A ``| json`` show command, parsed (empty output → empty dict)."""
+    return json.loads(session.show(command) or "{}")
+
+
 def checked(session: Session, command: str, error_pattern: str) -> str:
     """Run an exec command; raise DeviceRejectedError when any output line matches ``error_pattern``."""
     output = session.show(command)
@@ -81,6 +97,4 @@ def ip_link_mtus(output: str) -> dict[str, int]:
         >>> ip_link_mtus('[{"ifname": "Ethernet0", "mtu": 9100}, {"ifname": "lo", "mtu": 65536}]')
         {'Ethernet0': 9100, 'lo': 65536}
     """
-    import json
-
     return {str(link["ifname"]): int(link["mtu"]) for link in json.loads(output or "[]")}

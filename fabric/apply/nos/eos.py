@@ -7,14 +7,12 @@ change back by itself unless ``configure session … commit`` confirms it before
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from typing import Any
 
 from hier_config import Platform
 
 from fabric.apply.diff import normalize, platform_remediation
-from fabric.apply.nos.base import checked
+from fabric.apply.nos.base import checked, show_json, undo_name
 from fabric.apply.session import Session
 
 CONFIRM_WITHIN = "00:10:00"
@@ -39,32 +37,24 @@ class EosAdapter:
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         body = [line for line in normalize(candidate).splitlines() if line.strip() != "end"]
         try:
-            session.configure([f"configure session {_name(change)}", "rollback clean-config", *body, f"commit timer {CONFIRM_WITHIN}"])
+            session.configure([f"configure session {undo_name(change)}", "rollback clean-config", *body, f"commit timer {CONFIRM_WITHIN}"])
         finally:
             session.exit_config_mode()
 
     def confirm(self, session: Session, change: str) -> None:
-        checked(session, f"configure session {_name(change)} commit", self.error_pattern)
+        checked(session, f"configure session {undo_name(change)} commit", self.error_pattern)
         checked(session, "copy running-config startup-config", self.error_pattern)
 
     def revert(self, session: Session, change: str, backup: str) -> None:
-        checked(session, f"configure session {_name(change)} abort", self.error_pattern)
+        checked(session, f"configure session {undo_name(change)} abort", self.error_pattern)
 
     def bgp_sessions(self, session: Session) -> dict[str, str]:
-        peers = _json(session, "show ip bgp summary | json").get("vrfs", {}).get("default", {}).get("peers", {})
+        peers = show_json(session, "show ip bgp summary | json").get("vrfs", {}).get("default", {}).get("peers", {})
         return {peer: data.get("peerState", "?") for peer, data in peers.items()}
 
     def routes(self, session: Session) -> dict[str, int]:
-        table = _json(session, "show ip route | json").get("vrfs", {}).get("default", {}).get("routes", {})
+        table = show_json(session, "show ip route | json").get("vrfs", {}).get("default", {}).get("routes", {})
         return {prefix: len(route.get("vias", [])) for prefix, route in table.items()}
 
     def interface_mtus(self, session: Session) -> dict[str, int]:
-        return {name: int(i.get("mtu", 0)) for name, i in _json(session, "show interfaces | json").get("interfaces", {}).items()}
-
-
-def _name(change: str) -> str:
-    return f"gpufabric-{change}"
-
-
-def _json(session: Session, command: str) -> dict[str, Any]:
-    return json.loads(session.show(command) or "{}")
+        return {name: int(i.get("mtu", 0)) for name, i in show_json(session, "show interfaces | json").get("interfaces", {}).items()}

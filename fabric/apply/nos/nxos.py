@@ -5,14 +5,13 @@ NX-OS has no commit timer (napalm raises for ``revert_in``): the checkpoint is t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from hier_config import Platform
 
 from fabric.apply.diff import platform_remediation
-from fabric.apply.nos.base import checked
+from fabric.apply.nos.base import checked, show_json, undo_name
 from fabric.apply.session import Session
 
 
@@ -33,7 +32,7 @@ class NxosAdapter:
         return platform_remediation(running, candidate, Platform.CISCO_NXOS)
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
-        checked(session, f"checkpoint {_name(change)}", self.error_pattern)
+        checked(session, f"checkpoint {undo_name(change)}", self.error_pattern)
         try:
             session.configure(diff)
         finally:
@@ -41,14 +40,14 @@ class NxosAdapter:
 
     def confirm(self, session: Session, change: str) -> None:
         checked(session, "copy running-config startup-config", self.error_pattern)
-        session.show(f"no checkpoint {_name(change)}")
+        session.show(f"no checkpoint {undo_name(change)}")
 
     def revert(self, session: Session, change: str, backup: str) -> None:
-        checked(session, f"rollback running-config checkpoint {_name(change)}", self.error_pattern)
-        session.show(f"no checkpoint {_name(change)}")
+        checked(session, f"rollback running-config checkpoint {undo_name(change)}", self.error_pattern)
+        session.show(f"no checkpoint {undo_name(change)}")
 
     def bgp_sessions(self, session: Session) -> dict[str, str]:
-        data = _json(session, "show bgp ipv4 unicast summary | json")
+        data = show_json(session, "show bgp ipv4 unicast summary | json")
         return {
             str(n["neighborid"]): str(n.get("state", "?"))
             for vrf in rows(data.get("TABLE_vrf", {}), "ROW_vrf")
@@ -58,7 +57,7 @@ class NxosAdapter:
         }
 
     def routes(self, session: Session) -> dict[str, int]:
-        data = _json(session, "show ip route | json")
+        data = show_json(session, "show ip route | json")
         return {
             str(p["ipprefix"]): int(p.get("ubest", 0))
             for vrf in rows(data.get("TABLE_vrf", {}), "ROW_vrf")
@@ -67,7 +66,7 @@ class NxosAdapter:
         }
 
     def interface_mtus(self, session: Session) -> dict[str, int]:
-        data = _json(session, "show interface | json")
+        data = show_json(session, "show interface | json")
         return {str(i["interface"]): int(i.get("eth_mtu", 0)) for i in rows(data.get("TABLE_interface", {}), "ROW_interface")}
 
 
@@ -80,11 +79,3 @@ def rows(table: dict[str, Any], key: str) -> list[dict[str, Any]]:
     """
     value: Any = table.get(key, [])
     return list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
-
-
-def _name(change: str) -> str:
-    return f"gpufabric-{change}"
-
-
-def _json(session: Session, command: str) -> dict[str, Any]:
-    return json.loads(session.show(command) or "{}")

@@ -17,7 +17,7 @@ from typing import Any
 import jsonpatch  # pyright: ignore[reportMissingTypeStubs]
 
 from fabric.apply.diff import remediation
-from fabric.apply.nos.base import checked, ip_link_mtus
+from fabric.apply.nos.base import checked, ip_link_mtus, undo_name
 from fabric.apply.nos.frr import frr_bgp_sessions, frr_routes
 from fabric.apply.session import Session
 
@@ -55,9 +55,9 @@ class SonicAdapter:
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         ops = [json.loads(line) for line in diff if not line.startswith(VTYSH_PREFIX)]
         frr = [line.removeprefix(VTYSH_PREFIX) for line in diff if line.startswith(VTYSH_PREFIX)]
-        checked(session, f"sudo config checkpoint {_name(change)}", self.error_pattern)
+        checked(session, f"sudo config checkpoint {undo_name(change)}", self.error_pattern)
         if ops:
-            patch = f"/tmp/{_name(change)}.json-patch"  # noqa: S108 - a file on the switch, named by the change
+            patch = f"/tmp/{undo_name(change)}.json-patch"  # noqa: S108 - a file on the switch, named by the change
             checked(session, f"echo {shlex.quote(json.dumps(ops))} > {patch}", self.error_pattern)
             checked(session, f"sudo config apply-patch {patch}", self.error_pattern)
         if frr:
@@ -66,14 +66,14 @@ class SonicAdapter:
     def confirm(self, session: Session, change: str) -> None:
         checked(session, "sudo config save -y", self.error_pattern)
         checked(session, "sudo vtysh -c 'write memory'", self.error_pattern)
-        session.show(f"sudo config delete-checkpoint {_name(change)}")
+        session.show(f"sudo config delete-checkpoint {undo_name(change)}")
 
     def revert(self, session: Session, change: str, backup: str) -> None:
-        checked(session, f"sudo config rollback {_name(change)}", self.error_pattern)
+        checked(session, f"sudo config rollback {undo_name(change)}", self.error_pattern)
         undo = remediation(json.loads(self.running(session))["frr"], json.loads(backup)["frr"])
         if undo:
             self._vtysh(session, undo)
-        session.show(f"sudo config delete-checkpoint {_name(change)}")
+        session.show(f"sudo config delete-checkpoint {undo_name(change)}")
 
     def bgp_sessions(self, session: Session) -> dict[str, str]:
         return frr_bgp_sessions(session.show("sudo vtysh -c 'show bgp ipv4 unicast summary json'"))
@@ -97,7 +97,3 @@ def _patch(running: dict[str, Any], candidate: dict[str, Any]) -> list[dict[str,
     """RFC 6902 ops that make the candidate's tables equal in ``running``; other tables are left alone."""
     managed = {table: running[table] for table in candidate if table in running}
     return list(jsonpatch.make_patch(managed, candidate))  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
-
-
-def _name(change: str) -> str:
-    return f"gpufabric-{change}"
