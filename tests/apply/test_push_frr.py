@@ -12,7 +12,7 @@ import pytest
 from fabric.apply.lab import LabState, namespace
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.session import DeviceAccess, Session, connect
-from fabric.apply.transaction import PushResult, bgp_no_regression, transaction
+from fabric.apply.transaction import PostCheck, PushResult, bgp_no_regression, transaction
 from fabric.plan import ClusterPlan
 from fabric.render import render_configs
 from tests.apply.conftest import CONVERGE_S
@@ -25,8 +25,8 @@ def session(state: LabState, name: str) -> Session:
     return connect(DeviceAccess(name, "127.0.0.1", s.ssh_port, "root", state.client_key, state.known_hosts), FRR.device_type, FRR.error_pattern)
 
 
-def push_frr(conn: Session, candidate: str, *, commit: bool, post_check: object = None) -> PushResult:
-    return transaction(FRR, conn, candidate, FRR.running(conn), change="t1", commit=commit, post_check=post_check)  # type: ignore[arg-type]
+def push_frr(conn: Session, candidate: str, *, commit: bool, post_check: PostCheck | None = None) -> PushResult:
+    return transaction(FRR, conn, candidate, FRR.running(conn), change="t1", commit=commit, post_check=post_check)
 
 
 def push_all(state: LabState, configs: dict[str, str], *, commit: bool = True) -> dict[str, PushResult]:
