@@ -1,4 +1,4 @@
-"""Command line: ``python -m fabric validate|plan|render|lint|schema``.
+"""Command line: ``python -m fabric validate|plan|render|lint|lab|diff|push|rollback|verify|nodes|schema``.
 
 Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure, and lint findings.
 """
@@ -21,6 +21,8 @@ from fabric.errors import FabricError, Finding, InputError, PlanError
 from fabric.lint import lint_configs, read_configs
 from fabric.lint.observed import CONFIG_FILE
 from fabric.model.cluster import ClusterSpec
+from fabric.nodes.cli import add_command as add_nodes_command
+from fabric.nodes.cli import run as run_nodes
 from fabric.plan import plan_cluster
 from fabric.plan.serialize import plan_to_data, plan_to_json
 from fabric.render import render_configs, topology_svg
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     add_apply_commands(sub)
+    add_nodes_command(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -202,6 +205,7 @@ COMMANDS = {
     "push": run_apply,
     "rollback": run_apply,
     "verify": run_apply,
+    "nodes": run_nodes,
     "schema": _cmd_schema,
 }
 

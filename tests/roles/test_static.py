@@ -13,6 +13,7 @@ import jinja2
 import pytest
 
 from tests.conftest import ROOT
+from tests.roles.stubs import fake_nic, write_tree
 
 BIN = ROOT / ".venv" / "bin"
 ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
@@ -62,58 +63,10 @@ def test_ansible_lint_production_profile_offline() -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
-MLNX_QOS = r"""#!/usr/bin/env python3
-# stub mlnx_qos: keeps per-port state in $STUB_DIR/<port>.json, logs argv, prints the real tool's format
-import json, os, sys
-d = os.environ["STUB_DIR"]; args = sys.argv[1:]
-open(os.path.join(d, "calls.log"), "a").write("mlnx_qos " + " ".join(args) + "\n")
-port = args[args.index("-i") + 1]
-path = os.path.join(d, port + ".json")
-default = {"trust": "pcp", "pfc": "0,0,0,0,0,0,0,0", "cable": "7", "dscp2prio": {str(x): x >> 3 for x in range(64)}}
-st = json.load(open(path)) if os.path.exists(path) else default
-for a in args:
-    if a.startswith("--cable_len="): st["cable"] = a.split("=", 1)[1]
-for flag, key in (("--trust", "trust"), ("--pfc", "pfc")):
-    if flag in args: st[key] = args[args.index(flag) + 1]
-if "--dscp2prio" in args:
-    _, dscp, prio = args[args.index("--dscp2prio") + 1].split(","); st["dscp2prio"][dscp] = int(prio)
-json.dump(st, open(path, "w"))
-if len(args) == 2:
-    print("DCBX mode: OS controlled"); print("Priority trust state: " + st["trust"]); print("dscp2prio mapping:")
-    for p in range(8):
-        ds = [f"{int(k):02d}" for k, v in sorted(st["dscp2prio"].items(), key=lambda kv: -int(kv[0])) if v == p]
-        if ds: print(f"\tprio:{p} dscp:" + ",".join(ds) + ",")
-    print("Cable len: " + st["cable"]); print("PFC configuration:")
-    print("\tpriority    0   1   2   3   4   5   6   7")
-    print("\tenabled     " + "   ".join(st["pfc"].split(",")) + "   ")
-"""
-
-CMA_ROCE_TOS = r"""#!/bin/sh
-# stub cma_roce_tos: -d DEV [-t TOS]; without -t prints the current ToS
-echo "cma_roce_tos $*" >> "$STUB_DIR/calls.log"
-dev=$2
-if [ "${3:-}" = "-t" ]; then echo "$4" > "$STUB_DIR/$dev.tos"; else cat "$STUB_DIR/$dev.tos" 2>/dev/null || echo 0; fi
-"""
-
-
 def nic(tmp_path: Path, ports: list[str]) -> tuple[Path, dict[str, str]]:
     """A fake sysfs with mlx5 ports, the stubs, and the role's script and contract rendered from its templates."""
     sysfs, stubs = tmp_path / "sys", tmp_path / "stubs"
-    stubs.mkdir()
-    for n, port in enumerate(ports):
-        ecn = sysfs / "class" / "net" / port / "ecn"
-        for side in ("roce_np", "roce_rp"):
-            (ecn / side / "enable").mkdir(parents=True)
-            for p in range(8):
-                (ecn / side / "enable" / str(p)).write_text("0\n")
-        (ecn / "roce_np" / "cnp_dscp").write_text("0\n")
-        (ecn / "roce_np" / "cnp_802p_prio").write_text("0\n")
-        (sysfs / "class" / "net" / port / "device" / "infiniband" / f"mlx5_{n}").mkdir(parents=True)
-        (sysfs / "class" / "infiniband" / f"mlx5_{n}" / "tc" / "1").mkdir(parents=True)
-        (sysfs / "class" / "infiniband" / f"mlx5_{n}" / "tc" / "1" / "traffic_class").write_text("Global tclass=0\n")
-    for name, text in (("mlnx_qos", MLNX_QOS), ("cma_roce_tos", CMA_ROCE_TOS)):
-        (stubs / name).write_text(text)
-        (stubs / name).chmod(stat.S_IRWXU)
+    write_tree(tmp_path, fake_nic(ports))
     templates = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "roles" / "nic_qos" / "templates"), undefined=jinja2.StrictUndefined)
     values = {
         "ansible_managed": "managed by gpufabric",

@@ -1,0 +1,102 @@
+"""``python -m fabric nodes FILE``: prepare the bare-metal nodes of a definition with ``playbooks/site.yml``.
+
+The definition is validated first (exit 2 with the report, nothing run). Then ansible-runner runs the playbook with
+the definition as inventory; every task and host result is shown as it happens (stderr), and a per-host table closes
+the run (stdout). Exit 0 when every host succeeded, 1 when any host failed or was unreachable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
+from fabric.validate import validate_file
+
+EXIT_OK, EXIT_FAILED = 0, 1
+HELP = "prepare bare-metal nodes: playbooks/site.yml through ansible-runner, with the definition as inventory"
+
+
+def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+    """Register ``nodes``."""
+    cmd = sub.add_parser("nodes", help=HELP, description=HELP)
+    cmd.add_argument("file", type=Path, help="the cluster definition (target: onprem)")
+    cmd.add_argument("--check", action="store_true", help="dry run: report what would change, change nothing")
+    cmd.add_argument("--diff", action="store_true", help="show file and package differences")
+    cmd.add_argument("--limit", help="hosts or groups, as ansible-playbook --limit (e.g. gpu_nodes[0:7], stor01)")
+    cmd.add_argument("--tags", help="only these tags (e.g. nic_qos_verify,network_planes_verify)")
+    cmd.add_argument("--skip-tags", help="skip these tags")
+    cmd.add_argument("-i", "--inventory", action="append", type=Path, default=[], help="extra inventory layered on the definition")
+    cmd.add_argument("-e", "--extra-vars", action="append", type=_key_value, default=[], metavar="KEY=VALUE", help="extra variable (repeatable)")
+    cmd.add_argument("--json", action="store_true", help="per-host results as JSON on stdout")
+
+
+def run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Validate, run the playbook, report; returns the exit code."""
+    validate_file(args.file)  # an invalid definition raises InputError: exit 2 before anything runs
+    options = RunOptions(
+        check=args.check,
+        diff=args.diff,
+        limit=args.limit,
+        tags=args.tags,
+        skip_tags=args.skip_tags,
+        extra_inventories=tuple(args.inventory),
+        extravars=dict(args.extra_vars),
+    )
+    started = time.monotonic()
+
+    def progress(host: str, task: str, outcome: str) -> None:
+        if args.json:
+            return
+        stamp = f"[{time.monotonic() - started:7.1f}s]"
+        if outcome == "start":
+            err.print(f"{stamp} [bold]{task}[/]", highlight=False)
+        elif outcome in ("changed", "failed", "unreachable"):
+            colour = {"changed": "yellow", "failed": "red", "unreachable": "red"}[outcome]
+            err.print(f"{stamp}   {host:<16} [{colour}]{outcome}[/]", highlight=False)
+
+    result = run_playbook(args.file, options, progress)
+    if args.json:
+        out.print_json(json.dumps(_as_data(result)))
+    else:
+        print_hosts(out, result)
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def print_hosts(out: Console, result: NodesRun) -> None:
+    """The per-host table and a one-line verdict."""
+    table = Table(title="nodes", title_justify="left")
+    for column in ("host", "ok", "changed", "failed", "unreachable", "skipped", "first failure"):
+        table.add_column(column, justify="right" if column not in ("host", "first failure") else "left")
+    for host in result.hosts:
+        first = f"{host.failures[0][0]}: {host.failures[0][1]}" if host.failures else ""
+        c = host.counts
+        style = None if host.ok else "red"
+        table.add_row(host.host, *(str(c[k]) for k in ("ok", "changed", "failed", "unreachable", "skipped")), first[:160], style=style)
+    out.print(table)
+    bad = [h.host for h in result.hosts if not h.ok]
+    verdict = f"{len(result.hosts) - len(bad)}/{len(result.hosts)} hosts succeeded" + (f"; failed: {', '.join(bad)}" if bad else "")
+    if result.rc != 0 and not bad:
+        verdict += f"; ansible-playbook exited {result.rc}"
+    out.print(verdict, highlight=False)
+
+
+def _as_data(result: NodesRun) -> dict[str, object]:
+    return {
+        "rc": result.rc,
+        "ok": result.ok,
+        "hosts": {h.host: {**h.counts, "failures": [{"task": t, "msg": m} for t, m in h.failures]} for h in result.hosts},
+    }
+
+
+def _key_value(item: str) -> tuple[str, object]:
+    key, sep, value = item.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--extra-vars {item!r}: expected KEY=VALUE")
+    return key, value

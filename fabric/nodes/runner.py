@@ -1,0 +1,142 @@
+"""Run a playbook of this repository with ansible-runner and turn its event stream into per-host results.
+
+The project directory is the repository (its ``ansible.cfg`` enables the gpufabric inventory plugin, its ``roles/``
+and ``playbooks/`` are what runs). Artifacts go to a private directory that is removed afterwards: events carry
+host variables, and nothing of a run is kept that the terminal did not show.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ansible_runner
+
+PROJECT = Path(__file__).resolve().parent.parent.parent
+SITE = "playbooks/site.yml"
+OUTCOMES = ("ok", "changed", "failed", "unreachable", "skipped", "ignored")
+
+
+@dataclass
+class HostResult:
+    """What one host did: task outcome counts and each failure as (task, message)."""
+
+    host: str
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
+    failures: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+
+    @property
+    def ok(self) -> bool:
+        return not (self.counts["failed"] or self.counts["unreachable"])
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The ansible-playbook switches ``python -m fabric nodes`` passes through."""
+
+    check: bool = False
+    diff: bool = False
+    limit: str | None = None
+    tags: str | None = None
+    skip_tags: str | None = None
+    extra_inventories: tuple[Path, ...] = ()
+    extravars: Mapping[str, object] = field(default_factory=dict[str, object])
+
+
+@dataclass(frozen=True)
+class NodesRun:
+    """The outcome of a run: ansible-playbook's exit code and the per-host results, in inventory order of first event."""
+
+    rc: int
+    hosts: tuple[HostResult, ...]
+    output_tail: tuple[str, ...] = ()  # ansible-playbook's last lines: why a run failed before any host did
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0 and all(h.ok for h in self.hosts)
+
+
+Progress = Callable[[str, str, str], None]  # (host or "", task, outcome)
+
+
+def run_playbook(
+    definition: Path,
+    options: RunOptions,
+    progress: Progress,
+    playbook: str = SITE,
+    observe: Callable[[Mapping[str, Any]], None] | None = None,
+) -> NodesRun:
+    """Run ``playbook`` (relative to the repository, or absolute) with the definition as inventory.
+
+    ``progress`` is called for every task start and host result; ``observe`` receives every raw ansible-runner event.
+    """
+    hosts: dict[str, HostResult] = {}
+    tail: deque[str] = deque(maxlen=20)
+
+    def on_event(event: Mapping[str, Any]) -> bool:
+        if observe is not None:
+            observe(event)
+        tail.extend(line for line in str(event.get("stdout", "")).splitlines() if line.strip())
+        data = event.get("event_data", {})
+        kind = str(event.get("event", ""))
+        if kind == "playbook_on_task_start":
+            progress("", str(data.get("task", "")), "start")
+        outcome = _outcome(kind, data)
+        if outcome:
+            if outcome == "failed" and data.get("ignore_errors"):
+                outcome = "ignored"
+            host = hosts.setdefault(str(data["host"]), HostResult(str(data["host"])))
+            host.counts[outcome] += 1
+            if outcome in ("failed", "unreachable"):
+                host.failures.append((str(data.get("task", "")), _message(data.get("res", {}))))
+            progress(host.host, str(data.get("task", "")), outcome)
+        return False  # nothing is kept in the artifacts
+
+    private = Path(tempfile.mkdtemp(prefix="gpufabric-nodes-"))
+    try:
+        result = ansible_runner.run(
+            private_data_dir=str(private),
+            project_dir=str(PROJECT),
+            playbook=playbook,
+            inventory=[str(definition.resolve()), *(str(p.resolve()) for p in options.extra_inventories)],
+            cmdline=" ".join(flag for flag, on in (("--check", options.check), ("--diff", options.diff)) if on) or None,
+            limit=options.limit,
+            tags=options.tags,
+            skip_tags=options.skip_tags,
+            extravars=dict(options.extravars) or None,
+            envvars=_environment(),
+            event_handler=on_event,
+            quiet=True,
+            suppress_env_files=True,
+        )
+        rc = result.rc if result.rc is not None else 1
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    return NodesRun(rc, tuple(hosts.values()), tuple(tail))
+
+
+def _environment() -> dict[str, str]:
+    # ansible-playbook and its helpers are found on PATH: put this interpreter's bin first (a venv need not be activated).
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return {"PATH": path, "ANSIBLE_CONFIG": str(PROJECT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+
+
+def _outcome(kind: str, data: Mapping[str, Any]) -> str | None:
+    if kind == "runner_on_ok":
+        return "changed" if data.get("res", {}).get("changed") else "ok"
+    return {"runner_on_failed": "failed", "runner_on_unreachable": "unreachable", "runner_on_skipped": "skipped"}.get(kind)
+
+
+def _message(res: Mapping[str, Any]) -> str:
+    for key in ("msg", "stderr", "stdout"):
+        text = res.get(key)
+        if text:
+            return str(text).strip()
+    return "failed"

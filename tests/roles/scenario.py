@@ -1,0 +1,102 @@
+"""One role scenario: the definition's inventory, containers standing in for some of its hosts, a playbook run
+through ``fabric.nodes.runner`` (the code ``python -m fabric nodes`` uses), and every event kept for assertions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fabric.inventory import onprem_inventory
+from fabric.model import load_cluster
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
+from fabric.plan import plan_cluster
+from tests.conftest import ROOT
+from tests.roles.containers import Container
+
+
+def site(name: str) -> Path:
+    return ROOT / "inventories" / name / "cluster.yaml"
+
+
+def host_vars(definition: Path, host: str) -> dict[str, Any]:
+    """The variables the gpufabric inventory plugin gives ``host`` (same code path as the plugin)."""
+    inventory = onprem_inventory(plan_cluster(load_cluster(definition)))
+    for group in inventory["all"]["children"].values():
+        found = group.get("hosts", {}).get(host)
+        if found:
+            return found
+    raise KeyError(host)
+
+
+@dataclass
+class Events:
+    """Every ansible-runner event of a run, with lookups by task name."""
+
+    all: list[Mapping[str, Any]] = field(default_factory=list[Mapping[str, Any]])
+
+    def __call__(self, event: Mapping[str, Any]) -> None:
+        self.all.append(event)
+
+    def results(self, task: str) -> list[Mapping[str, Any]]:
+        """The ``res`` of every host result (not item results) of the task whose name contains ``task``."""
+        return [
+            e["event_data"]["res"]
+            for e in self.all
+            if e.get("event") in ("runner_on_ok", "runner_on_failed", "runner_on_skipped") and task in str(e["event_data"].get("task", ""))
+        ]
+
+
+def converge(
+    definition: Path,
+    containers: Sequence[Container],
+    playbook: str | Path,
+    workdir: Path,
+    *,
+    check: bool = False,
+    extravars: Mapping[str, object] | None = None,
+) -> tuple[NodesRun, Events]:
+    """Run ``playbook`` against ``containers`` only: their connection vars layered over the definition, --limit to them."""
+    layer = workdir / "containers.yml"
+    layer.write_text(json.dumps({"all": {"hosts": {c.name: c.host_vars for c in containers}}}), encoding="utf-8")
+    events = Events()
+    options = RunOptions(
+        check=check,
+        diff=True,
+        limit=",".join(c.name for c in containers),
+        extra_inventories=(layer,),
+        extravars=dict(extravars or {}),
+    )
+    result = run_playbook(definition, options, lambda *_: None, playbook=str(playbook), observe=events)
+    return result, events
+
+
+def role_playbook(workdir: Path, *roles: str) -> Path:
+    """A playbook that applies ``roles`` to every host, guarded so it can only ever run inside a container."""
+    path = workdir / f"play-{'-'.join(roles)}.yml"
+    play = [
+        {
+            "name": f"scenario: {', '.join(roles)}",
+            "hosts": "all",
+            "pre_tasks": [
+                {
+                    "name": "Never the test machine itself",
+                    "ansible.builtin.assert": {"that": "ansible_facts.virtualization_type == 'container'"},
+                }
+            ],
+            "roles": [{"role": role} for role in roles],
+        }
+    ]
+    path.write_text(json.dumps(play), encoding="utf-8")
+    return path
+
+
+def changed(result: NodesRun) -> dict[str, int]:
+    return {h.host: h.counts["changed"] for h in result.hosts}
+
+
+def failures(result: NodesRun) -> dict[str, list[tuple[str, str]]] | tuple[str, ...]:
+    """Per-host failures, or ansible-playbook's last output lines when it failed before any host did."""
+    return {h.host: h.failures for h in result.hosts if h.failures} or result.output_tail

@@ -1,0 +1,68 @@
+"""Stub NIC hardware for the node-role tests: ``mlnx_qos`` and ``cma_roce_tos`` that keep state, log their argv and
+print the real tools' formats, and the sysfs tree of mlx5 ports (ECN knobs, RDMA device, traffic class)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MLNX_QOS = r"""#!/usr/bin/env python3
+# stub mlnx_qos: keeps per-port state in $STUB_DIR/<port>.json (default: its own directory), logs argv, prints the
+# real tool's format. Settings named in $STUB_DIR/stuck are accepted but not taken (a NIC that refuses them).
+import json, os, sys
+d = os.environ.get("STUB_DIR") or os.path.dirname(os.path.abspath(__file__)); args = sys.argv[1:]
+open(os.path.join(d, "calls.log"), "a").write("mlnx_qos " + " ".join(args) + "\n")
+port = args[args.index("-i") + 1]
+path = os.path.join(d, port + ".json")
+default = {"trust": "pcp", "pfc": "0,0,0,0,0,0,0,0", "cable": "7", "dscp2prio": {str(x): x >> 3 for x in range(64)}}
+st = json.load(open(path)) if os.path.exists(path) else default
+for a in args:
+    if a.startswith("--cable_len="): st["cable"] = a.split("=", 1)[1]
+stuck = open(os.path.join(d, "stuck")).read().split() if os.path.exists(os.path.join(d, "stuck")) else []
+for flag, key in (("--trust", "trust"), ("--pfc", "pfc")):
+    if flag in args and key not in stuck: st[key] = args[args.index(flag) + 1]
+if "--dscp2prio" in args:
+    _, dscp, prio = args[args.index("--dscp2prio") + 1].split(","); st["dscp2prio"][dscp] = int(prio)
+json.dump(st, open(path, "w"))
+if len(args) == 2:
+    print("DCBX mode: OS controlled"); print("Priority trust state: " + st["trust"]); print("dscp2prio mapping:")
+    for p in range(8):
+        ds = [f"{int(k):02d}" for k, v in sorted(st["dscp2prio"].items(), key=lambda kv: -int(kv[0])) if v == p]
+        if ds: print(f"\tprio:{p} dscp:" + ",".join(ds) + ",")
+    print("Cable len: " + st["cable"]); print("PFC configuration:")
+    print("\tpriority    0   1   2   3   4   5   6   7")
+    print("\tenabled     " + "   ".join(st["pfc"].split(",")) + "   ")
+"""
+
+CMA_ROCE_TOS = r"""#!/bin/sh
+# stub cma_roce_tos: -d DEV [-t TOS]; without -t prints the current ToS
+STUB_DIR=${STUB_DIR:-$(dirname "$0")}
+echo "cma_roce_tos $*" >> "$STUB_DIR/calls.log"
+dev=$2
+if [ "${3:-}" = "-t" ]; then echo "$4" > "$STUB_DIR/$dev.tos"; else cat "$STUB_DIR/$dev.tos" 2>/dev/null || echo 0; fi
+"""
+
+
+def fake_nic(ports: list[str]) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): ``sys/…`` for each port and ``stubs/{mlnx_qos,cma_roce_tos}``."""
+    files: dict[str, tuple[str, int]] = {}
+    for n, port in enumerate(ports):
+        ecn = f"sys/class/net/{port}/ecn"
+        for side in ("roce_np", "roce_rp"):
+            for p in range(8):
+                files[f"{ecn}/{side}/enable/{p}"] = ("0\n", 0o644)
+        files[f"{ecn}/roce_np/cnp_dscp"] = ("0\n", 0o644)
+        files[f"{ecn}/roce_np/cnp_802p_prio"] = ("0\n", 0o644)
+        files[f"sys/class/net/{port}/device/infiniband/mlx5_{n}/.keep"] = ("", 0o644)
+        files[f"sys/class/infiniband/mlx5_{n}/tc/1/traffic_class"] = ("Global tclass=0\n", 0o644)
+    files["stubs/mlnx_qos"] = (MLNX_QOS, 0o755)
+    files["stubs/cma_roce_tos"] = (CMA_ROCE_TOS, 0o755)
+    return files
+
+
+def write_tree(base: Path, files: dict[str, tuple[str, int]]) -> None:
+    """Write ``files`` (relative path → (text, mode)) under ``base``."""
+    for rel, (text, mode) in files.items():
+        path = base / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        path.chmod(mode)
