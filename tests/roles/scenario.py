@@ -97,6 +97,10 @@ def changed(result: NodesRun) -> dict[str, int]:
     return {h.host: h.counts["changed"] for h in result.hosts}
 
 
-def failures(result: NodesRun) -> dict[str, list[tuple[str, str]]] | tuple[str, ...]:
-    """Per-host failures, or ansible-playbook's last output lines when it failed before any host did."""
-    return {h.host: h.failures for h in result.hosts if h.failures} or result.output_tail
+def failures(result: NodesRun) -> dict[str, list[tuple[str, str]]]:
+    return {h.host: h.failures for h in result.hosts if h.failures}
+
+
+def explain(result: NodesRun) -> object:
+    """For assertion messages: per-host failures, or ansible-playbook's last lines when it failed before any host did."""
+    return failures(result) or result.output_tail

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.roles.containers import Container, bookworm_image, booted
-from tests.roles.scenario import changed, converge, failures, host_vars, role_playbook, site
+from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
 from tests.roles.stubs import fake_nic
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
@@ -41,7 +41,7 @@ def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Contain
     ports: list[str] = host_vars(site("onprem-roce"), "gpu001")["gpufabric_roce_ports"]
     play = role_playbook(tmp_path, "rdma_stack", "nic_qos")
     first, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars=NIC_VARS)
-    assert first.ok, failures(first)
+    assert first.ok, explain(first)
     assert changed(first)["gpu001"] > 0
 
     # inbox RDMA stack installed
@@ -77,7 +77,7 @@ def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Contain
 
     # idempotence: nothing changes, nothing is written to a NIC
     second, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars=NIC_VARS)
-    assert second.ok, failures(second)
+    assert second.ok, explain(second)
     assert changed(second) == {"gpu001": 0}
     assert roce_gpu.read(f"{NIC}/stubs/calls.log").splitlines()[: len(calls)] == calls
     assert not [c for c in roce_gpu.read(f"{NIC}/stubs/calls.log").splitlines()[len(calls) :] if re.search(r" (--trust|--pfc|-t )", c)]
