@@ -4,6 +4,7 @@ converge, then a second run that must change nothing, then what is on the node. 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -101,3 +102,62 @@ def test_nic_qos_fails_naming_port_setting_expected_and_actual_when_the_nic_refu
     for port in ports:
         assert f"{port}: pfc expected 0,0,0,1,0,0,0,0, actual 0,0,0,0,0,0,0,0" in message
     assert "trust expected" not in message  # only what really differs is named
+
+
+IB = "/srv/ib"
+
+
+def test_opensm_is_configured_from_the_definition_and_not_started_without_infiniband(tmp_path: Path) -> None:
+    """sm01 of the InfiniBand site: its HCA's GID in a sysfs tree, no InfiniBand MAD interface (none exists here)."""
+    gid = "fe80:0000:0000:0000:0c42:a103:00e1:7f5a"
+    files = {f"{IB}/sys/class/infiniband/mlx5_0/ports/1/gids/0": (gid + "\n", 0o644)}
+    play = [
+        {
+            "name": "port GUIDs",
+            "hosts": "all",
+            "gather_facts": False,
+            "tasks": [{"name": "Read", "ansible.builtin.include_role": {"name": "opensm", "tasks_from": "port_guids"}}],
+        }
+    ]
+    playbook = tmp_path / "play-opensm.yml"
+    playbook.write_text(json.dumps([*play, *json.loads(role_playbook(tmp_path, "opensm").read_text())]))
+    with booted("sm01", tmp_path, files=files) as sm:
+        first, _ = converge(site("onprem-ib"), [sm], playbook, tmp_path, extravars={"opensm_sysfs": f"{IB}/sys"})
+        assert first.ok, explain(first)
+        conf = sm.read("/etc/opensm/opensm.conf").splitlines()
+        wanted = ["sm_priority 15", "guid 0x0c42a10300e17f5a", "routing_engine ftree", "sweep_interval 10"]
+        for line in [*wanted, "partition_config_file /etc/opensm/partitions.conf"]:
+            assert line in conf
+        partitions = sm.read("/etc/opensm/partitions.conf")
+        assert "Default=0x7fff, ipoib, mtu=5 : ALL=limited, SELF=full;" in partitions
+        assert re.search(r"^\w+=0x0002, ipoib, mtu=5 : ", partitions, re.MULTILINE)
+        assert sm.run("systemctl is-enabled opensm.service").stdout.strip() == "enabled"
+        assert sm.run("systemctl is-active opensm.service").stdout.strip() == "inactive"  # no IB port: not started
+        assert "Unrecognized token" not in sm.run("opensm --version").stdout  # the file parses
+        second, _ = converge(site("onprem-ib"), [sm], playbook, tmp_path, extravars={"opensm_sysfs": f"{IB}/sys"})
+        assert second.ok, explain(second)
+        assert changed(second) == {"sm01": 0}  # the ConditionPathExists trap: a naive "started" changes on every run
+
+
+def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Path) -> None:
+    """gpu001 of the RoCE site with a veth per interface: eight compute rails, storage and in-band management."""
+    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    managed = [i for i in interfaces if i["plane"] in ("inband", "storage", "compute") and i["address"]]
+    with booted("gpu001", tmp_path, planes=[i["name"] for i in managed]) as node:
+        play = role_playbook(tmp_path, "network_planes")
+        first, _ = converge(site("onprem-roce"), [node], play, tmp_path)
+        assert first.ok, explain(first)
+        addresses = {a["ifname"]: a for a in json.loads(node.run("ip -j addr show").stdout)}
+        for i in managed:
+            assert addresses[i["name"]]["mtu"] == i["mtu"], i["name"]
+            assert [f"{x['local']}/{x['prefixlen']}" for x in addresses[i["name"]]["addr_info"] if x["family"] == "inet"] == [i["address"]]
+        defaults = json.loads(node.run("ip -j route show default").stdout)
+        inband = next(i for i in managed if i["plane"] == "inband")
+        assert [(r["dev"], r["gateway"]) for r in defaults] == [(inband["name"], "10.102.0.1")]  # never storage or compute
+        compute = json.loads(node.run("ip -j route show 10.100.0.0/16").stdout)
+        rails = sorted((i for i in managed if i["plane"] == "compute"), key=lambda i: i["index"])
+        routes = sorted((r["dev"], r["gateway"], r["metric"]) for r in compute)
+        assert routes == sorted((i["name"], i["peer_address"], 1000 + i["index"]) for i in rails)
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path)
+        assert second.ok, explain(second)
+        assert changed(second) == {"gpu001": 0}
