@@ -24,7 +24,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 STATE = ROOT / ".gpufabric"
-IMAGE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-apt", "iproute2", "procps", "iputils-ping", "udev")
+IMAGE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-apt", "iproute2", "procps", "iputils-ping", "udev", "sudo")
 APT_ARCHIVES = STATE / "apt-archives"  # .debs shared by every container: a second test installs without downloading
 _veth_numbers = itertools.count()
 

@@ -4,17 +4,21 @@ converge, then a second run that must change nothing, then what is on the node. 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
 from tests.roles.stubs import fake_nic
+from tests.roles.test_static import BIN, ENV, ansible
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
 
@@ -161,3 +165,79 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
+
+
+def test_doca_and_the_gpu_driver_in_check_mode_plan_the_exact_repository_packages_and_pins(tmp_path: Path) -> None:
+    """NVIDIA's repositories are unreachable here: check mode must still say exactly what it would do, and do nothing."""
+    kernel = os.uname().release
+    with booted("gpu001", tmp_path, private_network=True) as node:
+        for package in (f"linux-image-{kernel}", f"linux-headers-{kernel}"):  # as on a node: the running kernel is a package
+            built = node.run(
+                f"mkdir -p /tmp/{package}/DEBIAN && printf 'Package: {package}\\nVersion: 1\\nArchitecture: all\\n"
+                f"Maintainer: test <t@example.net>\\nDescription: stands in for the kernel\\n' > /tmp/{package}/DEBIAN/control"
+                f" && dpkg-deb -b /tmp/{package} /tmp/{package}.deb >/dev/null && dpkg -i /tmp/{package}.deb"
+            )
+            assert built.returncode == 0, built.stderr
+        play = role_playbook(tmp_path, "rdma_stack", "gpu_driver")
+        result, events = converge(site("onprem-roce"), [node], play, tmp_path, check=True, extravars={"rdma_stack_source": "doca"})
+        assert result.ok, explain(result)
+        [doca] = events.results("DOCA plan (check mode")
+        assert doca["rdma_stack_doca_plan"] == {
+            "key_url": "https://linux.mellanox.com/public/repo/doca/GPG-KEY-Mellanox.pub",
+            "key": "/etc/apt/keyrings/doca.asc",
+            "repository": "deb [signed-by=/etc/apt/keyrings/doca.asc] https://linux.mellanox.com/public/repo/doca/2.9.1/debian12/x86_64/ ./",
+            "pin": "linux.mellanox.com",
+            "packages": ["doca-ofed"],
+            "hold": [f"linux-image-{kernel}", f"linux-headers-{kernel}"],
+        }
+        [repository] = events.results("DOCA repository, one version")
+        assert repository["changed"]
+        assert repository["repo"].endswith("/2.9.1/debian12/x86_64/ ./")
+        [pin] = events.results("DOCA's packages win")
+        assert 'Pin: origin "linux.mellanox.com"\nPin-Priority: 1001' in pin["diff"][0]["after"]
+        [hold] = events.results("hold the running kernel")
+        assert [r["item"] for r in hold["results"] if r["changed"]] == [f"linux-image-{kernel}", f"linux-headers-{kernel}"]
+        [driver] = events.results("Install | plan (check mode")
+        assert driver["gpu_driver_plan"] == {
+            "keyring": "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/cuda-keyring_1.1-1_all.deb",
+            "pin": "570.*",
+            "packages": ["nvidia-open-570", "nvidia-fabricmanager-570"],  # DGX H100: NVSwitches, so fabric manager
+        }
+        [branch] = events.results("pin the driver branch")
+        assert "Pin: version 570.*\nPin-Priority: 1001" in branch["diff"][0]["after"]
+        for path in ("etc/apt/sources.list.d/doca.list", "etc/apt/preferences.d/gpufabric-doca", "etc/apt/preferences.d/gpufabric-nvidia-driver"):
+            assert not (node.root / path).exists(), f"check mode wrote {path}"
+
+
+@pytest.mark.parametrize(("name", "hosts"), [("onprem-roce", ["gpu001", "stor01", "mgmt01"]), ("onprem-ib", ["dgx01", "stor01", "sm01"])])
+def test_the_site_playbook_in_check_mode_runs_cleanly(name: str, hosts: list[str], tmp_path: Path) -> None:
+    """``ansible-playbook -i inventories/<site>/cluster.yaml playbooks/site.yml --check``, one container per kind of node
+    (private networks: nothing leaves them), and the same through ``python -m fabric nodes --check``."""
+    with contextlib.ExitStack() as stack:
+        nodes = [stack.enter_context(booted(h, tmp_path, private_network=True)) for h in hosts]
+        layer = tmp_path / "containers.yml"
+        layer.write_text(json.dumps({"all": {"hosts": {n.name: n.host_vars for n in nodes}}}))
+        definition = f"inventories/{name}/cluster.yaml"
+        limit = ",".join(hosts)
+        if name == "onprem-roce":
+            done = ansible("ansible-playbook", "-i", definition, "-i", str(layer), "playbooks/site.yml", "--check", "--limit", limit)
+            assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+            recap = done.stdout[done.stdout.index("PLAY RECAP") :]
+        else:
+            done = subprocess.run(
+                [str(BIN / "python"), "-m", "fabric", "nodes", definition, "--check", "-i", str(layer), "--limit", limit],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+                env={**ENV, "COLUMNS": "200"},
+            )
+            assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+            recap = done.stdout
+            assert "3/3 hosts succeeded" in recap
+            assert "Install | packages" in done.stderr  # the progress stream names the tasks as they run
+        for host in hosts:
+            assert re.search(rf"{host}\s.*(failed=0|│\s+\d+\s+│\s+\d+\s+│\s+0\s+│\s+0\s+│)", recap), recap
+        for node in nodes:
+            assert not list((node.root / "etc/systemd/network").glob("20-gpufabric-*")), "check mode wrote a .network file"
