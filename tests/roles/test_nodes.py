@@ -162,6 +162,19 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
         rails = sorted((i for i in managed if i["plane"] == "compute"), key=lambda i: i["index"])
         routes = sorted((r["dev"], r["gateway"], r["metric"]) for r in compute)
         assert routes == sorted((i["name"], i["peer_address"], 1000 + i["index"]) for i in rails)
+        # several interfaces in one plane: each address has its own rule and table, and its traffic leaves through it
+        rules = {r["src"]: r["table"] for r in json.loads(node.run("ip -j rule show").stdout) if r.get("src", "all") != "all"}
+        storage = sorted((i for i in managed if i["plane"] == "storage"), key=lambda i: i["index"])
+        assert rules == {
+            **{i["address"].split("/")[0]: str(100 + i["index"]) for i in rails},
+            **{i["address"].split("/")[0]: str(200 + i["index"]) for i in storage},
+        }
+        for i in [*rails, *storage]:
+            remote = "10.100.9.9" if i["plane"] == "compute" else "10.101.9.9"
+            [route] = json.loads(node.run(f"ip -j route get {remote} from {i['address'].split('/')[0]}").stdout)
+            assert route["dev"] == i["name"]
+        sysctl = node.run("sysctl -n net.ipv4.conf.all.arp_ignore net.ipv4.conf.all.arp_announce net.ipv4.conf.all.rp_filter")
+        assert sysctl.stdout.split() == ["1", "2", "2"]
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
