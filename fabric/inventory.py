@@ -89,10 +89,10 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
         >>> from fabric.plan import plan_cluster
         >>> inv = onprem_inventory(plan_cluster(load_cluster("inventories/onprem-ib/cluster.yaml")))
         >>> sorted(inv["all"]["children"]), inv["all"]["children"]["sm_nodes"]["hosts"]["sm01"]["gpufabric_sm_priority"]
-        (['gpu_nodes', 'group_gpu', 'group_sm', 'group_storage', 'leaf', 'sm_nodes', 'spine', 'storage_nodes'], 15)
+        (['gpu_nodes', 'group_gpu', 'group_sm', 'group_storage', 'leaf', 'login_nodes', 'mgmt_nodes', 'sm_nodes', 'spine', 'storage_nodes'], 15)
     """
     sm = {n.host: n.priority for n in plan.infiniband.subnet_manager.nodes} if plan.infiniband else {}
-    children: dict[str, Any] = {}
+    children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
     for node in plan.nodes:
         host = _node_vars(node, sm.get(node.hostname))
         children.setdefault(ROLE_GROUPS[node.role], {"hosts": {}})["hosts"][node.hostname] = host

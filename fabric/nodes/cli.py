@@ -16,6 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from fabric.errors import Finding, InputError
+from fabric.model.loader import parse_yaml
 from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.validate import validate_file
 
@@ -39,7 +41,14 @@ def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparse
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     """Validate, run the playbook, report; returns the exit code."""
-    validate_file(args.file)  # an invalid definition raises InputError: exit 2 before anything runs
+    validated = validate_file(args.file)  # an invalid definition raises InputError: exit 2 before anything runs
+    if validated.spec.target != "onprem":
+        message = (
+            f"nodes prepares bare-metal nodes, and this cluster's target is {validated.spec.target}. "
+            "Fix: run ansible-playbook -i <the stack's ansible_inventory output, saved as .yml> playbooks/site.yml"
+        )
+        _, source, _ = parse_yaml(Path(validated.file).read_text(encoding="utf-8"), validated.file)
+        raise InputError([source.locate(Finding(("target",), message, file=validated.file))], validated.file)
     options = RunOptions(
         check=args.check,
         diff=args.diff,
@@ -75,23 +84,30 @@ def print_hosts(out: Console, result: NodesRun) -> None:
     for column in ("host", "ok", "changed", "failed", "unreachable", "skipped", "first failure"):
         table.add_column(column, justify="right" if column not in ("host", "first failure") else "left")
     for host in result.hosts:
-        first = f"{host.failures[0][0]}: {host.failures[0][1]}" if host.failures else ""
+        first = f"{host.failures[0][0]}: {host.failures[0][1]}" if host.failures else "" if host.ran else "not run"
         c = host.counts
         style = None if host.ok else "red"
         table.add_row(host.host, *(str(c[k]) for k in ("ok", "changed", "failed", "unreachable", "skipped")), first[:160], style=style)
     out.print(table)
-    bad = [h.host for h in result.hosts if not h.ok]
-    verdict = f"{len(result.hosts) - len(bad)}/{len(result.hosts)} hosts succeeded" + (f"; failed: {', '.join(bad)}" if bad else "")
-    if result.rc != 0 and not bad:
+    failed = [h.host for h in result.hosts if h.ran and not h.ok]
+    not_run = [h.host for h in result.hosts if not h.ran]
+    succeeded = len(result.hosts) - len(failed) - len(not_run)
+    verdict = f"{succeeded}/{len(result.hosts)} hosts succeeded"
+    verdict += f"; failed: {', '.join(failed)}" if failed else ""
+    verdict += f"; not run (the play stopped after a batch failed beyond max_fail_percentage): {', '.join(not_run)}" if not_run else ""
+    if result.rc != 0 and not failed:
         verdict += f"; ansible-playbook exited {result.rc}"
     out.print(verdict, highlight=False)
+    if result.rc != 0 and not failed:
+        out.print("\n".join(f"    {line}" for line in result.output_tail), highlight=False, markup=False)
 
 
 def _as_data(result: NodesRun) -> dict[str, object]:
     return {
         "rc": result.rc,
         "ok": result.ok,
-        "hosts": {h.host: {**h.counts, "failures": [{"task": t, "msg": m} for t, m in h.failures]} for h in result.hosts},
+        "output_tail": list(result.output_tail) if result.rc != 0 else [],
+        "hosts": {h.host: {**h.counts, "ran": h.ran, "failures": [{"task": t, "msg": m} for t, m in h.failures]} for h in result.hosts},
     }
 
 

@@ -7,8 +7,10 @@ host variables, and nothing of a run is kept that the terminal did not show.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import deque
@@ -33,8 +35,13 @@ class HostResult:
     failures: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
 
     @property
+    def ran(self) -> bool:
+        """False for a host the playbook selected but never reached (an earlier batch stopped the run)."""
+        return any(self.counts.values())
+
+    @property
     def ok(self) -> bool:
-        return not (self.counts["failed"] or self.counts["unreachable"])
+        return self.ran and not (self.counts["failed"] or self.counts["unreachable"])
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def run_playbook(
 
     ``progress`` is called for every task start and host result; ``observe`` receives every raw ansible-runner event.
     """
-    hosts: dict[str, HostResult] = {}
+    hosts = {host: HostResult(host) for host in targeted_hosts(definition, options, playbook)}
     tail: deque[str] = deque(maxlen=20)
 
     def on_event(event: Mapping[str, Any]) -> bool:
@@ -119,7 +126,31 @@ def run_playbook(
         rc = result.rc if result.rc is not None else 1
     finally:
         shutil.rmtree(private, ignore_errors=True)
-    return NodesRun(rc, tuple(hosts.values()), tuple(tail))
+    return NodesRun(rc, tuple(sorted(hosts.values(), key=lambda h: h.host)), tuple(tail))
+
+
+def targeted_hosts(definition: Path, options: RunOptions, playbook: str = SITE) -> tuple[str, ...]:
+    """The hosts the playbook's plays select with these options (``ansible-playbook --list-hosts``); empty if it fails."""
+    command = [str(Path(sys.executable).parent / "ansible-playbook"), playbook, "--list-hosts"]
+    for inventory in (definition, *options.extra_inventories):
+        command += ["-i", str(inventory.resolve())]
+    for flag, value in (("--limit", options.limit), ("--tags", options.tags), ("--skip-tags", options.skip_tags)):
+        if value:
+            command += [flag, value]
+    if options.extravars:
+        command += ["-e", json.dumps(dict(options.extravars))]
+    environment = {**os.environ, **_environment()}
+    done = subprocess.run(command, cwd=PROJECT, env=environment, capture_output=True, text=True, timeout=300, check=False)  # noqa: S603 - argv, no shell
+    hosts: dict[str, None] = {}
+    listing = False
+    for line in done.stdout.splitlines() if done.returncode == 0 else ():
+        if line.strip().startswith("hosts ("):
+            listing = True
+        elif listing and line.startswith("      ") and line.strip():
+            hosts[line.strip()] = None
+        else:
+            listing = False
+    return tuple(hosts)
 
 
 def _environment() -> dict[str, str]:
