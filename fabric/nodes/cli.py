@@ -22,6 +22,7 @@ from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.validate import validate_file
 
 EXIT_OK, EXIT_FAILED = 0, 1
+PLAYBOOKS = {"site": "playbooks/site.yml", "check": "playbooks/check.yml"}
 HELP = "prepare bare-metal nodes: playbooks/site.yml through ansible-runner, with the definition as inventory"
 
 
@@ -29,6 +30,9 @@ def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparse
     """Register ``nodes``."""
     cmd = sub.add_parser("nodes", help=HELP, description=HELP)
     cmd.add_argument("file", type=Path, help="the cluster definition (target: onprem)")
+    cmd.add_argument(
+        "--playbook", choices=sorted(PLAYBOOKS), default="site", help="site: prepare the nodes (default); check: read-only fabric checks"
+    )
     cmd.add_argument("--check", action="store_true", help="dry run: report what would change, change nothing")
     cmd.add_argument("--diff", action="store_true", help="show file and package differences")
     cmd.add_argument("--limit", help="hosts or groups, as ansible-playbook --limit (e.g. gpu_nodes[0:7], stor01)")
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
             colour = {"changed": "yellow", "failed": "red", "unreachable": "red"}[outcome]
             err.print(f"{stamp}   {host:<16} [{colour}]{outcome}[/]", highlight=False)
 
-    result = run_playbook(args.file, options, progress)
+    result = run_playbook(args.file, options, progress, playbook=PLAYBOOKS[args.playbook])
     if args.json:
         out.print_json(json.dumps(_as_data(result)))
     else:

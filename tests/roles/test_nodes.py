@@ -254,3 +254,83 @@ def test_the_site_playbook_in_check_mode_runs_cleanly(name: str, hosts: list[str
             assert re.search(rf"{host}\s.*(failed=0|│\s+\d+\s+│\s+\d+\s+│\s+0\s+│\s+0\s+│)", recap), recap
         for node in nodes:
             assert not list((node.root / "etc/systemd/network").glob("20-gpufabric-*")), "check mode wrote a .network file"
+
+
+@pytest.fixture
+def switch() -> Iterator[str]:
+    """A network namespace with a bridge: the storage and in-band switch of the two-node scenario (removed after)."""
+    name = f"gf-sw-{os.getpid()}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "-n", name, "link", "add", "br0", "mtu", "9000", "type", "bridge"], check=True)
+        subprocess.run(["ip", "-n", name, "link", "set", "br0", "up"], check=True)
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=False)
+
+
+def plug(switch: str, host_end: str, mtu: int) -> None:
+    """Move a container's host-side veth into the switch namespace as a bridge port of ``mtu``."""
+    subprocess.run(["ip", "link", "set", host_end, "netns", switch], check=True)
+    subprocess.run(["ip", "-n", switch, "link", "set", host_end, "mtu", str(mtu), "master", "br0", "up"], check=True)
+
+
+def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_path_that_does_not(tmp_path: Path, switch: str) -> None:
+    """Two GPU nodes on one storage/in-band switch: planes configured, strict checks pass with 8972-byte DF pings;
+    then one switch port at MTU 1500 (the classic mismatch) fails both nodes, naming interface, peer and MTU."""
+    definition = site("onprem-roce")
+    checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"]}
+    with contextlib.ExitStack() as stack:
+        nodes = []
+        for host in ("gpu001", "gpu002"):
+            managed = [i for i in host_vars(definition, host)["gpufabric_interfaces"] if i["address"] and i["plane"] != "oob"]
+            node = stack.enter_context(booted(host, tmp_path, planes=[i["name"] for i in managed]))
+            for i in managed:
+                if i["plane"] in ("storage", "inband"):
+                    plug(switch, node.links[i["name"]], i["mtu"])
+            nodes.append(node)
+        result, events = converge(definition, nodes, role_playbook(tmp_path, "network_planes", "fabric_check"), tmp_path, extravars=checks)
+        assert result.ok, explain(result)
+        pings = [r for res in events.results("jumbo ping") for r in res.get("results", [])]
+        ports = (("enp170s0f0np0", 9000), ("enp41s0f0np0", 9000), ("enp170s0f1np1", 1500))  # storage x2, in-band
+        assert sorted((r["item"]["interface"], r["item"]["peer"], r["item"]["mtu"], r["rc"]) for r in pings) == sorted(
+            [(n, peer, mtu, 0) for peer in ("gpu001", "gpu002") for n, mtu in ports]
+        )
+        for ping in pings:  # DF set, the payload filling the MTU
+            assert ping["cmd"][:8] == ["ping", "-c", "2", "-W", "2", "-M", "do", "-s"], ping["cmd"]
+            assert ping["cmd"][8] == str(ping["item"]["mtu"] - 28)
+
+        storage0 = next(i for i in host_vars(definition, "gpu002")["gpufabric_interfaces"] if i["name"] == "enp170s0f0np0")
+        subprocess.run(["ip", "-n", switch, "link", "set", nodes[1].links["enp170s0f0np0"], "mtu", "1500"], check=True)
+        layer = tmp_path / "containers.yml"
+        done = subprocess.run(
+            [
+                str(BIN / "python"),
+                "-m",
+                "fabric",
+                "nodes",
+                str(definition),
+                "--playbook",
+                "check",
+                "-i",
+                str(layer),
+                "--limit",
+                "gpu001,gpu002",
+                "-e",
+                "fabric_check_ping_planes=storage",
+                "--json",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env=ENV,
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        report = json.loads(done.stdout)["hosts"]
+        [(task, message)] = [(f["task"], f["msg"]) for f in report["gpu001"]["failures"]]
+        assert task.startswith("Verify | every InfiniBand port is Active and every path carries full-size frames")
+        assert f"enp170s0f0np0 (storage) → gpu002 {storage0['address'].split('/')[0]}: 8972-byte DF ping failed at MTU 9000" in message
+        assert "enp41s0f0np0" not in message  # the other storage port's path is fine
+        assert report["gpu002"]["failed"] == 1  # and the same path seen from the other side
