@@ -53,8 +53,8 @@ def test_an_invalid_definition_fails_the_inventory_with_the_report(tmp_path: Pat
 
 
 @pytest.mark.parametrize("site", ["onprem-roce", "onprem-ib"])
-def test_site_playbook_syntax(site: str) -> None:
-    done = ansible("ansible-playbook", "-i", f"inventories/{site}/cluster.yaml", "playbooks/site.yml", "--syntax-check")
+def test_playbook_syntax(site: str) -> None:
+    done = ansible("ansible-playbook", "-i", f"inventories/{site}/cluster.yaml", "playbooks/site.yml", "playbooks/check.yml", "--syntax-check")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
