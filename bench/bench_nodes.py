@@ -76,7 +76,8 @@ def containers(counts: list[int]) -> None:
             boot = time.perf_counter() - start
             layer = work / "containers.yml"
             layer.write_text(json.dumps({"all": {"hosts": {c.name: c.host_vars for c in nodes}}}), encoding="utf-8")
-            stubs = {"nic_qos_sysfs": "/srv/nic/sys", "nic_qos_mlnx_qos": "/srv/nic/stubs/mlnx_qos", "nic_qos_cma_roce_tos": "/srv/nic/stubs/cma_roce_tos"}
+            stubs = {"nic_qos_sysfs": "/srv/nic/sys", "nic_qos_mlnx_qos": "/srv/nic/stubs/mlnx_qos"}
+            stubs["nic_qos_cma_roce_tos"] = "/srv/nic/stubs/cma_roce_tos"
             options = RunOptions(limit=",".join(c.name for c in nodes), extra_inventories=(layer,), extravars=stubs)
             play = str(role_playbook(work, "network_planes", "nic_qos"))
             runs = []
