@@ -56,6 +56,7 @@ def converge(
     workdir: Path,
     *,
     check: bool = False,
+    skip_tags: str | None = None,
     extravars: Mapping[str, object] | None = None,
 ) -> tuple[NodesRun, Events]:
     """Run ``playbook`` against ``containers`` only: their connection vars layered over the definition, --limit to them."""
@@ -66,6 +67,7 @@ def converge(
         check=check,
         diff=True,
         limit=",".join(c.name for c in containers),
+        skip_tags=skip_tags,
         extra_inventories=(layer,),
         extravars=dict(extravars or {}),
     )

@@ -66,3 +66,38 @@ def write_tree(base: Path, files: dict[str, tuple[str, int]]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         path.chmod(mode)
+
+
+NVIDIA_SMI = r"""#!/bin/sh
+# stub nvidia-smi: logs argv, answers --query-gpu with the CSV lines in its directory's gpus.csv
+d=$(dirname "$0")
+echo "nvidia-smi $*" >> "$d/calls.log"
+cat "$d/gpus.csv"
+"""
+
+SERVICE = """[Unit]
+Description=stand-in for {name} (the NVIDIA package's unit)
+
+[Service]
+ExecStart=/bin/sleep infinity
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+UNITS = ("nvidia-persistenced.service", "nvidia-fabricmanager.service")
+
+
+def fake_gpus(driver: str, count: int) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): a stub nvidia-smi reporting ``count`` GPUs on ``driver`` with persistence on,
+    a sysfs tree where nvidia-peermem is loaded, and stand-ins for the driver packages' systemd units."""
+    return {
+        "srv/gpu/nvidia-smi": (NVIDIA_SMI, 0o755),
+        "srv/gpu/gpus.csv": ("".join(f"{i}, {driver}, Enabled\n" for i in range(count)), 0o644),
+        "srv/gpu/sys/module/nvidia_peermem/refcnt": ("0\n", 0o644),
+        **{
+            f"lib/systemd/system/{unit}": (SERVICE.format(name=unit), 0o644)
+            for unit in ("nvidia-persistenced.service", "nvidia-fabricmanager.service")
+        },
+    }

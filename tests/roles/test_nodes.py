@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_nic
+from tests.roles.stubs import fake_gpus, fake_nic
 from tests.roles.test_static import BIN, ENV, ansible
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
@@ -334,3 +334,31 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
         assert f"enp170s0f0np0 (storage) → gpu002 {storage0['address'].split('/')[0]}: 8972-byte DF ping failed at MTU 9000" in message
         assert "enp41s0f0np0" not in message  # the other storage port's path is fine
         assert report["gpu002"]["failed"] == 1  # and the same path seen from the other side
+
+
+GPU_VARS = {"gpu_driver_nvidia_smi": "/srv/gpu/nvidia-smi", "gpu_driver_sysfs": "/srv/gpu/sys"}
+
+
+def test_gpu_driver_configures_peermem_and_services_and_checks_every_gpu(tmp_path: Path) -> None:
+    """The driver packages stand in (their units, a stub nvidia-smi, a sysfs with nvidia-peermem loaded): configure
+    and verify run for real; a GPU off the bus and one on another driver branch fail the host, each named."""
+    with booted("gpu001", tmp_path, files=fake_gpus("570.124.06", 8)) as node:
+        play = role_playbook(tmp_path, "gpu_driver")
+        first, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        assert first.ok, explain(first)
+        assert node.read("/etc/modules-load.d/nvidia-peermem.conf").splitlines()[-1] == "nvidia-peermem"
+        for unit in ("nvidia-persistenced.service", "nvidia-fabricmanager.service"):  # DGX H100: NVSwitches, so fabric manager
+            assert node.run(f"systemctl is-enabled {unit}; systemctl is-active {unit}").stdout.split() == ["enabled", "active"]
+        assert node.read("/srv/gpu/calls.log") == "nvidia-smi --query-gpu=index,driver_version,persistence_mode --format=csv,noheader\n"
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        assert second.ok, explain(second)
+        assert changed(second) == {"gpu001": 0}
+
+        lines = node.read("/srv/gpu/gpus.csv").splitlines()
+        lines[5] = "5, 560.35.03, Enabled"
+        (node.root / "srv/gpu/gpus.csv").write_text("\n".join(lines[:7]) + "\n")  # GPU 7 fell off the bus
+        broken, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        [(task, message)] = failures(broken)["gpu001"]
+        assert task == "Verify | the GPUs, the driver and nvidia-peermem are as planned"
+        assert "GPU 5: driver 560.35.03, persistence Enabled (expected branch 570, Enabled)" in message
+        assert "nvidia-smi sees 7 GPU(s), the node has 8" in message
