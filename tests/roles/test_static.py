@@ -121,3 +121,22 @@ def test_nic_qos_names_the_port_setting_expected_and_actual_on_a_mismatch(tmp_pa
         "enp24s0np0: pfc expected 0,0,0,1,0,0,0,0, actual 0,0,0,0,1,0,0,0",
         "enp24s0np0: ecn roce_np priority 3 expected 1, actual 0",
     ]
+
+
+def test_a_cloud_stacks_inventory_output_drives_the_same_playbooks(tmp_path: Path) -> None:
+    """The GCP stack's ``ansible_inventory`` output (Pulumi mocks), saved as .yml, is read by Ansible with the same
+    groups the playbooks target."""
+    from tests.cloud.conftest import example_plan
+    from tests.cloud.test_gcp import build
+
+    captured: list[str] = []
+    build(example_plan("gcp-a3ultra"), captured)
+    (text,) = captured
+    inventory = tmp_path / "inventory.yml"
+    inventory.write_text(text)
+    graph = ansible("ansible-inventory", "-i", str(inventory), "--graph", "gpu_nodes")
+    assert graph.returncode == 0, graph.stderr
+    assert [line.strip(" |-") for line in graph.stdout.splitlines()[1:]] == ["a3u-01", "a3u-02", "a3u-03", "a3u-04"]
+    hosts = ansible("ansible-playbook", "-i", str(inventory), "playbooks/check.yml", "--list-hosts")
+    assert hosts.returncode == 0, hosts.stderr
+    assert "hosts (4):" in hosts.stdout
