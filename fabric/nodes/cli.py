@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
 from rich.console import Console
 from rich.table import Table
 
@@ -39,7 +40,8 @@ def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparse
     cmd.add_argument("--tags", help="only these tags (e.g. nic_qos_verify,network_planes_verify)")
     cmd.add_argument("--skip-tags", help="skip these tags")
     cmd.add_argument("-i", "--inventory", action="append", type=Path, default=[], help="extra inventory layered on the definition")
-    cmd.add_argument("-e", "--extra-vars", action="append", type=_key_value, default=[], metavar="KEY=VALUE", help="extra variable (repeatable)")
+    extra = "extra variable, VALUE read as YAML (repeatable): -e fabric_check_ping_planes=[storage]"
+    cmd.add_argument("-e", "--extra-vars", action="append", type=_key_value, default=[], metavar="KEY=VALUE", help=extra)
     cmd.add_argument("--json", action="store_true", help="per-host results as JSON on stdout")
 
 
@@ -116,7 +118,12 @@ def _as_data(result: NodesRun) -> dict[str, object]:
 
 
 def _key_value(item: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as YAML: ``n=5`` is a number, ``planes=[storage]`` a list, ``x=on`` a string."""
     key, sep, value = item.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--extra-vars {item!r}: expected KEY=VALUE")
-    return key, value
+    try:
+        parsed: object = yaml.safe_load(value) if value else ""
+    except yaml.YAMLError:
+        raise argparse.ArgumentTypeError(f"--extra-vars {item!r}: VALUE is not valid YAML") from None
+    return key, parsed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -89,8 +90,47 @@ def inactive_ports(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def roce_gids(lines: Sequence[str], interfaces: Sequence[Mapping[str, Any]], planes: Sequence[str]) -> dict[str, Any]:
+    """Which GID index carries each RoCE port's IPv4 address as a RoCE v2 GID (what NCCL_IB_GID_INDEX must name), and a
+    line per port without one. ``lines`` are ``<hca> <index> <gid> <type>`` as read from sysfs.
+
+    Example:
+        >>> port = {"name": "p0", "plane": "compute", "address": "10.100.0.1/31", "link_layer": "ethernet", "hca": "mlx5_0"}
+        >>> table = ["mlx5_0 2 0000:0000:0000:0000:0000:ffff:0a64:0001 IB/RoCE v1",
+        ...          "mlx5_0 3 0000:0000:0000:0000:0000:ffff:0a64:0001 RoCE v2"]
+        >>> roce_gids(table, [port], ["compute"])
+        {'index': {'p0': 3}, 'problems': []}
+        >>> roce_gids(table[:1], [port], ["compute"])["problems"]
+        ['p0 (mlx5_0): no RoCE v2 GID for 10.100.0.1 (only IB/RoCE v1 at index 2)']
+    """
+    table: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for line in lines:
+        fields = line.split(maxsplit=3)
+        if len(fields) == 4:
+            table.setdefault((fields[0], fields[2]), []).append((int(fields[1]), fields[3].strip()))
+    index: dict[str, int] = {}
+    problems: list[str] = []
+    for port in interfaces:
+        if port["plane"] not in planes or port.get("link_layer") != "ethernet" or not port.get("hca") or not port.get("address"):
+            continue
+        address = port["address"].split("/")[0]
+        entries = table.get((port["hca"], ipaddress.IPv6Address(f"::ffff:{address}").exploded), [])
+        v2 = [n for n, kind in entries if kind == "RoCE v2"]
+        if v2:
+            index[port["name"]] = min(v2)
+            continue
+        found = ", ".join(f"{kind} at index {n}" for n, kind in entries)
+        problems.append(f"{port['name']} ({port['hca']}): no RoCE v2 GID for {address}" + (f" (only {found})" if found else ""))
+    return {"index": index, "problems": problems}
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
     def filters(self) -> dict[str, Any]:
-        return {"gpufabric_ping_targets": ping_targets, "gpufabric_failed_pings": failed_pings, "gpufabric_inactive_ports": inactive_ports}
+        return {
+            "gpufabric_ping_targets": ping_targets,
+            "gpufabric_failed_pings": failed_pings,
+            "gpufabric_inactive_ports": inactive_ports,
+            "gpufabric_roce_gids": roce_gids,
+        }

@@ -60,15 +60,17 @@ class InventoryModule(BaseInventoryPlugin):
         self._populate(onprem_inventory(plan)["all"])
 
     def _populate(self, top: dict[str, Any]) -> None:
+        inventory = self.inventory
+        assert inventory is not None, "parse() sets the inventory before populating it"
         for key, value in top["vars"].items():
-            self.inventory.set_variable("all", key, value)
+            inventory.set_variable("all", key, value)
         for group, body in top["children"].items():
-            self.inventory.add_group(group)
+            inventory.add_group(group)
             for host, host_vars in body["hosts"].items():
-                self.inventory.add_host(host, group=group)
+                inventory.add_host(host, group=group)
                 for key, value in (host_vars or {}).items():
-                    self.inventory.set_variable(host, key, value)
-        self.inventory.add_group("fabric")
+                    inventory.set_variable(host, key, value)
+        inventory.add_group("fabric")
         for tier in ("leaf", "spine", "core"):
-            if tier in self.inventory.groups:
-                self.inventory.add_child("fabric", tier)
+            if tier in inventory.groups:
+                inventory.add_child("fabric", tier)

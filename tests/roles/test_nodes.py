@@ -5,6 +5,7 @@ converge, then a second run that must change nothing, then what is on the node. 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
@@ -59,7 +60,8 @@ def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Contain
     for line in [*contract, f'PORTS="{" ".join(ports)}"']:
         assert line in env.splitlines()
     assert roce_gpu.run("systemctl is-enabled gpufabric-nic-qos.service").stdout.strip() == "enabled"
-    assert "mlx5_core" in roce_gpu.read("/etc/udev/rules.d/90-gpufabric-nic-qos.rules")
+    rule = roce_gpu.read("/etc/udev/rules.d/90-gpufabric-nic-qos.rules")
+    assert 'DRIVERS=="mlx5_core", RUN+="/bin/systemctl --no-block restart gpufabric-nic-qos.service"' in rule
 
     # exactly what reached each NIC
     calls = roce_gpu.read(f"{NIC}/stubs/calls.log").splitlines()
@@ -106,6 +108,9 @@ def test_nic_qos_fails_naming_port_setting_expected_and_actual_when_the_nic_refu
     for port in ports:
         assert f"{port}: pfc expected 0,0,0,1,0,0,0,0, actual 0,0,0,0,0,0,0,0" in message
     assert "trust expected" not in message  # only what really differs is named
+    # at boot the unit reads the NIC back too: a NIC that does not take the contract leaves the unit failed
+    assert roce_gpu.run("systemctl restart gpufabric-nic-qos.service").returncode != 0
+    assert roce_gpu.run("systemctl is-failed gpufabric-nic-qos.service").stdout.strip() == "failed"
 
 
 IB = "/srv/ib"
@@ -279,7 +284,7 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
     """Two GPU nodes on one storage/in-band switch: planes configured, strict checks pass with 8972-byte DF pings;
     then one switch port at MTU 1500 (the classic mismatch) fails both nodes, naming interface, peer and MTU."""
     definition = site("onprem-roce")
-    checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"]}
+    checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"], "fabric_check_gid_planes": []}
     with contextlib.ExitStack() as stack:
         nodes = []
         for host in ("gpu001", "gpu002"):
@@ -317,7 +322,9 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
                 "--limit",
                 "gpu001,gpu002",
                 "-e",
-                "fabric_check_ping_planes=storage",
+                "fabric_check_ping_planes=[storage]",
+                "-e",
+                "fabric_check_gid_planes=[]",
                 "--json",
             ],
             cwd=ROOT,
@@ -330,7 +337,7 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
         assert done.returncode == 1, done.stdout + done.stderr
         report = json.loads(done.stdout)["hosts"]
         [(task, message)] = [(f["task"], f["msg"]) for f in report["gpu001"]["failures"]]
-        assert task.startswith("Verify | every InfiniBand port is Active and every path carries full-size frames")
+        assert task.startswith("Verify | every IB port Active, every RoCE port with its RoCE v2 GID, every path carrying full-size frames")
         assert f"enp170s0f0np0 (storage) → gpu002 {storage0['address'].split('/')[0]}: 8972-byte DF ping failed at MTU 9000" in message
         assert "enp41s0f0np0" not in message  # the other storage port's path is fine
         assert report["gpu002"]["failed"] == 1  # and the same path seen from the other side
@@ -362,3 +369,35 @@ def test_gpu_driver_configures_peermem_and_services_and_checks_every_gpu(tmp_pat
         assert task == "Verify | the GPUs, the driver and nvidia-peermem are as planned"
         assert "GPU 5: driver 560.35.03, persistence Enabled (expected branch 570, Enabled)" in message
         assert "nvidia-smi sees 7 GPU(s), the node has 8" in message
+
+
+def roce_gid_tree(interfaces: list[dict[str, object]], broken: str | None = None) -> dict[str, tuple[str, int]]:
+    """sysfs GID tables as a ConnectX port has them: link-local GIDs at 0/1, the IPv4-mapped address at 2 (RoCE v1) and
+    3 (RoCE v2). ``broken``: that port has only the RoCE v1 entry (RoCE v2 off, a classic NCCL_IB_GID_INDEX trap)."""
+    files: dict[str, tuple[str, int]] = {}
+    for i in interfaces:
+        if i["link_layer"] != "ethernet" or not i["hca"] or i["plane"] not in ("compute", "storage"):
+            continue
+        mapped = ipaddress.IPv6Address(f"::ffff:{str(i['address']).split('/')[0]}").exploded
+        port = f"{IB}/sys/class/infiniband/{i['hca']}/ports/1"
+        entries = [("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", "IB/RoCE v1"), ("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", "RoCE v2")]
+        entries += [(mapped, "IB/RoCE v1")] + ([] if i["name"] == broken else [(mapped, "RoCE v2")])
+        for n, (gid, kind) in enumerate(entries):
+            files[f"{port}/gids/{n}"] = (gid + "\n", 0o444)
+            files[f"{port}/gid_attrs/types/{n}"] = (kind + "\n", 0o444)
+    return files
+
+
+def test_fabric_check_reports_the_roce_v2_gid_index_of_every_port_and_names_a_port_without_one(tmp_path: Path) -> None:
+    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys"}
+    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(interfaces)) as node:
+        result, events = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
+        assert result.ok, explain(result)
+        [summary] = events.results("Verify | summary")
+        roce = [i["name"] for i in interfaces if i["hca"] and i["plane"] in ("compute", "storage")]
+        assert summary["msg"]["roce_gid_index"] == dict.fromkeys(roce, 3)
+    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(interfaces, broken="enp79s0np0")) as node:
+        result, _ = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
+        [(_, message)] = failures(result)["gpu001"]
+        assert "enp79s0np0 (mlx5_4): no RoCE v2 GID for 10.100.0.5 (only IB/RoCE v1 at index 2)" in message
