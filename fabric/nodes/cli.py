@@ -1,8 +1,9 @@
 """``python -m fabric nodes FILE``: prepare the bare-metal nodes of a definition with ``playbooks/site.yml``.
 
-The definition is validated first (exit 2 with the report, nothing run). Then ansible-runner runs the playbook with
-the definition as inventory; every task and host result is shown as it happens (stderr), and a per-host table closes
-the run (stdout). Exit 0 when every host succeeded, 1 when any host failed or was unreachable.
+The definition is validated first (exit 2 with the report, nothing run; also for a cloud definition or a missing
+``-i`` inventory). Then ansible-runner runs the playbook with the definition as inventory; every task and host result
+is shown as it happens (stderr), and a per-host table closes the run (stdout). Exit 0 when every selected host
+succeeded, 1 when any failed, was unreachable or was never run.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from fabric.model.loader import parse_yaml
 from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.validate import validate_file
 
-EXIT_OK, EXIT_FAILED = 0, 1
+EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLAYBOOKS = {"site": "playbooks/site.yml", "check": "playbooks/check.yml"}
 HELP = "prepare bare-metal nodes: playbooks/site.yml through ansible-runner, with the definition as inventory"
 
@@ -55,6 +56,10 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         _, source, _ = parse_yaml(Path(validated.file).read_text(encoding="utf-8"), validated.file)
         raise InputError([source.locate(Finding(("target",), message, file=validated.file))], validated.file)
+    missing = [str(p) for p in args.inventory if not p.exists()]
+    if missing:
+        err.print(f"[bold red]nodes refused:[/] no such inventory: {', '.join(missing)}", highlight=False)
+        return EXIT_INVALID
     options = RunOptions(
         check=args.check,
         diff=args.diff,

@@ -59,7 +59,7 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class NodesRun:
-    """The outcome of a run: ansible-playbook's exit code and the per-host results, in inventory order of first event."""
+    """The outcome of a run: ansible-playbook's exit code and the results of every host the plays selected, by name."""
 
     rc: int
     hosts: tuple[HostResult, ...]

@@ -35,6 +35,12 @@ def test_an_invalid_definition_exits_2_with_the_report_and_runs_nothing(tmp_path
     assert not done.stdout
 
 
+def test_a_missing_extra_inventory_is_refused_before_anything_runs() -> None:
+    done = nodes("inventories/onprem-roce/cluster.yaml", "-i", "no/such/containers.yml")
+    assert done.returncode == 2
+    assert "no such inventory: no/such/containers.yml" in done.stderr
+
+
 def test_a_cloud_definition_is_refused_with_the_way_to_run_it() -> None:
     done = nodes("inventories/aws-p5/cluster.yaml")
     assert done.returncode == 2
