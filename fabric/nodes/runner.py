@@ -101,6 +101,8 @@ def run_playbook(
                 outcome = "ignored"
             host = hosts.setdefault(str(data["host"]), HostResult(str(data["host"])))
             host.counts[outcome] += 1
+            if outcome == "changed":
+                host.counts["ok"] += 1  # as in Ansible's recap: ok counts every task that succeeded, changed or not
             if outcome in ("failed", "unreachable"):
                 host.failures.append((str(data.get("task", "")), _message(data.get("res", {}))))
             progress(host.host, str(data.get("task", "")), outcome)
