@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jinja2
 import pytest
+import yaml
 
 from tests.conftest import ROOT
 from tests.roles.stubs import fake_nic, write_tree
@@ -140,3 +141,12 @@ def test_a_cloud_stacks_inventory_output_drives_the_same_playbooks(tmp_path: Pat
     hosts = ansible("ansible-playbook", "-i", str(inventory), "playbooks/check.yml", "--list-hosts")
     assert hosts.returncode == 0, hosts.stderr
     assert "hosts (4):" in hosts.stdout
+
+
+@pytest.mark.parametrize("role", sorted(p.name for p in (ROOT / "roles").iterdir()))
+def test_every_role_variable_is_documented_in_its_argument_spec(role: str) -> None:
+    """defaults/ is the role's API: every variable there is in meta/argument_specs.yml and nothing else is."""
+    defaults = yaml.safe_load((ROOT / "roles" / role / "defaults" / "main.yml").read_text()) or {}
+    spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
+    assert sorted(defaults) == sorted(spec)
+    assert all(option.get("description") for option in spec.values())
