@@ -124,6 +124,88 @@ def roce_gids(lines: Sequence[str], interfaces: Sequence[Mapping[str, Any]], pla
     return {"index": index, "problems": problems}
 
 
+def bandwidth_runs(
+    interfaces: Sequence[Mapping[str, Any]],
+    hosts: Sequence[str],
+    me: str,
+    *,
+    gid_index: Mapping[str, int],
+    port: int = 18515,
+) -> list[dict[str, Any]]:
+    """This host's side of the pairwise ``ib_write_bw`` runs: hosts in sorted order pair up (1st with 2nd, 3rd with
+    4th, …; an odd one out has no partner), the first of a pair serves and the second connects. One run per compute
+    port with an HCA, each on its own TCP port; a RoCE port needs its RoCE v2 GID index (``-x``) and is left out
+    without one (the GID check names it).
+
+    Example:
+        >>> rail = lambda n, hca, ll: {"name": n, "plane": "compute", "index": int(n[-1]), "hca": hca, "link_layer": ll}
+        >>> ports = [rail("p0", "mlx5_0", "ethernet"), rail("p1", "mlx5_3", "ethernet")]
+        >>> [(r["role"], r["peer"], r["args"]) for r in bandwidth_runs(ports, ["b", "a", "c"], "b", gid_index={"p0": 3})]
+        [('client', 'a', ['-d', 'mlx5_0', '-p', '18515', '-x', '3'])]
+        >>> bandwidth_runs(ports, ["b", "a", "c"], "c", gid_index={"p0": 3})
+        []
+    """
+    ring = sorted(hosts)
+    position = ring.index(me) if me in ring else len(ring)
+    partner = position + 1 if position % 2 == 0 else position - 1
+    if partner >= len(ring):
+        return []
+    runs: list[dict[str, Any]] = []
+    for interface in interfaces:
+        if interface["plane"] != "compute" or not interface.get("hca"):
+            continue
+        args = ["-d", str(interface["hca"]), "-p", str(port + int(interface["index"]))]
+        if interface.get("link_layer") == "ethernet":
+            if interface["name"] not in gid_index:
+                continue
+            args += ["-x", str(gid_index[interface["name"]])]
+        role = "server" if position % 2 == 0 else "client"
+        runs.append({"role": role, "peer": ring[partner], "interface": interface["name"], "hca": interface["hca"], "args": args})
+    return runs
+
+
+def bandwidth_report(results: Sequence[Mapping[str, Any]], min_gbps: float) -> dict[str, Any]:
+    """Average Gb/s per port from ``ib_write_bw --report_gbits`` client runs, and a line per run that failed or fell
+    below ``min_gbps`` (0: report only).
+
+    Example:
+        >>> out = "#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]\\n 65536 745123 0.00 390.63 0.745\\n"
+        >>> item = {"interface": "p0", "hca": "mlx5_0", "peer": "a"}
+        >>> bandwidth_report([{"item": item, "rc": 0, "stdout": out}], 350)
+        {'gbps': {'p0': 390.63}, 'problems': []}
+        >>> bandwidth_report([{"item": item, "rc": 0, "stdout": out}], 395)["problems"]
+        ['p0 (mlx5_0) → a: 390.63 Gb/s, below 395']
+    """
+    gbps: dict[str, float] = {}
+    problems: list[str] = []
+    for result in results:
+        if "rc" not in result:
+            continue
+        item = result["item"]
+        where = f"{item['interface']} ({item['hca']}) → {item['peer']}"
+        rate = _average_gbps(str(result.get("stdout", "")))
+        if result["rc"] != 0 or rate is None:
+            said = [line for line in f"{result.get('stdout', '')}\n{result.get('stderr', '')}".splitlines() if line.strip()]
+            problems.append(f"{where}: ib_write_bw failed ({said[-1].strip() if said else result.get('msg', 'no output')})")
+            continue
+        gbps[item["interface"]] = rate
+        if min_gbps and rate < min_gbps:
+            problems.append(f"{where}: {rate:g} Gb/s, below {min_gbps:g}")
+    return {"gbps": gbps, "problems": problems}
+
+
+def _average_gbps(output: str) -> float | None:
+    lines = output.splitlines()
+    for n, line in enumerate(lines):
+        if "BW average[Gb/sec]" in line:
+            column = line.replace("BW peak", "BW_peak").replace("BW average", "BW_average").split().index("BW_average[Gb/sec]")
+            for row in lines[n + 1 :]:
+                fields = row.split()
+                if len(fields) > column and fields[0].isdigit():
+                    return float(fields[column])
+    return None
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
@@ -133,4 +215,6 @@ class FilterModule:
             "gpufabric_failed_pings": failed_pings,
             "gpufabric_inactive_ports": inactive_ports,
             "gpufabric_roce_gids": roce_gids,
+            "gpufabric_bandwidth_runs": bandwidth_runs,
+            "gpufabric_bandwidth_report": bandwidth_report,
         }

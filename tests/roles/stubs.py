@@ -101,3 +101,25 @@ def fake_gpus(driver: str, count: int) -> dict[str, tuple[str, int]]:
             for unit in ("nvidia-persistenced.service", "nvidia-fabricmanager.service")
         },
     }
+
+
+IB_WRITE_BW = r"""#!/bin/sh
+# stub ib_write_bw: logs argv; as a client (last argument an address) prints perftest's --report_gbits table with
+# the average from bw.gbps in its directory; as a server it waits a moment, as the real one waits for its client
+d=$(dirname "$0")
+echo "ib_write_bw $*" >> "$d/calls.log"
+for last; do :; done
+case "$last" in
+[0-9]*.[0-9]*.[0-9]*.[0-9]*)
+    echo "---------------------------------------------------------------------------------------"
+    echo " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]"
+    echo " 65536      745123           0.00               $(cat "$d/bw.gbps")               0.745123"
+    echo "---------------------------------------------------------------------------------------" ;;
+*) sleep 1 ;;
+esac
+"""
+
+
+def fake_perftest(gbps: str) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): a stub ib_write_bw whose clients report ``gbps`` on average."""
+    return {"srv/perf/ib_write_bw": (IB_WRITE_BW, 0o755), "srv/perf/bw.gbps": (gbps + "\n", 0o644)}

@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_gpus, fake_nic
+from tests.roles.stubs import fake_gpus, fake_nic, fake_perftest
 from tests.roles.test_static import BIN, ENV, ansible
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
@@ -401,3 +401,41 @@ def test_fabric_check_reports_the_roce_v2_gid_index_of_every_port_and_names_a_po
         result, _ = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         [(_, message)] = failures(result)["gpu001"]
         assert "enp79s0np0 (mlx5_4): no RoCE v2 GID for 10.100.0.5 (only IB/RoCE v1 at index 2)" in message
+
+
+def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow_one(tmp_path: Path) -> None:
+    """gpu001 serves, gpu002 connects (stub perftest: it reports what bw.gbps says); every rail with its GID index."""
+    definition = site("onprem-roce")
+    checks = {
+        "fabric_check_strict": True,
+        "fabric_check_ping_peers": 0,
+        "fabric_check_sysfs": f"{IB}/sys",
+        "fabric_check_bandwidth": True,
+        "fabric_check_bandwidth_seconds": 1,
+        "fabric_check_bandwidth_min_gbps": 350,
+        "fabric_check_ib_write_bw": "/srv/perf/ib_write_bw",
+    }
+    with contextlib.ExitStack() as stack:
+        nodes = []
+        for host in ("gpu001", "gpu002"):
+            files = {**roce_gid_tree(host_vars(definition, host)["gpufabric_interfaces"]), **fake_perftest("390.63")}
+            nodes.append(stack.enter_context(booted(host, tmp_path, private_network=True, files=files)))
+        play = role_playbook(tmp_path, "fabric_check")
+        result, events = converge(definition, nodes, play, tmp_path, extravars=checks)
+        assert result.ok, explain(result)
+        rails = [i for i in host_vars(definition, "gpu001")["gpufabric_interfaces"] if i["plane"] == "compute"]
+        server = host_vars(definition, "gpu001")["ansible_host"]
+        assert sorted(nodes[0].read("/srv/perf/calls.log").splitlines()) == sorted(
+            f"ib_write_bw -d {i['hca']} -p {18515 + i['index']} -x 3 -D 1 -F --report_gbits" for i in rails
+        )
+        assert nodes[1].read("/srv/perf/calls.log").splitlines() == [
+            f"ib_write_bw -d {i['hca']} -p {18515 + i['index']} -x 3 -D 1 -F --report_gbits {server}" for i in rails
+        ]
+        [_, client] = sorted(events.results("Verify | summary"), key=lambda r: bool(r["msg"]["bandwidth_gbps"]))
+        assert client["msg"]["bandwidth_gbps"] == {i["name"]: 390.63 for i in rails}
+
+        (nodes[1].root / "srv/perf/bw.gbps").write_text("120.5\n")  # one slow path: the whole pair's rails, as seen from the client
+        slow, _ = converge(definition, nodes, play, tmp_path, extravars=checks)
+        assert not failures(slow).get("gpu001")
+        [(_, message)] = failures(slow)["gpu002"]
+        assert f"{rails[0]['name']} ({rails[0]['hca']}) → gpu001: 120.5 Gb/s, below 350" in message
