@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import statistics
 import subprocess
@@ -55,8 +54,8 @@ def inventory(sizes: list[int], repeat: int) -> None:
 
 def containers(counts: list[int]) -> None:
     from tests.roles.containers import bookworm_image, booted
-    from tests.roles.scenario import host_vars, role_playbook, site
-    from tests.roles.stubs import fake_nic
+    from tests.roles.scenario import container_layer, host_vars, role_playbook, site
+    from tests.roles.stubs import fake_nic, nic_stub_vars
 
     bookworm_image()
     definition = site("onprem-roce")
@@ -74,11 +73,8 @@ def containers(counts: list[int]) -> None:
                 files = {f"/srv/nic/{rel}": content for rel, content in fake_nic(hv["gpufabric_roce_ports"]).items()}
                 nodes.append(stack.enter_context(booted(host, work, planes=planes, files=files)))
             boot = time.perf_counter() - start
-            layer = work / "containers.yml"
-            layer.write_text(json.dumps({"all": {"hosts": {c.name: c.host_vars for c in nodes}}}), encoding="utf-8")
-            stubs = {"nic_qos_sysfs": "/srv/nic/sys", "nic_qos_mlnx_qos": "/srv/nic/stubs/mlnx_qos"}
-            stubs["nic_qos_cma_roce_tos"] = "/srv/nic/stubs/cma_roce_tos"
-            options = RunOptions(limit=",".join(c.name for c in nodes), extra_inventories=(layer,), extravars=stubs)
+            layer = container_layer(work, nodes)
+            options = RunOptions(limit=",".join(c.name for c in nodes), extra_inventories=(layer,), extravars=nic_stub_vars("/srv/nic"))
             play = str(role_playbook(work, "network_planes", "nic_qos"))
             runs = []
             for _ in range(2):

@@ -4,6 +4,8 @@ through ``fabric.nodes.runner`` (the code ``python -m fabric nodes`` uses), and 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +17,21 @@ from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT
 from tests.roles.containers import Container
+
+BIN = ROOT / ".venv" / "bin"
+ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
+
+
+def ansible(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run one of the venv's Ansible programs from the repository (its ansible.cfg)."""
+    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300, check=False)
+
+
+def container_layer(workdir: Path, containers: Sequence[Container]) -> Path:
+    """An inventory layered over the definition: each container's connection variables under its host name."""
+    layer = workdir / "containers.yml"
+    layer.write_text(json.dumps({"all": {"hosts": {c.name: c.host_vars for c in containers}}}), encoding="utf-8")
+    return layer
 
 
 def site(name: str) -> Path:
@@ -60,8 +77,7 @@ def converge(
     extravars: Mapping[str, object] | None = None,
 ) -> tuple[NodesRun, Events]:
     """Run ``playbook`` against ``containers`` only: their connection vars layered over the definition, --limit to them."""
-    layer = workdir / "containers.yml"
-    layer.write_text(json.dumps({"all": {"hosts": {c.name: c.host_vars for c in containers}}}), encoding="utf-8")
+    layer = container_layer(workdir, containers)
     events = Events()
     options = RunOptions(
         check=check,

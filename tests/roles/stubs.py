@@ -42,6 +42,11 @@ if [ "${3:-}" = "-t" ]; then echo "$4" > "$STUB_DIR/$dev.tos"; else cat "$STUB_D
 """
 
 
+def nic_stub_vars(prefix: str) -> dict[str, str]:
+    """nic_qos variables pointing the role at the tree ``fake_nic`` wrote under ``prefix``."""
+    return {"nic_qos_sysfs": f"{prefix}/sys", "nic_qos_mlnx_qos": f"{prefix}/stubs/mlnx_qos", "nic_qos_cma_roce_tos": f"{prefix}/stubs/cma_roce_tos"}
+
+
 def fake_nic(ports: list[str]) -> dict[str, tuple[str, int]]:
     """Relative path → (text, mode): ``sys/…`` for each port and ``stubs/{mlnx_qos,cma_roce_tos}``."""
     files: dict[str, tuple[str, int]] = {}

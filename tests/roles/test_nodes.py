@@ -17,9 +17,8 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
-from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_gpus, fake_nic, fake_perftest
-from tests.roles.test_static import BIN, ENV, ansible
+from tests.roles.scenario import BIN, ENV, ansible, changed, container_layer, converge, explain, failures, host_vars, role_playbook, site
+from tests.roles.stubs import fake_gpus, fake_nic, fake_perftest, nic_stub_vars
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
 
@@ -31,7 +30,7 @@ def image() -> Path:
 
 
 NIC = "/srv/nic"
-NIC_VARS = {"nic_qos_sysfs": f"{NIC}/sys", "nic_qos_mlnx_qos": f"{NIC}/stubs/mlnx_qos", "nic_qos_cma_roce_tos": f"{NIC}/stubs/cma_roce_tos"}
+NIC_VARS = nic_stub_vars(NIC)
 
 
 @pytest.fixture
@@ -233,8 +232,7 @@ def test_the_site_playbook_in_check_mode_runs_cleanly(name: str, hosts: list[str
     (private networks: nothing leaves them), and the same through ``python -m fabric nodes --check``."""
     with contextlib.ExitStack() as stack:
         nodes = [stack.enter_context(booted(h, tmp_path, private_network=True)) for h in hosts]
-        layer = tmp_path / "containers.yml"
-        layer.write_text(json.dumps({"all": {"hosts": {n.name: n.host_vars for n in nodes}}}))
+        layer = container_layer(tmp_path, nodes)
         definition = f"inventories/{name}/cluster.yaml"
         limit = ",".join(hosts)
         if name == "onprem-roce":
@@ -307,7 +305,7 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
 
         storage0 = next(i for i in host_vars(definition, "gpu002")["gpufabric_interfaces"] if i["name"] == "enp170s0f0np0")
         subprocess.run(["ip", "-n", switch, "link", "set", nodes[1].links["enp170s0f0np0"], "mtu", "1500"], check=True)
-        layer = tmp_path / "containers.yml"
+        layer = container_layer(tmp_path, nodes)
         done = subprocess.run(
             [
                 str(BIN / "python"),

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.roles.test_static import BIN, ENV
+from tests.roles.scenario import BIN, ENV
 
 
 def nodes(*args: str) -> subprocess.CompletedProcess[str]:

@@ -14,14 +14,8 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.roles.scenario import ansible
 from tests.roles.stubs import fake_nic, write_tree
-
-BIN = ROOT / ".venv" / "bin"
-ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "NO_COLOR": "1"}
-
-
-def ansible(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(BIN / args[0]), *args[1:]], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300, check=False)
 
 
 @pytest.mark.parametrize("site", ["onprem-roce", "onprem-ib"])
