@@ -11,6 +11,7 @@ from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.hardware import HARDWARE
+from fabric.catalog.releases import NOS_RELEASES
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, format_path
 from fabric.model.base import unknown_choice
@@ -338,6 +339,13 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
         model = SWITCH_MODELS[tier_spec.model]
         if tier_spec.nos not in model.nos:
             yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")
+        releases = NOS_RELEASES[tier_spec.nos]
+        if tier_spec.nos_version is not None and tier_spec.nos_version not in releases.supported:
+            yield Finding(
+                ("fabric", tier, "nos_version"),
+                f"{tier_spec.nos} release '{tier_spec.nos_version}' is not supported; supported: {', '.join(releases.supported)} "
+                f"(default {releases.default}); pick one or leave nos_version out",
+            )
         wanted = "infiniband" if transport == "infiniband" else "ethernet"
         if model.link_layer != wanted:
             yield Finding(

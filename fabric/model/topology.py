@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
+from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
 from fabric.model.base import Asn, SpecModel, unknown_choice
 
@@ -26,10 +27,16 @@ def parse_ratio(text: str) -> Fraction:
 
 
 class TierSpec(SpecModel):
-    """A switch tier: one model and one NOS for every switch in it."""
+    """A switch tier: one model, one NOS and one NOS release for every switch in it."""
 
     model: str = Field(description="Switch model from the catalog (fabric/catalog/switches.py).")
     nos: Nos
+    nos_version: str | None = Field(
+        default=None,
+        description="NOS release the tier runs; the renderers emit its syntax. Supported (default in brackets): "
+        + "; ".join(f"{nos} {', '.join(r.supported)} [{r.default}]" for nos, r in NOS_RELEASES.items())
+        + ". Quote it: YAML reads 5.10 as the number 5.1.",
+    )
 
     @field_validator("model")
     @classmethod
@@ -37,6 +44,19 @@ class TierSpec(SpecModel):
         if value not in SWITCH_MODELS:
             raise ValueError(unknown_choice("switch model", value, SWITCH_MODELS))
         return value
+
+    @field_validator("nos_version", mode="before")
+    @classmethod
+    def _quoted_release(cls, value: object) -> object:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            msg = f'write the release as a quoted string, e.g. nos_version: "{value}" (YAML reads 5.10 as the number 5.1)'
+            raise ValueError(msg)
+        return value
+
+    @property
+    def release(self) -> str:
+        """The release the tier runs: ``nos_version``, or the NOS's default."""
+        return self.nos_version or default_release(self.nos)
 
 
 class UnderlaySpec(SpecModel):

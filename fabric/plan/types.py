@@ -64,6 +64,7 @@ class SwitchPlan:
     switch_id: int
     model: str
     nos: str
+    nos_version: str
     asn: int | None
     loopback: str | None
     mgmt_interface: str
