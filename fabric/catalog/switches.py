@@ -1,64 +1,69 @@
-"""Switch models: port count, native speed, breakout options and link layer."""
+"""Switch models, kept as data: one file per model in ``fabric/catalog/data/switches/``, loaded at first use.
+
+``SWITCH_MODELS`` maps a model name to its ``SwitchModel`` (``fabric.catalog.switch_model``). The files are read and
+validated the first time the mapping is used, once per process; a file with an error stops that first use with an
+``InputError`` naming file, line, field and problem.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
 
-Nos = Literal["sonic", "cumulus", "eos", "nxos", "frr", "mlnx-os"]
+from fabric.catalog._load import data_files, load_models
+from fabric.catalog.switch_model import Nos, NosSupport, PortNames, SonicLayout, SonicPort, SonicSku, SwitchModel
+
+__all__ = [
+    "ETHERNET_NOS",
+    "SWITCH_DATA",
+    "SWITCH_MODELS",
+    "Nos",
+    "NosSupport",
+    "PortNames",
+    "SonicLayout",
+    "SonicPort",
+    "SonicSku",
+    "SwitchModel",
+    "load_switch_models",
+]
+
+SWITCH_DATA = Path(__file__).parent / "data" / "switches"
 ETHERNET_NOS: frozenset[str] = frozenset({"sonic", "cumulus", "eos", "nxos", "frr"})
 
 
-@dataclass(frozen=True, slots=True)
-class SwitchModel:
-    """A switch model.
+def load_switch_models(directory: Path = SWITCH_DATA) -> dict[str, SwitchModel]:
+    """Every switch model file of ``directory``, validated, by name.
 
-    Attributes:
-        ports: physical cages.
-        speed_gbps: native speed of a cage.
-        breakout: lower speed -> number of logical ports per cage at that speed.
-        link_layer: ``ethernet`` or ``infiniband``.
-        nos: operating systems the model runs.
+    Raises:
+        InputError: a file is not YAML or not a valid model; every problem of every file is listed.
+
+    Example:
+        >>> sorted(load_switch_models())[:3]
+        ['7060x5-64s', '7060x6-64pe', 'lab-vswitch']
     """
-
-    name: str
-    description: str
-    ports: int
-    speed_gbps: int
-    breakout: dict[int, int]
-    link_layer: Literal["ethernet", "infiniband"]
-    nos: tuple[Nos, ...]
-
-    def radix(self, speed_gbps: int) -> int | None:
-        """Logical ports at ``speed_gbps``, or None when the model cannot run that speed.
-
-        Example:
-            >>> SWITCH_MODELS["sn5600"].radix(400)
-            128
-        """
-        if speed_gbps == self.speed_gbps:
-            return self.ports
-        fanout = self.breakout.get(speed_gbps)
-        return self.ports * fanout if fanout else None
-
-    def speeds(self) -> tuple[int, ...]:
-        """Every speed the model supports, highest first."""
-        return tuple(sorted({self.speed_gbps, *self.breakout}, reverse=True))
+    return load_models(data_files(directory), SwitchModel, where=str(directory))
 
 
-SWITCH_MODELS: dict[str, SwitchModel] = {
-    m.name: m
-    for m in (
-        SwitchModel("sn5600", "NVIDIA Spectrum-4 SN5600, 64 x 800GbE", 64, 800, {400: 2, 200: 4, 100: 4}, "ethernet", ("cumulus", "sonic")),
-        SwitchModel("sn4700", "NVIDIA Spectrum-3 SN4700, 32 x 400GbE", 32, 400, {200: 2, 100: 4}, "ethernet", ("cumulus", "sonic")),
-        SwitchModel("sn4600c", "NVIDIA Spectrum-3 SN4600C, 64 x 100GbE", 64, 100, {50: 2, 25: 4}, "ethernet", ("cumulus", "sonic")),
-        SwitchModel("sn2201", "NVIDIA Spectrum SN2201, 48 x 1GbE + 4 x 100GbE (management)", 48, 1, {}, "ethernet", ("cumulus", "sonic")),
-        SwitchModel("7060x5-64s", "Arista 7060X5-64S, 64 x 400GbE", 64, 400, {200: 2, 100: 4}, "ethernet", ("eos",)),
-        SwitchModel("7060x6-64pe", "Arista 7060X6-64PE, 64 x 800GbE", 64, 800, {400: 2, 200: 4}, "ethernet", ("eos",)),
-        SwitchModel("n9k-c9364d-gx2a", "Cisco Nexus 9364D-GX2A, 64 x 400GbE", 64, 400, {100: 4}, "ethernet", ("nxos", "sonic")),
-        SwitchModel("n9k-c9332d-gx2b", "Cisco Nexus 9332D-GX2B, 32 x 400GbE", 32, 400, {100: 4}, "ethernet", ("nxos",)),
-        SwitchModel("qm9700", "NVIDIA Quantum-2 QM9700, 64 x NDR 400Gb/s (32 OSFP)", 64, 400, {200: 2}, "infiniband", ("mlnx-os",)),
-        SwitchModel("qm8700", "NVIDIA Quantum QM8700, 40 x HDR 200Gb/s", 40, 200, {100: 2}, "infiniband", ("mlnx-os",)),
-        SwitchModel("lab-vswitch", "Virtual switch of the local twin (FRR in a network namespace)", 32, 100, {}, "ethernet", ("frr",)),
-    )
-}
+@cache
+def _builtin() -> dict[str, SwitchModel]:
+    return load_switch_models()
+
+
+class _SwitchCatalog(Mapping[str, SwitchModel]):
+    """The built-in models, read on first use."""
+
+    def __getitem__(self, name: str) -> SwitchModel:
+        return _builtin()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_builtin())
+
+    def __len__(self) -> int:
+        return len(_builtin())
+
+    def __repr__(self) -> str:
+        return f"SWITCH_MODELS({', '.join(self)})"
+
+
+SWITCH_MODELS: Mapping[str, SwitchModel] = _SwitchCatalog()

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from ipaddress import IPv4Network
 
-from fabric.catalog.switches import SWITCH_MODELS
 from fabric.model.cluster import ClusterSpec
 from fabric.model.topology import FabricSpec
 from fabric.plan import addressing
@@ -25,10 +24,6 @@ class HostAttachment:
     subnet: str | None = None
     leaf_address: str | None = None
     host_address: str | None = None
-
-
-def _lanes(model: str) -> int:
-    return 8 if SWITCH_MODELS[model].speed_gbps >= 400 else 4
 
 
 def build_switches(spec: ClusterSpec, sizing: FabricSizing) -> tuple[tuple[SwitchPlan, ...], tuple[SwitchPlan, ...]]:
@@ -89,13 +84,12 @@ def cable_hosts(
     assert fabric is not None
     compute = spec.planes.compute
     routed = sizing.link_layer == "ethernet"
-    lanes = _lanes(fabric.leaf.model)
     links: list[Link] = []
     attached: dict[tuple[int, int], HostAttachment] = {}
     for member in members:
         leaf_id, position, rail = leaf_slot(fabric, sizing, member, compute.max_ports_per_node)
         leaf = leaves[leaf_id - 1]
-        leaf_port = port_name(leaf.nos, position, sizing.fanout, lanes)
+        leaf_port = port_name(leaf.model, leaf.nos, position, sizing.speed_gbps)
         subnet = leaf_ip = host_ip = None
         if routed and compute.cidr is not None:
             subnet, leaf_ip, host_ip = addressing.allocate_host_link(compute.cidr, member.node_id, member.port, compute.max_ports_per_node)
@@ -122,7 +116,6 @@ def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchP
     """Leaf uplinks: uplink j of a leaf goes to spine ``j % spines``; /31s keyed by (leaf id, uplink)."""
     underlay = fabric.underlay
     numbered = sizing.link_layer == "ethernet" and underlay.addressing == "p2p-31"
-    leaf_lanes, spine_lanes = _lanes(fabric.leaf.model), _lanes(fabric.spine.model)
     links: list[Link] = []
     for leaf in leaves:
         for j in range(sizing.uplinks_per_leaf):
@@ -135,9 +128,9 @@ def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchP
                 Link(
                     "fabric",
                     leaf.name,
-                    port_name(leaf.nos, sizing.first_uplink + j, sizing.fanout, leaf_lanes),
+                    port_name(leaf.model, leaf.nos, sizing.first_uplink + j, sizing.speed_gbps),
                     spine.name,
-                    port_name(spine.nos, spine_index, sizing.spine_fanout, spine_lanes),
+                    port_name(spine.model, spine.nos, spine_index, sizing.speed_gbps),
                     sizing.speed_gbps,
                     fabric.cable_length_m.fabric,
                     "compute",

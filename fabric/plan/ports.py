@@ -1,34 +1,24 @@
 """Switch port and management-interface names per NOS.
 
-A logical port ``index`` (0-based) at a speed with breakout ``fanout`` sits in cage ``index // fanout + 1``,
-lane ``index % fanout``.
+Port names come from the switch model's data file (``fabric/catalog/data/switches``): logical port ``index``
+(0-based, cage after cage) at a speed sits in cage ``index // fanout + 1``, where ``fanout`` is the number of ports a
+cage gives at that speed, and each NOS names it by the model's format.
 """
 
 from __future__ import annotations
 
+from fabric.catalog.switches import SWITCH_MODELS
+
 MGMT_INTERFACE = {"sonic": "eth0", "cumulus": "eth0", "eos": "Management1", "nxos": "mgmt0", "frr": "eth0", "mlnx-os": "mgmt0"}
 
 
-def port_name(nos: str, index: int, fanout: int, lanes_per_cage: int = 8) -> str:
-    """Name of logical port ``index`` on a switch running ``nos``.
+def port_name(model: str, nos: str, index: int, speed_gbps: int) -> str:
+    """Name of logical port ``index`` of a ``model`` switch running ``nos``, at ``speed_gbps``.
 
     Example:
-        >>> port_name("cumulus", 3, 2), port_name("sonic", 3, 2), port_name("eos", 3, 2), port_name("nxos", 0, 1)
-        ('swp2s1', 'Ethernet12', 'Ethernet2/2', 'Ethernet1/1')
+        >>> port_name("sn5600", "cumulus", 3, 400), port_name("sn5600", "sonic", 3, 400), port_name("7060x6-64pe", "eos", 3, 400)
+        ('swp2s1', 'Ethernet12', 'Ethernet2/5')
+        >>> port_name("n9k-c9332d-gx2b", "nxos", 0, 400), port_name("qm9700", "mlnx-os", 3, 400), port_name("sn4600c", "sonic", 1, 100)
+        ('Ethernet1/1', 'IB1/2/2', 'Ethernet4')
     """
-    cage, lane = index // fanout + 1, index % fanout
-    split = fanout > 1
-    if nos == "frr":
-        return f"swp{index + 1}"
-    if nos == "cumulus":
-        return f"swp{cage}s{lane}" if split else f"swp{cage}"
-    if nos == "sonic":
-        return f"Ethernet{(cage - 1) * lanes_per_cage + lane * (lanes_per_cage // fanout)}"
-    if nos == "eos":
-        return f"Ethernet{cage}/{lane + 1}"
-    if nos == "nxos":
-        return f"Ethernet1/{cage}/{lane + 1}" if split else f"Ethernet1/{cage}"
-    if nos == "mlnx-os":
-        return f"IB1/{cage}/{lane + 1}" if split else f"IB1/{cage}"
-    msg = f"no port naming for NOS {nos!r}"
-    raise ValueError(msg)
+    return SWITCH_MODELS[model].port_name(nos, index, speed_gbps)

@@ -95,9 +95,9 @@ BREAKS = [
             f"leaf01: port {p}: PFC without a watchdog can spread a pause storm (expected watchdog on, found watchdog off)"
             for p in (
                 "Ethernet1/1 (node1:eth1)",
-                "Ethernet1/2 (node2:eth1)",
+                "Ethernet1/3 (node2:eth1)",
                 "Ethernet2/1 (spine01:Ethernet1/1)",
-                "Ethernet2/2 (spine02:Ethernet1/1)",
+                "Ethernet2/3 (spine02:Ethernet1/1)",
             )
         ],
     ),
@@ -111,11 +111,11 @@ BREAKS = [
     (
         "render/eos",
         "spine02",
-        "   description leaf02:Ethernet2/2\n   mtu 9216",
-        "   description leaf02:Ethernet2/2\n   mtu 9100",
+        "   description leaf02:Ethernet2/3\n   mtu 9216",
+        "   description leaf02:Ethernet2/3\n   mtu 9100",
         [
-            "leaf02: port Ethernet2/2 (spine02:Ethernet1/2): both ends of a fabric link need one MTU (expected mtu 9100 (as spine02:Ethernet1/2), found mtu 9216)",
-            "spine02: port Ethernet1/2 (leaf02:Ethernet2/2): both ends of a fabric link need one MTU (expected mtu 9216 (as leaf02:Ethernet2/2), found mtu 9100)",
+            "leaf02: port Ethernet2/3 (spine02:Ethernet1/3): both ends of a fabric link need one MTU (expected mtu 9100 (as spine02:Ethernet1/3), found mtu 9216)",
+            "spine02: port Ethernet1/3 (leaf02:Ethernet2/3): both ends of a fabric link need one MTU (expected mtu 9216 (as leaf02:Ethernet2/3), found mtu 9100)",
         ],
     ),
     (

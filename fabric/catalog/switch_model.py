@@ -1,0 +1,230 @@
+"""The schema of a switch model data file (``fabric/catalog/data/switches/<model>.yaml``): strict, frozen pydantic models.
+
+A model has ``cages`` front-panel cages, each with ``ports_per_cage`` ports at ``speed_gbps`` (2 on a twin-port OSFP
+such as the QM9700's), and ``breakout`` modes that split each cage into N ports at a lower speed. Per NOS it says how
+ports are named and the largest L3 MTU the NOS accepts on them; a model that runs SONiC also carries the SONiC
+platform, its SKUs and the lane layout, derived from the platform's ``port_config.ini``/``hwsku.json`` in
+sonic-buildimage (each data file cites the directory it comes from).
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Nos = Literal["sonic", "cumulus", "eos", "nxos", "frr", "mlnx-os"]
+LinkLayer = Literal["ethernet", "infiniband"]
+Speed = Annotated[int, Field(ge=1, le=1600)]
+NAME_FIELDS = frozenset({"cage", "port", "sub", "sub1", "lane", "sonic"})
+"""What a port-name format may use: ``cage`` (1-based), ``port`` (1-based port inside a twin-port cage), ``sub`` /
+``sub1`` (0-/1-based breakout port inside the cage), ``lane`` (1-based first lane of the port inside the cage, as EOS
+numbers interfaces) and ``sonic`` (the SONiC ``Ethernet<N>`` number, only on models with a ``sonic`` layout)."""
+BREAKOUT_LETTERS = "abcdefgh"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PortNames(_Strict):
+    """How one NOS names the ports of this model: Python format strings over ``NAME_FIELDS``."""
+
+    native: str = Field(description="A port at the native speed, e.g. 'swp{cage}'.")
+    split: str | None = Field(default=None, description="A breakout port, e.g. 'swp{cage}s{sub}'; null when no reference names them.")
+
+    @field_validator("native", "split")
+    @classmethod
+    def _known_fields(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        try:
+            used = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+        except ValueError as exc:
+            msg = f"'{value}' is not a valid format string ({exc})"
+            raise ValueError(msg) from exc
+        unknown = sorted(used - NAME_FIELDS)
+        if unknown or "" in used:
+            msg = f"'{value}' uses {unknown or ['{}']}; a port name may use only {{{'}, {'.join(sorted(NAME_FIELDS))}}}"
+            raise ValueError(msg)
+        return value
+
+
+class NosSupport(_Strict):
+    """What one NOS does on this model."""
+
+    names: PortNames
+    max_mtu: Annotated[int, Field(ge=1280, le=65535)] | None = Field(
+        default=None, description="Largest L3 MTU the NOS accepts on a routed port; null when it does not apply (InfiniBand)."
+    )
+
+
+class SonicPort(_Strict):
+    """A port of a SONiC SKU outside the fabric cages (a service or management-speed port), as its port_config.ini lists it."""
+
+    name: Annotated[str, Field(pattern=r"^Ethernet\d+$")]
+    lanes: Annotated[str, Field(pattern=r"^\d+(,\d+)*$")]
+    alias: str
+    index: Annotated[int, Field(ge=1)]
+    speed_gbps: Speed
+    breakout_mode: str
+
+
+class SonicSku(_Strict):
+    """One SONiC hardware SKU: the port layout for one port speed."""
+
+    hwsku: Annotated[str, Field(min_length=1)]
+    speed_gbps: Speed
+    breakout_mode: str = Field(description="hwsku.json default_brkout_mode of every fabric cage, e.g. '2x400G[200G,...]'.")
+    fec: Literal["rs", "fc", "none", "auto"] | None = Field(
+        default=None, description="The fec column of port_config.ini; null when the SKU leaves FEC to the platform."
+    )
+    other_ports: tuple[SonicPort, ...] = ()
+
+    @property
+    def fanout(self) -> int:
+        """Ports per cage in this SKU, read from the breakout mode ('2x400G[...]' → 2)."""
+        return int(self.breakout_mode.split("x", 1)[0])
+
+    @model_validator(mode="after")
+    def _mode_matches_speed(self) -> SonicSku:
+        head = self.breakout_mode.split("[", 1)[0]
+        count, _, speed = head.partition("x")
+        mbps = int(speed[:-1]) * 1000 if speed.endswith("G") and speed[:-1].isdigit() else int(speed) if speed.isdigit() else None
+        if not count.isdigit() or mbps is None:
+            msg = f"breakout_mode '{self.breakout_mode}' is not a SONiC breakout mode like '2x400G[200G,100G]'"
+            raise ValueError(msg)
+        if mbps != self.speed_gbps * 1000:
+            msg = f"breakout_mode '{self.breakout_mode}' runs {mbps // 1000} Gb/s ports but speed_gbps is {self.speed_gbps}"
+            raise ValueError(msg)
+        return self
+
+
+class SonicLayout(_Strict):
+    """SONiC's view of the model: platform, SKUs and how cage N maps to ``Ethernet<name>`` and ASIC lanes.
+
+    Cage ``c`` (1-based) at fanout ``f`` has ports ``s = 0..f-1`` named ``Ethernet{name_stride*(c-1) + s*name_stride/f}``
+    on lanes ``lane_stride*(c-1) + s*lanes/f`` onwards (``lanes/f`` lanes each, ``lanes`` the model's lanes per cage),
+    alias ``etp{c}`` or ``etp{c}{a,b,...}``, index ``c``.
+    """
+
+    platform: Annotated[str, Field(pattern=r"^x86_64-[a-z0-9_]+-r\d$")]
+    lane_stride: Annotated[int, Field(ge=1)]
+    name_stride: Annotated[int, Field(ge=1)]
+    default_mtu: Annotated[int, Field(ge=1280, le=9216)]
+    skus: tuple[SonicSku, ...] = Field(min_length=1)
+
+    def sku(self, speed_gbps: int) -> SonicSku | None:
+        """The SKU whose fabric ports run at ``speed_gbps``, or None."""
+        return next((s for s in self.skus if s.speed_gbps == speed_gbps), None)
+
+
+class SwitchModel(_Strict):
+    """A switch model, as its data file describes it.
+
+    Example:
+        >>> from fabric.catalog.switches import SWITCH_MODELS
+        >>> m = SWITCH_MODELS["sn5600"]
+        >>> m.radix(400), m.speeds(), m.port_name("sonic", 3, 400), m.port_name("cumulus", 3, 400)
+        (128, (800, 400, 200, 100), 'Ethernet12', 'swp2s1')
+    """
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    description: str
+    link_layer: LinkLayer
+    cages: Annotated[int, Field(ge=1, le=512)]
+    ports_per_cage: Annotated[int, Field(ge=1, le=8)] = 1
+    lanes: Annotated[int, Field(ge=1, le=16)] = Field(description="Electrical lanes per cage (8 on OSFP/QSFP-DD, 4 on QSFP28).")
+    speed_gbps: Speed
+    breakout: dict[Speed, Annotated[int, Field(ge=2, le=8)]] = Field(default_factory=dict[int, int])
+    nos: dict[Nos, NosSupport] = Field(min_length=1)
+    sonic: SonicLayout | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SwitchModel:
+        for speed in self.breakout:
+            if speed >= self.speed_gbps:
+                msg = f"breakout speed {speed} Gb/s is not below the native {self.speed_gbps} Gb/s"
+                raise ValueError(msg)
+        if ("sonic" in self.nos) != (self.sonic is not None):
+            msg = "a model that runs SONiC needs a 'sonic' layout, and only such a model may have one"
+            raise ValueError(msg)
+        for speed in self.speeds():
+            fanout = self.fanout(speed) or 1
+            if self.lanes % fanout:
+                msg = f"{fanout} ports per cage at {speed} Gb/s do not divide the {self.lanes} lanes of a cage"
+                raise ValueError(msg)
+        if self.sonic is not None:
+            for sku in self.sonic.skus:
+                if sku.speed_gbps not in self.speeds() or sku.fanout != self.fanout(sku.speed_gbps):
+                    msg = f"SONiC SKU {sku.hwsku} runs {sku.fanout} x {sku.speed_gbps}G per cage, which no speed/breakout of the model gives"
+                    raise ValueError(msg)
+                if sku.fanout > 1 and self.sonic.name_stride % sku.fanout:
+                    msg = f"SONiC SKU {sku.hwsku}: {sku.fanout} ports per cage do not divide the name stride {self.sonic.name_stride}"
+                    raise ValueError(msg)
+        return self
+
+    @property
+    def ports(self) -> int:
+        """Ports at the native speed (cages x ports per cage)."""
+        return self.cages * self.ports_per_cage
+
+    def fanout(self, speed_gbps: int) -> int | None:
+        """Ports per cage at ``speed_gbps``, or None when the model cannot run that speed."""
+        if speed_gbps == self.speed_gbps:
+            return self.ports_per_cage
+        return self.breakout.get(speed_gbps)
+
+    def radix(self, speed_gbps: int) -> int | None:
+        """Ports at ``speed_gbps``, or None when the model cannot run that speed.
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> SWITCH_MODELS["sn5600"].radix(400), SWITCH_MODELS["qm9700"].radix(400)
+            (128, 64)
+        """
+        fanout = self.fanout(speed_gbps)
+        return self.cages * fanout if fanout else None
+
+    def speeds(self) -> tuple[int, ...]:
+        """Every speed the model supports, highest first."""
+        return tuple(sorted({self.speed_gbps, *self.breakout}, reverse=True))
+
+    def max_mtu(self, nos: str) -> int | None:
+        """The largest L3 MTU ``nos`` accepts on this model's routed ports, or None when no limit is recorded."""
+        support = self.nos.get(nos)  # pyright: ignore[reportArgumentType] - any string may be asked for
+        return support.max_mtu if support else None
+
+    def port_name(self, nos: str, index: int, speed_gbps: int) -> str:
+        """Name of logical port ``index`` (0-based, cage after cage) at ``speed_gbps`` under ``nos``.
+
+        Raises:
+            ValueError: the model does not run ``nos`` or that speed, ``index`` is past the last port, or no
+                reference names a breakout port on this NOS.
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> SWITCH_MODELS["7060x6-64pe"].port_name("eos", 1, 400), SWITCH_MODELS["qm9700"].port_name("mlnx-os", 3, 400)
+            ('Ethernet1/5', 'IB1/2/2')
+        """
+        support = self.nos.get(nos)  # pyright: ignore[reportArgumentType] - any string may be asked for
+        fanout, radix = self.fanout(speed_gbps), self.radix(speed_gbps)
+        if support is None or fanout is None or radix is None or not 0 <= index < radix:
+            msg = f"{self.name} under {nos} has no port {index} at {speed_gbps} Gb/s"
+            raise ValueError(msg)
+        cage, sub = divmod(index, fanout)
+        native = speed_gbps == self.speed_gbps
+        fmt = support.names.native if native else support.names.split
+        if fmt is None:
+            msg = f"{self.name}: no reference names a {speed_gbps} Gb/s breakout port under {nos}; use the native {self.speed_gbps} Gb/s"
+            raise ValueError(msg)
+        fields = {
+            "cage": cage + 1,
+            "port": sub + 1,
+            "sub": sub,
+            "sub1": sub + 1,
+            "lane": sub * (self.lanes // fanout) + 1,
+            "sonic": self.sonic.name_stride * cage + sub * (self.sonic.name_stride // fanout) if self.sonic else -1,
+        }
+        return fmt.format(**fields)
