@@ -12,35 +12,35 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
 
-from fabric.apply.cli import add_commands as add_apply_commands
-from fabric.apply.cli import run as run_apply
 from fabric.errors import FabricError, Finding, InputError, PlanError
-from fabric.lint import lint_configs, read_configs
-from fabric.lint.observed import CONFIG_FILE
-from fabric.model.cluster import ClusterSpec
-from fabric.nodes.cli import add_command as add_nodes_command
-from fabric.nodes.cli import run as run_nodes
-from fabric.plan import plan_cluster
-from fabric.plan.serialize import plan_to_data, plan_to_json
-from fabric.render import render_configs, topology_svg
 from fabric.report import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
+
+if TYPE_CHECKING:
+    from fabric.plan.types import ClusterPlan
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 
 
 def schema_json() -> str:
     """The committed JSON Schema of the cluster definition."""
+    from fabric.model.cluster import ClusterSpec
+
     schema = ClusterSpec.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "gpufabric cluster definition"
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
-def _parser() -> argparse.ArgumentParser:
+APPLY_COMMANDS = ("diff", "push", "rollback", "verify")  # registered by fabric.apply.cli, imported only when used
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; ``command`` (the first word given) spares the import of the apply and nodes stages."""
     parser = argparse.ArgumentParser(prog="python -m fabric", description="GPU cluster and fabric as code.")
     sub = parser.add_subparsers(dest="command", required=True)
     validate = sub.add_parser("validate", help="check definitions and report every problem")
@@ -54,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     render.add_argument("file", type=Path)
     render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     render.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+    report = sub.add_parser("report", help="one self-contained HTML page for review: plan, diagrams, cabling, ports, RoCE, lint")
+    report.add_argument("file", type=Path)
+    report.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    report.add_argument("--json", action="store_true", help="the page written, its SHA-256 and the lint verdict, as JSON")
     lint = sub.add_parser("lint", help="check switch configs against the RoCE contract (the NIC side) and each other")
     lint.add_argument("file", type=Path)
     lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
@@ -62,8 +66,14 @@ def _parser() -> argparse.ArgumentParser:
     lab.add_argument("action", choices=("up", "status", "ping", "down"), help="ping: jumbo frames between nodes in different racks")
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
-    add_apply_commands(sub)
-    add_nodes_command(sub)
+    if command is None or command in APPLY_COMMANDS or command not in COMMANDS:
+        from fabric.apply.cli import add_commands
+
+        add_commands(sub)
+    if command is None or command == "nodes" or command not in COMMANDS:
+        from fabric.nodes.cli import add_command
+
+        add_command(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -79,7 +89,7 @@ def _cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
     for file in args.files:
         try:
             validated = validate_file(file)
-            plan = plan_cluster(validated.spec)
+            plan = validated.plan
         except InputError as exc:
             code = EXIT_INVALID
             results.append({"file": str(file), "valid": False, "findings": _finding_data(exc.findings)})
@@ -107,12 +117,15 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
         err.print("--json and --output take exactly one definition")
         return EXIT_INVALID
     for file in args.files:
+        from fabric.plan.serialize import write_plan_json
+
         validated = validate_file(file)
-        plan = plan_cluster(validated.spec)
+        plan = validated.plan
         if args.output:
-            args.output.write_text(plan_to_json(plan), encoding="utf-8")
+            with args.output.open("w", encoding="utf-8") as stream:
+                write_plan_json(plan, stream)
         if args.json:
-            sys.stdout.write(json.dumps(plan_to_data(plan), indent=1) + "\n")
+            write_plan_json(plan, sys.stdout)
         else:
             print_findings(err, validated.warnings)
             print_plan(out, plan)
@@ -120,23 +133,46 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.render import render_configs
+
     validated = validate_file(args.file)
-    plan = plan_cluster(validated.spec)
+    plan = validated.plan
     files = render_configs(plan)
-    files["topology.svg"] = topology_svg(files["topology.dot"])
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
-    for relative, text in files.items():
-        path = target / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    written = _write_files(target, files)
+    written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
     switches = len(plan.fabric.switches) if plan.fabric else 0
     if args.json:
-        digests = {relative: hashlib.sha256(text.encode()).hexdigest() for relative, text in sorted(files.items())}
-        out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": digests}))
+        out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
     else:
-        out.print(f"[green]rendered[/] {len(files)} files for {switches} switches into {target}", highlight=False)
+        out.print(f"[green]rendered[/] {len(written)} files for {switches} switches into {target}", highlight=False)
     return EXIT_OK
+
+
+def _write_files(target: Path, files: dict[str, str]) -> dict[str, str]:
+    """Write every file under ``target``; returns path → SHA-256."""
+    made: set[Path] = set()
+    digests: dict[str, str] = {}
+    for relative, text in files.items():
+        path = target / relative
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        data = text.encode()
+        path.write_bytes(data)
+        digests[relative] = hashlib.sha256(data).hexdigest()
+    return digests
+
+
+def _write_plan(path: Path, plan: ClusterPlan, *, digest: bool) -> str:
+    """Stream plan.json to ``path``; its SHA-256 when asked for (read back), else ""."""
+    from fabric.plan.serialize import write_plan_json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as stream:
+        write_plan_json(plan, stream)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if digest else ""
 
 
 def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
@@ -149,7 +185,11 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
 
 
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
-    plan = plan_cluster(validate_file(args.file).spec)
+    from fabric.lint import lint_configs, read_configs
+    from fabric.lint.observed import CONFIG_FILE
+    from fabric.render import render_configs
+
+    plan = validate_file(args.file).plan
     if args.configs is not None:
         configs = read_configs(plan, args.configs)
     else:
@@ -171,7 +211,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
     from fabric.apply.lab import cross_rack_ping, lab_down, lab_status, lab_up
 
-    plan = plan_cluster(validate_file(args.file).spec)
+    plan = validate_file(args.file).plan
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
     if args.action == "up":
         state = lab_up(plan, state_dir)
@@ -195,25 +235,67 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
     return EXIT_OK
 
 
+def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.htmlreport import build_report
+
+    validated = validate_file(args.file)
+    print_findings(err, validated.warnings)
+    target = args.output / validated.plan.name if args.output == Path("build") else args.output
+    report = build_report(validated.plan, validated.warnings)
+    digests = _write_files(target, {"report.html": report.html})
+    if args.json:
+        out.print_json(
+            json.dumps(
+                {
+                    "cluster": validated.plan.name,
+                    "report": str(target / "report.html"),
+                    "sha256": digests["report.html"],
+                    "lint_clean": report.lint_clean,
+                }
+            )
+        )
+    else:
+        out.print(f"[green]report[/] {target / 'report.html'}: lint {'clean' if report.lint_clean else 'FINDINGS'}", highlight=False)
+    return EXIT_OK
+
+
+def _run_apply(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.apply.cli import run
+
+    return run(args, out, err)
+
+
+def _run_nodes(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.nodes.cli import run
+
+    return run(args, out, err)
+
+
 COMMANDS = {
     "validate": _cmd_validate,
     "plan": _cmd_plan,
     "render": _cmd_render,
     "lint": _cmd_lint,
     "lab": _cmd_lab,
-    "diff": run_apply,
-    "push": run_apply,
-    "rollback": run_apply,
-    "verify": run_apply,
-    "nodes": run_nodes,
+    "report": _cmd_report,
+    **dict.fromkeys(APPLY_COMMANDS, _run_apply),
+    "nodes": _run_nodes,
     "schema": _cmd_schema,
 }
 
 
+def console(stream: TextIO) -> Console:
+    """Rich on a terminal; off one (pipes, CI logs) plain text: full lines, no wrapping, no colour, no markup styles."""
+    if stream.isatty():
+        return Console(file=stream)
+    return Console(file=stream, width=100_000, soft_wrap=True, no_color=True, color_system=None, highlight=False, emoji=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
-    args = _parser().parse_args(argv)
-    out, err = Console(), Console(stderr=True)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = _parser(next((w for w in words if not w.startswith("-")), None)).parse_args(words)
+    out, err = console(sys.stdout), console(sys.stderr)
     try:
         return COMMANDS[args.command](args, out, err)
     except InputError as exc:

@@ -8,20 +8,22 @@ from pathlib import Path
 from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.loader import parse_cluster
-from fabric.plan import check_cluster
+from fabric.plan import check_and_plan
+from fabric.plan.types import ClusterPlan
 
 
 @dataclass(frozen=True, slots=True)
 class Validated:
-    """A valid definition and its warnings."""
+    """A valid definition, its warnings and its plan (the rules ran once, the plan was built while checking)."""
 
     spec: ClusterSpec
     warnings: tuple[Finding, ...]
     file: str
+    plan: ClusterPlan
 
 
 def validate_file(path: str | Path) -> Validated:
-    """Read, validate and check a definition; collect every problem before raising.
+    """Read, validate, check and plan a definition; collect every problem before raising.
 
     Example:
         >>> validate_file("inventories/lab/cluster.yaml").spec.name
@@ -29,6 +31,7 @@ def validate_file(path: str | Path) -> Validated:
 
     Raises:
         InputError: with every error and warning, each naming file, line and YAML path.
+        PlanError: a pool is exhausted or two allocations collide.
     """
     file = str(path)
     try:
@@ -36,7 +39,8 @@ def validate_file(path: str | Path) -> Validated:
     except OSError as exc:
         raise InputError([Finding((), f"cannot read the definition: {exc.strerror}; check the path", file=file)], file) from exc
     spec, source = parse_cluster(text, file)
-    findings = [source.locate(f) for f in check_cluster(spec)]
-    if any(f.severity == "error" for f in findings):
+    checked, plan = check_and_plan(spec)
+    findings = [source.locate(f) for f in checked]
+    if plan is None:
         raise InputError(findings, file)
-    return Validated(spec, tuple(findings), file)
+    return Validated(spec, tuple(findings), file, plan)

@@ -13,7 +13,18 @@ from fabric.plan.nodes import build_nodes
 from fabric.plan.topology import fabric_members, size_fabric
 from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
-__all__ = ["ClusterPlan", "FabricPlan", "HostInterface", "Link", "NodePlan", "PlanePlan", "SwitchPlan", "check_cluster", "plan_cluster"]
+__all__ = [
+    "ClusterPlan",
+    "FabricPlan",
+    "HostInterface",
+    "Link",
+    "NodePlan",
+    "PlanePlan",
+    "SwitchPlan",
+    "check_and_plan",
+    "check_cluster",
+    "plan_cluster",
+]
 
 
 def check_cluster(spec: ClusterSpec) -> list[Finding]:
@@ -53,15 +64,32 @@ def plan_cluster(spec: ClusterSpec) -> ClusterPlan:
         InputError: the definition breaks a rule (every finding listed).
         PlanError: a pool is exhausted or two allocations collide.
     """
+    findings, plan = check_and_plan(spec)
+    if plan is None:
+        raise InputError([f for f in findings if f.severity == "error"])
+    return plan
+
+
+def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None]:
+    """Every finding, and the plan when there is no error: the rules run once and the fabric is built once.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> findings, plan = check_and_plan(load_cluster("inventories/lab/cluster.yaml"))
+        >>> plan is not None and not [f for f in findings if f.severity == "error"]
+        True
+
+    Raises:
+        PlanError: a pool is exhausted or two allocations collide.
+    """
     findings, built = _checked(spec)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise InputError(errors)
+    if any(f.severity == "error" for f in findings):
+        return findings, None
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
     plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec))
     _assert_unique_addresses(plan)
-    return plan
+    return findings, plan
 
 
 def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:

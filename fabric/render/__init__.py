@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fabric.plan.facts import SwitchFacts, build_switch_facts
-from fabric.plan.serialize import plan_to_json
 from fabric.plan.types import ClusterPlan
 from fabric.render.cabling import render_cabling
 from fabric.render.cumulus import render_cumulus
@@ -17,9 +16,9 @@ from fabric.render.frr import render_frr
 from fabric.render.mlnxos import render_mlnxos
 from fabric.render.nxos import render_nxos
 from fabric.render.sonic import render_sonic
-from fabric.render.topology import topology_dot, topology_svg
+from fabric.render.topology import topology_svgs
 
-__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch", "topology_dot", "topology_svg"]
+__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch", "topology_svgs"]
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
@@ -39,15 +38,18 @@ def render_switch(facts: SwitchFacts) -> dict[str, str]:
 
 
 def render_configs(plan: ClusterPlan) -> dict[str, str]:
-    """Every output file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``plan.json``, ``topology.dot``.
+    """Every rendered file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``topology-<plane>.svg``.
+
+    ``plan.json`` is not among them: the CLI streams it (``fabric.plan.serialize.write_plan_json``).
 
     Example:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
-        >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:3]
-        ['cabling.csv', 'plan.json', 'switches/leaf01/frr.conf']
+        >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
+        ['cabling.csv', 'switches/leaf01/frr.conf']
     """
-    files = {"cabling.csv": render_cabling(plan), "plan.json": plan_to_json(plan), "topology.dot": topology_dot(plan)}
+    files = {"cabling.csv": render_cabling(plan)}
+    files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
     for facts in build_switch_facts(plan):
         for name, text in render_switch(facts).items():
             files[f"switches/{facts.switch.name}/{name}"] = text

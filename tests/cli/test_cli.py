@@ -77,11 +77,41 @@ def test_render_writes_configs_cabling_plan_and_an_svg_diagram(tmp_path: Path) -
 
     result = run("render", str(ROOT / "inventories" / "lab" / "cluster.yaml"), "-o", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cabling.csv", "plan.json", "switches", "topology.dot", "topology.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cabling.csv", "plan.json", "switches", "topology-compute.svg"]
     assert sorted(p.name for p in (tmp_path / "switches").iterdir()) == ["leaf01", "leaf02", "spine01", "spine02"]
-    svg = ET.parse(tmp_path / "topology.svg").getroot()
+    svg = ET.parse(tmp_path / "topology-compute.svg").getroot()
     labels = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
-    assert {"spine01", "leaf02", "gpu-su01"} <= labels
+    assert {"spine01", "leaf02", "gpu · SU 1-4"} <= labels
+    assert json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["name"] == "lab"
+
+
+def test_render_json_lists_every_file_written_with_its_digest(tmp_path: Path) -> None:
+    import hashlib
+
+    result = run("render", "--json", str(ROOT / "inventories" / "lab" / "cluster.yaml"), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    files = json.loads(result.stdout)["files"]
+    on_disk = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
+    assert set(files) == on_disk
+    assert all(hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() == digest for name, digest in files.items())
+
+
+def test_output_off_a_terminal_is_plain_and_never_wrapped() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | {"TERM": "xterm-256color", "FORCE_COLOR": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "fabric", "plan", "inventories/onprem-roce/cluster.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[" not in result.stdout, "no colour codes in a pipe"
+    assert "oversubscription" in result.stdout
+    assert "oversub…" not in result.stdout
+    assert any(line.startswith("scalable units 2, rails 8,") and line.endswith("oversubscription 1:1") for line in result.stdout.splitlines())
 
 
 def test_render_writes_nothing_on_bad_input(tmp_path: Path) -> None:

@@ -1,0 +1,110 @@
+"""The HTML report, read back with html.parser: the sections a reviewer looks for, every switch, every cable, the
+lint verdict and the validation warnings, and nothing fetched from elsewhere."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import pytest
+
+from fabric.htmlreport import build_report
+from fabric.validate import validate_file
+from tests.conftest import ROOT
+
+SECTIONS = [
+    "Validation warnings",
+    "Lint",
+    "Planes",
+    "Nodes",
+    "Fabric",
+    "Diagram: compute plane",
+    "RoCE contract end to end",
+    "Port utilisation per switch",
+    "Cabling per leaf",
+]
+
+
+class Page(HTMLParser):
+    """Headings, tables (as rows of cell texts) and any attribute that would load something from elsewhere."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headings: list[str] = []
+        self.tables: list[list[list[str]]] = []
+        self.external: list[str] = []
+        self.svgs = 0
+        self._text: list[str] | None = None
+        self._row: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.external += [v for k, v in attrs if k in ("src", "href") and v and not v.startswith("#")]
+        if tag == "svg":
+            self.svgs += 1
+        elif tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("h2", "td", "th"):
+            self._text = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "h2" and self._text is not None:
+            self.headings.append("".join(self._text))
+        elif tag in ("td", "th") and self._text is not None and self._row is not None:
+            self._row.append("".join(self._text))
+        elif tag == "tr" and self._row is not None:
+            self.tables[-1].append(self._row)
+            self._row = None
+        if tag in ("h2", "td", "th"):
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+def read(case: str) -> tuple[Page, str, bool]:
+    validated = validate_file(ROOT / "inventories" / case / "cluster.yaml")
+    report = build_report(validated.plan, validated.warnings)
+    page = Page()
+    page.feed(report.html)
+    return page, report.html, report.lint_clean
+
+
+@pytest.mark.parametrize("case", ["onprem-roce", "lab"])
+def test_report_has_every_section_switch_and_cable(case: str) -> None:
+    page, html, clean = read(case)
+    plan = validate_file(ROOT / "inventories" / case / "cluster.yaml").plan
+    assert plan.fabric is not None
+    assert page.headings == SECTIONS
+    assert clean
+    assert "clean: " in html
+    ports = next(t for t in page.tables if t[0][:2] == ["switch", "tier"])
+    assert [row[0] for row in ports[1:]] == [s.name for s in plan.fabric.switches]
+    cabling = [t for t in page.tables if t[0][0] == "leaf port"]
+    assert sum(len(t) - 1 for t in cabling) == len(plan.fabric.links)
+    assert page.svgs == 1
+    assert page.external == [], "the page is self-contained"
+
+
+def test_report_shows_the_roce_contract_per_hop_and_port_use() -> None:
+    page, _, _ = read("onprem-roce")
+    roce = {row[0]: row[1:] for row in next(t for t in page.tables if t[0][1:] == ["NIC", "leaf (sonic)", "spine (sonic)"])}
+    assert roce["RoCE marking"][0] == "DSCP 26 (ToS 106), priority 3"
+    assert roce["lossless"][1] == "PFC on priorities [3] on host ports and uplinks"
+    assert roce["MTU"] == ["9000 (compute plane)", "9216 on every port", "9216 on every port"]
+    ports = {row[0]: row for row in next(t for t in page.tables if t[0][:2] == ["switch", "tier"])}
+    assert ports["leaf-su01-r1"][3:] == ["32", "32", "64", "128", "50"]
+    assert ports["spine01"][3:] == ["128", "0", "128", "128", "100"]
+
+
+def test_report_lists_validation_warnings() -> None:
+    page, html, _ = read("onprem-ib")
+    warnings = next(t for t in page.tables if t[0] == ["where", "path", "warning"])
+    assert any(row[1] == "infiniband.subnet_manager.kind" for row in warnings[1:])
+    assert "RoCE contract end to end" not in page.headings  # InfiniBand: no RoCE section
+    assert "1 warning(s)" in html
+
+
+def test_report_is_byte_identical_across_runs() -> None:
+    assert read("onprem-roce")[1] == read("onprem-roce")[1]

@@ -1,0 +1,99 @@
+"""The topology diagram as a person sees it: rendered to PNG by a real SVG renderer (librsvg's rsvg-convert), it fits a
+screen for 1 to 8 scalable units, names every switch in readable text, orders leaves by SU and rail, and stays small."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+import xml.etree.ElementTree as ET
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from fabric.model.loader import parse_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render.topology import natural_key, topology_svgs
+from tests.conftest import ROOT
+from tests.render.conftest import CASES, plan_of
+
+SVG = "{http://www.w3.org/2000/svg}"
+SCREEN = (1920, 1080)
+
+
+@cache
+def eight_su_plan() -> ClusterPlan:
+    """onprem-roce grown to 8 scalable units (256 DGX H100, 64 leaves): the largest size that must fit a screen."""
+    text = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
+    text = text.replace("{group: gpu, role: gpu, count: 64,", "{group: gpu, role: gpu, count: 256,")
+    spec, _ = parse_cluster(text, "onprem-roce-8su.yaml")
+    return plan_cluster(spec)
+
+
+def png_size(svg: str, tmp_path: Path) -> tuple[int, int]:
+    """Render with rsvg-convert (Debian librsvg2-bin, installed by ./dev) and read the PNG's IHDR width and height."""
+    tool = shutil.which("rsvg-convert")
+    assert tool, "rsvg-convert is missing: install librsvg2-bin (./dev setup does)"
+    source, png = tmp_path / "diagram.svg", tmp_path / "diagram.png"
+    source.write_text(svg, encoding="utf-8")
+    subprocess.run([tool, str(source), "-o", str(png)], check=True, timeout=60)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def texts(svg: str) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+@pytest.mark.parametrize("case", ["onprem-roce", "onprem-ib", "lab", "eight-su"])
+def test_diagram_renders_to_a_png_that_fits_a_screen(case: str, tmp_path: Path) -> None:
+    plan = eight_su_plan() if case == "eight-su" else plan_of(case)
+    svg = topology_svgs(plan)["compute"]
+    width, height = png_size(svg, tmp_path)
+    assert 600 <= width <= SCREEN[0], (width, height)
+    assert 300 <= height <= SCREEN[1], (width, height)
+
+
+@pytest.mark.parametrize("case", [*CASES, "eight-su"])
+def test_every_switch_name_is_text_in_the_diagram(case: str) -> None:
+    plan = eight_su_plan() if case == "eight-su" else plan_of(case)
+    assert plan.fabric is not None
+    labels = set(texts(topology_svgs(plan)["compute"]))
+    assert {s.name for s in plan.fabric.switches} <= labels
+
+
+def test_leaves_run_by_scalable_unit_then_rail_in_natural_order() -> None:
+    plan = eight_su_plan()
+    assert plan.fabric is not None
+    leaves = [t for t in texts(topology_svgs(plan)["compute"]) if t.startswith("leaf-")]
+    assert leaves == sorted(leaves, key=natural_key)
+    assert leaves[:2] == ["leaf-su01-r1", "leaf-su01-r2"]
+    assert len(leaves) == 64
+
+
+def test_legend_carries_speeds_oversubscription_bisection_roce_and_mtu_per_plane() -> None:
+    legend = " / ".join(texts(topology_svgs(plan_of("onprem-roce"))["compute"]))
+    assert "512 × 400G node ↔ leaf, 512 × 400G leaf ↔ spine" in legend
+    assert "oversubscription 1:1; bisection 102.4 Tb/s" in legend
+    assert "RoCE: DSCP 26 (ToS 106) → priority 3 → TC 3, PFC on [3]" in legend
+    assert "MTU compute 9000, storage 9000, inband 1500, oob 1500" in legend
+    assert [f"r{i}" for i in range(1, 9)] == [t for t in legend.split(" / ") if re.fullmatch(r"r\d", t)]
+
+
+def test_parallel_cables_are_drawn_once_per_bundle() -> None:
+    """1,024 cables in onprem-roce; the picture draws lines per switch and bundle, never per cable."""
+    plan = plan_of("onprem-roce")
+    assert plan.fabric is not None
+    svg = topology_svgs(plan)["compute"]
+    lines = svg.count("<polyline")
+    assert len(plan.fabric.links) == 1024
+    assert lines <= 3 * len(plan.fabric.switches) + 4, lines
+    assert "each leaf to each spine: 8 × 400G" in svg
+
+
+def test_diagram_is_byte_identical_across_runs() -> None:
+    assert topology_svgs(eight_su_plan()) == topology_svgs(eight_su_plan())
