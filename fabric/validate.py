@@ -8,6 +8,7 @@ from pathlib import Path
 from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.loader import parse_cluster
+from fabric.model.source import read_definition
 from fabric.plan import check_and_plan
 from fabric.plan.types import ClusterPlan
 
@@ -34,11 +35,7 @@ def validate_file(path: str | Path) -> Validated:
         PlanError: a pool is exhausted or two allocations collide.
     """
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError([Finding((), f"cannot read the definition: {exc.strerror}; check the path", file=file)], file) from exc
-    spec, source = parse_cluster(text, file)
+    spec, source = parse_cluster(read_definition(path), file)
     checked, plan = check_and_plan(spec)
     findings = [source.locate(f) for f in checked]
     if plan is None:

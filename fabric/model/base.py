@@ -9,8 +9,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabric.model.strings import HOST_NAME_RE
+
 ENV_VAR_RE = re.compile(r"^[A-Z_][A-Z0-9_]*$")
-NAME_RE = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+NAME_RE = HOST_NAME_RE  # cluster, group and host names: safe as DNS labels, file names and netns names
 
 Name = Annotated[str, Field(pattern=NAME_RE, description="Lower-case DNS label: letters, digits and '-'.")]
 Vlan = Annotated[int, Field(ge=1, le=4094)]

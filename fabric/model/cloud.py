@@ -8,8 +8,9 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fabric.model.base import SpecModel
+from fabric.model.strings import Identifier, TagKey, TagValue
 
-Tags = dict[str, str]
+Tags = Annotated[dict[TagKey, TagValue], Field(max_length=50)]  # AWS allows 50 user tags per resource, GCP 64 labels
 
 
 class AwsCapacitySpec(SpecModel):
@@ -26,7 +27,7 @@ class AwsPlacementSpec(SpecModel):
 
     enabled: bool
     strategy: Literal["cluster", "partition", "spread"] = "cluster"
-    name: str | None = Field(default=None, description="Use an existing placement group instead of creating one.")
+    name: Identifier | None = Field(default=None, description="Use an existing placement group instead of creating one.")
 
 
 class FsxLustreSpec(SpecModel):
@@ -40,14 +41,14 @@ class AwsSpec(SpecModel):
     """AWS target. EFA clusters live in one availability zone."""
 
     region: Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
-    availability_zones: tuple[Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")], ...] = Field(min_length=1)
+    availability_zones: tuple[Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")], ...] = Field(min_length=1, max_length=8)
     image: Annotated[str, Field(pattern=r"^ami-[0-9a-f]{8,17}$")]
     capacity: AwsCapacitySpec = AwsCapacitySpec()
     placement_group: AwsPlacementSpec | None = None
     management_access: Literal["ssm", "bastion"] = Field(
         default="ssm", description="ssm: Session Manager through VPC endpoints, no inbound SSH; bastion: an SSH bastion on the oob subnet."
     )
-    bastion_ingress: tuple[IPv4Network, ...] = Field(default=(), description="Prefixes allowed to reach the bastion's SSH port.")
+    bastion_ingress: tuple[IPv4Network, ...] = Field(default=(), max_length=64, description="Prefixes allowed to reach the bastion's SSH port.")
     auto_scaling_group: bool = Field(default=False, description="Launch GPU nodes through an auto-scaling group instead of instances.")
     fsx_lustre: FsxLustreSpec | None = FsxLustreSpec()
     tags: Tags = Field(default_factory=dict[str, str])
@@ -75,7 +76,7 @@ class GcpStorageSpec(SpecModel):
 
     kind: Literal["filestore", "managed-lustre"] = "filestore"
     capacity_gib: Annotated[int, Field(ge=1024)] = 2560
-    tier: str = "BASIC_SSD"
+    tier: Identifier = "BASIC_SSD"
 
 
 class GcpSpec(SpecModel):
@@ -84,7 +85,7 @@ class GcpSpec(SpecModel):
     project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
     region: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d$")]
     zone: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d-[a-z]$")]
-    image: str
+    image: Identifier
     capacity: GcpCapacitySpec = GcpCapacitySpec()
     placement: GcpPlacementSpec = GcpPlacementSpec()
     storage: GcpStorageSpec | None = GcpStorageSpec()
@@ -94,10 +95,10 @@ class GcpSpec(SpecModel):
 class AzureImageSpec(SpecModel):
     """Marketplace image reference."""
 
-    publisher: str = "microsoft-dsvm"
-    offer: str = "ubuntu-hpc"
-    sku: str = "2204"
-    version: str = "latest"
+    publisher: Identifier = "microsoft-dsvm"
+    offer: Identifier = "ubuntu-hpc"
+    sku: Identifier = "2204"
+    version: Identifier = "latest"
     generation: Literal[1, 2] = 2
 
 

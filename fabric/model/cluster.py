@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fabric.model.access import SwitchAccessSpec
 from fabric.model.base import Name, SpecModel
@@ -13,9 +13,13 @@ from fabric.model.infiniband import InfinibandSpec
 from fabric.model.nodes import NodeGroupSpec
 from fabric.model.planes import PlanesSpec
 from fabric.model.qos import RoceSpec
+from fabric.model.strings import Description
 from fabric.model.topology import FabricSpec
 
 Target = Literal["onprem", "aws", "gcp", "azure"]
+# Bounds on the whole definition, so no stage ever works on more than a real cluster (see fabric/model/nodes.py).
+MAX_GROUPS = 256
+MAX_NODES = 32768
 
 
 class ClusterSpec(SpecModel):
@@ -23,7 +27,7 @@ class ClusterSpec(SpecModel):
 
     name: Name
     target: Target
-    description: str = ""
+    description: Description = ""
     aws: AwsSpec | None = Field(default=None, description="Required when target is aws.")
     gcp: GcpSpec | None = Field(default=None, description="Required when target is gcp.")
     azure: AzureSpec | None = Field(default=None, description="Required when target is azure.")
@@ -32,4 +36,12 @@ class ClusterSpec(SpecModel):
     roce: RoceSpec = Field(default_factory=RoceSpec, description="RoCE lossless contract (used with transport roce).")
     infiniband: InfinibandSpec | None = Field(default=None, description="Required with transport infiniband.")
     switches: SwitchAccessSpec = Field(default_factory=SwitchAccessSpec)
-    nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1)
+    nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1, max_length=MAX_GROUPS)
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ClusterSpec:
+        total = sum(group.count for group in self.nodes)
+        if total > MAX_NODES:
+            msg = f"the definition has {total} nodes in all; at most {MAX_NODES} are supported, split the cluster into several definitions"
+            raise ValueError(msg)
+        return self

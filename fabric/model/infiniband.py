@@ -23,7 +23,7 @@ class SubnetManagerSpec(SpecModel):
     """Where and how the subnet manager runs."""
 
     kind: Literal["opensm", "switch", "ufm"] = "opensm"
-    nodes: tuple[SmNodeSpec, ...] = Field(min_length=1)
+    nodes: tuple[SmNodeSpec, ...] = Field(min_length=1, max_length=8)
     routing_engine: RoutingEngine = "ftree"
     sweep_interval_s: Annotated[int, Field(ge=0, le=3600)] = 10
     lmc: Annotated[int, Field(ge=0, le=7)] = 0
@@ -43,7 +43,7 @@ class PartitionSpec(SpecModel):
     name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
     pkey: int = Field(description="Partition key, 0x0001-0x7ffe (0x7fff is the default partition). Hex strings accepted.")
     ipoib: bool = True
-    members: tuple[PartitionMember, ...] = Field(min_length=1)
+    members: tuple[PartitionMember, ...] = Field(min_length=1, max_length=1024)
 
     @field_validator("pkey", mode="before")
     @classmethod
@@ -61,5 +61,5 @@ class InfinibandSpec(SpecModel):
     """InfiniBand compute fabric settings."""
 
     subnet_manager: SubnetManagerSpec
-    partitions: tuple[PartitionSpec, ...] = ()
+    partitions: tuple[PartitionSpec, ...] = Field(default=(), max_length=128)
     mtu: Literal[2048, 4096] = Field(default=4096, description="IB link MTU (not the IPoIB MTU).")

@@ -6,9 +6,12 @@ echoed back.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import typing
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import cast
 
@@ -17,10 +20,14 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from fabric.errors import Finding, InputError
+from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
 from fabric.model.cluster import ClusterSpec
+from fabric.model.source import check_text, load_yaml, read_definition
+from fabric.model.topology import OVERSUBSCRIPTION_RE
 
 Path_ = tuple[str | int, ...]
+MAX_FINDINGS = 100  # a broken file gets the first 100 problems, not an unbounded report
 _SECRET_KEY = re.compile(r"(password|passwd|secret|token|api[_-]?key|private[_-]?key|community|passphrase)", re.I)
 _SECRET_REF_SUFFIXES = ("_env", "_ref", "_file", "vault_id")
 _REFERENCE_ADVICE = (
@@ -37,7 +44,19 @@ _EXTRA_KEY_HINTS: dict[tuple[str, ...], str] = {
 
 _PATTERN_HELP: dict[str, str] = {
     NAME_RE: "is not a lower-case DNS label; use a-z, 0-9 and '-', starting and ending with a letter or digit",
-    r"^\d+(\.\d+)?:\d+(\.\d+)?$": "is not a ratio; write downlink:uplink, e.g. '1:1' or '3:1'",
+    OVERSUBSCRIPTION_RE: "is not a ratio; write downlink:uplink, e.g. '1:1' or '3:1'",
+    strings.INTERFACE_NAME_RE: (
+        "is not a safe interface name: 1-15 letters, digits, '_', '.' or '-', starting with a letter or digit (no spaces, quotes or '/')"
+    ),
+    strings.DOMAIN_NAME_RE: "is not a domain name: dot-separated labels of letters, digits and '-', e.g. cluster.example.com",
+    strings.DESCRIPTION_RE: "is not one line of printable text: use printable ASCII only, no line breaks or control characters",
+    strings.HOSTNAME_FORMAT_RE: (
+        "is not a host-name format: a lower-case DNS label with one {index} field, optionally zero-padded up to width 6; write e.g. 'gpu{index:03d}'"
+    ),
+    strings.GUID_RE: "is not a port GUID: write 16 hex digits, e.g. 0x0c42a10300ab12cd",
+    strings.FILE_PATH_RE: "is not a plain file path: use letters, digits, '_', '.', '/', '+' and '-' only",
+    strings.USER_NAME_RE: "is not a login name: letters, digits, '.', '_' and '-', starting with a letter or '_', at most 32",
+    strings.IDENTIFIER_RE: "is not an identifier: letters, digits, '_', '.', ':', '/' and '-', starting with a letter or digit",
     r"^ami-[0-9a-f]{8,17}$": "is not an AMI id; write e.g. ami-0123456789abcdef0",
     r"^cr-[0-9a-f]{8,17}$": "is not a capacity reservation id; write e.g. cr-0123456789abcdef0",
 }
@@ -64,15 +83,14 @@ class SourceMap:
 
 
 def parse_yaml(text: str, file: str | None = None) -> tuple[object, SourceMap, list[Finding]]:
-    """Parse YAML text into plain data, a line map, and findings for duplicate keys.
+    """Parse YAML text into plain data, a line map, and findings for duplicate keys; every resource is bounded.
 
     Raises:
-        InputError: the text is not YAML.
+        InputError: the text is not YAML, holds control characters, or nests or expands past the loader's limits.
     """
-    loader = yaml.SafeLoader(text)
+    check_text(text, file)
     try:
-        node = loader.get_single_node()
-        data: object = loader.construct_document(node) if node is not None else None  # pyright: ignore[reportUnknownMemberType]
+        node, data = load_yaml(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -80,8 +98,6 @@ def parse_yaml(text: str, file: str | None = None) -> tuple[object, SourceMap, l
         raise InputError([Finding((), f"not valid YAML: {problem}; fix the syntax at this line", file=file, line=line)], file) from exc
     except yaml.YAMLError as exc:
         raise InputError([Finding((), f"not valid YAML: {exc}", file=file)], file) from exc
-    finally:
-        loader.dispose()
     smap = SourceMap(file)
     duplicates: list[Finding] = []
     if node is not None:
@@ -225,14 +241,51 @@ def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, Sour
         raise InputError([smap.locate(f) for f in findings], file)
     secrets = scan_secrets(cast("dict[str, object]", data))
     findings.extend(secrets)
+    refused: list[Finding] = []
+    plain = plain_data(cast("object", data), (), refused)
+    findings.extend(refused)
     spec: ClusterSpec | None = None
     try:
-        spec = ClusterSpec.model_validate(data)
+        # Strict mode through JSON: strings stay strings (no bytes), no bool->int or float->int, while JSON's own
+        # forms (a string for an address, a list for a tuple) still parse.
+        spec = ClusterSpec.model_validate_json(json.dumps(plain), strict=True)
     except ValidationError as exc:
-        findings.extend(schema_findings(exc, {f.path for f in secrets}))
+        findings.extend(schema_findings(exc, {f.path for f in (*secrets, *refused)}))
     if findings or spec is None:
-        raise InputError([smap.locate(f) for f in findings], file)
+        shown = findings[:MAX_FINDINGS]
+        if len(findings) > MAX_FINDINGS:
+            shown.append(Finding((), f"... and {len(findings) - MAX_FINDINGS} more errors; fix the ones above first"))
+        raise InputError([smap.locate(f) for f in shown], file)
     return spec, smap
+
+
+def plain_data(data: object, path: Path_, findings: list[Finding]) -> object:
+    """``data`` as JSON-ready values (string keys); a finding for each value YAML can hold but a definition cannot.
+
+    A ``!!binary`` value, a date, a set or a mapping key that is itself a list or mapping is refused with its path.
+    """
+    if isinstance(data, dict):
+        out: dict[str, object] = {}
+        for key, value in cast("dict[object, object]", data).items():
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                findings.append(Finding(path, "a key that is a list, mapping, date or binary value is not allowed; keys are plain words or numbers"))
+                continue
+            name = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
+            out[name] = plain_data(value, (*path, name), findings)
+        return out
+    if isinstance(data, list | tuple):
+        return [plain_data(item, (*path, i), findings) for i, item in enumerate(cast("list[object]", data))]
+    if isinstance(data, bytes):
+        findings.append(Finding(path, "a !!binary value is not allowed; write the value as plain text"))
+    elif isinstance(data, date):
+        findings.append(Finding(path, f"YAML read {data.isoformat()!r} as a date; quote it if it is meant as text"))
+    elif isinstance(data, set | frozenset):
+        findings.append(Finding(path, "a !!set is not allowed; write a list"))
+    elif isinstance(data, float) and not math.isfinite(data):
+        findings.append(Finding(path, f"{data} is not a usable number; write a finite value"))
+    else:
+        return data
+    return None
 
 
 def load_cluster(path: str | Path) -> ClusterSpec:
@@ -246,9 +299,4 @@ def load_cluster(path: str | Path) -> ClusterSpec:
     Raises:
         InputError: the file is missing, is not YAML, or breaks the schema (every problem listed).
     """
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError([Finding((), f"cannot read the definition: {exc.strerror}; check the path", file=file)], file) from exc
-    return parse_cluster(text, file)[0]
+    return parse_cluster(read_definition(path), str(path))[0]

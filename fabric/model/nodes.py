@@ -6,14 +6,20 @@ import re
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from fabric.catalog.hardware import HARDWARE
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
+from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
 
 Role = Literal["gpu", "storage", "management", "login", "subnet-manager"]
 _NAME = re.compile(NAME_RE)
+_INDEX_FIELD = re.compile(r"\{index(?::0([1-6])d)?\}")
+# Bounds that keep every stage's work proportional to a real cluster: the largest GPU clusters built so far have a few
+# thousand nodes per fabric, and a node has at most a few dozen ports on one plane.
+MAX_GROUP_NODES = 16384
+MAX_PORTS_PER_PLANE = 32
 
 
 class NodeGroupSpec(SpecModel):
@@ -25,35 +31,34 @@ class NodeGroupSpec(SpecModel):
 
     group: Name = Field(description="Group name; also the Ansible group '<group>_nodes'.")
     role: Role
-    count: Annotated[int, Field(ge=0, le=65536)]
-    hostname: str = Field(description="Python format string with {index}, e.g. 'gpu{index:03d}'.")
+    count: Annotated[int, Field(ge=0, le=MAX_GROUP_NODES)]
+    hostname: HostnameFormat
     id_offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
-    hardware: str | None = Field(default=None, description="On-prem hardware profile (fabric/catalog/hardware.py).")
-    instance_type: str | None = Field(default=None, description="Cloud instance type, machine type or VM size.")
-    interfaces: dict[PlaneName, tuple[str, ...]] = Field(
+    hardware: Identifier | None = Field(default=None, description="On-prem hardware profile (fabric/catalog/hardware.py).")
+    instance_type: Identifier | None = Field(default=None, description="Cloud instance type, machine type or VM size.")
+    interfaces: dict[PlaneName, Annotated[tuple[InterfaceName, ...], Field(max_length=MAX_PORTS_PER_PLANE)]] = Field(
         default_factory=dict[PlaneName, tuple[str, ...]], description="Override the hardware's interface names per plane."
     )
     addresses: dict[Name, dict[PlaneName, IPv4Address]] = Field(
         default_factory=dict[str, dict[PlaneName, IPv4Address]],
+        max_length=MAX_GROUP_NODES,
         description="Explicit addresses: hostname -> plane -> address (first port of that plane).",
     )
-    labels: dict[str, str] = Field(default_factory=dict[str, str])
+    labels: dict[TagKey, TagValue] = Field(default_factory=dict[str, str], max_length=64)
 
-    @field_validator("hostname")
-    @classmethod
-    def _pattern(cls, value: str) -> str:
-        if "{index" not in value:
-            msg = f"hostname pattern {value!r} has no {{index}} field; write e.g. 'gpu{{index:03d}}'"
-            raise ValueError(msg)
-        try:
-            sample = value.format(index=1)
-        except (KeyError, ValueError, IndexError) as exc:
-            msg = f"hostname pattern {value!r} is not a valid format string ({exc}); only {{index}} is available"
-            raise ValueError(msg) from None
-        if not _NAME.match(sample):
-            msg = f"hostname pattern {value!r} gives {sample!r}, not a lower-case DNS label; use letters, digits and '-'"
-            raise ValueError(msg)
-        return value
+    @model_validator(mode="after")
+    def _every_hostname(self) -> NodeGroupSpec:
+        """Every index 1..count gives a DNS label: the only varying part is the digits of the index, so the first and
+        the last (longest) name stand for all of them."""
+        for index in sorted({1, max(self.count, 1)}):
+            name = format_hostname(self.hostname, index)
+            if not _NAME.match(name):
+                msg = (
+                    f"hostname pattern {self.hostname!r} gives {name!r} for index {index}, not a DNS label "
+                    "(1-63 of a-z, 0-9 and '-', no '-' at either end); shorten or change the pattern"
+                )
+                raise ValueError(msg)
+        return self
 
     @field_validator("hardware")
     @classmethod
@@ -64,8 +69,18 @@ class NodeGroupSpec(SpecModel):
 
     def hostnames(self) -> list[str]:
         """Every hostname of the group, index 1..count."""
-        return [self.hostname.format(index=i) for i in range(1, self.count + 1)]
+        return [format_hostname(self.hostname, i) for i in range(1, self.count + 1)]
 
     def node_ids(self) -> range:
         """The stable ids of the group's nodes."""
         return range(self.id_offset + 1, self.id_offset + self.count + 1)
+
+
+def format_hostname(pattern: str, index: int) -> str:
+    """The host name ``pattern`` gives node ``index``; only ``{index}`` and ``{index:0Nd}`` (N <= 6) are understood.
+
+    Example:
+        >>> format_hostname("gpu{index:03d}", 7)
+        'gpu007'
+    """
+    return _INDEX_FIELD.sub(lambda m: f"{index:0{m.group(1) or 1}d}", pattern, count=1)

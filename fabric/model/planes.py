@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from fabric.model.base import SpecModel, Vlan
+from fabric.model.strings import Description
 
 ComputeTransport = Literal["infiniband", "roce", "efa", "gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "azure-ib"]
 PlaneName = Literal["compute", "storage", "inband", "oob"]
@@ -20,7 +21,7 @@ class _PlaneBase(SpecModel):
     cidr: IPv4Network = Field(description="The plane's address block. Planes never overlap.")
     mtu: Mtu = 1500
     vlan: Vlan | None = Field(default=None, description="802.1Q VLAN id where the plane is an L2 segment.")
-    description: str = ""
+    description: Description = ""
 
 
 class ComputePlaneSpec(SpecModel):
@@ -37,7 +38,7 @@ class ComputePlaneSpec(SpecModel):
     max_ports_per_node: PortsPerNode = Field(
         default=8, description="Address stride per node: ports a node may ever have on this plane (keeps allocation stable)."
     )
-    description: str = ""
+    description: Description = ""
 
 
 class StorageRoute(SpecModel):
@@ -52,7 +53,7 @@ class StoragePlaneSpec(_PlaneBase):
 
     mtu: Mtu = 9000
     max_ports_per_node: PortsPerNode = 2
-    routes: tuple[StorageRoute, ...] = Field(default=(), description="Specific prefixes reached through a storage router.")
+    routes: tuple[StorageRoute, ...] = Field(default=(), max_length=256, description="Specific prefixes reached through a storage router.")
 
 
 class _RoutedPlane(_PlaneBase):

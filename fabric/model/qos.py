@@ -61,7 +61,7 @@ class RoceSpec(SpecModel):
     tos: Annotated[int, Field(ge=0, le=255)] | None = Field(
         default=None, description="RoCE ToS for RDMA-CM and the global tclass; default DSCP << 2 | ECT(0) = 106."
     )
-    pfc_priorities: tuple[Priority, ...] = Field(default=(3,), description="Priorities with PFC on: exactly the RoCE priority.")
+    pfc_priorities: tuple[Priority, ...] = Field(default=(3,), max_length=8, description="Priorities with PFC on: exactly the RoCE priority.")
     dscp_to_priority: dict[Dscp, Priority] = Field(
         default_factory=dict[int, int],
         description="Extra DSCP -> priority entries; the RoCE and CNP DSCPs are always mapped. Unlisted DSCPs go to priority 0.",

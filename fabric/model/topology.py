@@ -11,8 +11,16 @@ from pydantic import Field, field_validator
 from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
 from fabric.model.base import Asn, SpecModel, unknown_choice
+from fabric.model.strings import DomainName
 
-Oversubscription = Annotated[str, Field(pattern=r"^\d+(\.\d+)?:\d+(\.\d+)?$", description="Downlink:uplink bandwidth, e.g. '1:1' or '3:1'.")]
+OVERSUBSCRIPTION_RE = r"^\d{1,3}(\.\d{1,3})?:\d{1,3}(\.\d{1,3})?$"
+Oversubscription = Annotated[str, Field(pattern=OVERSUBSCRIPTION_RE, description="Downlink:uplink bandwidth, e.g. '1:1' or '3:1'.")]
+# The largest logical radix in the switch catalog (64 cages x 4-way breakout); no per-leaf or spine count can exceed it.
+MAX_RADIX = 256
+# Offsets into address pools: a /16 holds 65,536 addresses.
+MAX_OFFSET = 65535
+# Oversubscription targets outside 1:4 .. 64:1 describe no real fabric (and would ask the planner for absurd uplink counts).
+RATIO_MIN, RATIO_MAX = Fraction(1, 4), Fraction(64)
 
 
 def parse_ratio(text: str) -> Fraction:
@@ -24,6 +32,22 @@ def parse_ratio(text: str) -> Fraction:
     """
     down, up = text.split(":")
     return Fraction(down) / Fraction(up)
+
+
+def check_ratio(text: str) -> str:
+    """``text`` when it is a usable oversubscription target.
+
+    Raises:
+        ValueError: a side is zero, or the ratio is outside 1:4 .. 64:1.
+    """
+    down, up = (Fraction(side) for side in text.split(":"))
+    if down == 0 or up == 0:
+        msg = f"oversubscription {text!r} has a zero side; both downlink and uplink bandwidth must be positive, e.g. '1:1' or '3:1'"
+        raise ValueError(msg)
+    if not RATIO_MIN <= down / up <= RATIO_MAX:
+        msg = f"oversubscription {text!r} is outside 1:4 .. 64:1; no two-tier fabric is built like that, use e.g. '1:1' or '3:1'"
+        raise ValueError(msg)
+    return text
 
 
 class TierSpec(SpecModel):
@@ -66,7 +90,7 @@ class UnderlaySpec(SpecModel):
         default="p2p-31", description="Numbered /31 fabric links, or BGP unnumbered over IPv6 link-local."
     )
     loopback_pool: IPv4Network = IPv4Network("10.255.0.0/16")
-    leaf_loopback_offset: Annotated[int, Field(ge=1)] = Field(
+    leaf_loopback_offset: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = Field(
         default=256, description="Leaf N's loopback is loopback_pool[leaf_loopback_offset + N]; spine N's is loopback_pool[N]."
     )
     p2p_pool: IPv4Network = IPv4Network("10.254.0.0/16")
@@ -89,14 +113,14 @@ class ManagementSpec(SpecModel):
     """Management services every switch gets: management VRF, NTP, syslog, DNS; SSH only from the OOB plane."""
 
     vrf: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")] = "mgmt"
-    ntp_servers: tuple[IPv4Address, ...] = ()
-    syslog_servers: tuple[IPv4Address, ...] = ()
-    dns_servers: tuple[IPv4Address, ...] = ()
-    domain: str | None = None
+    ntp_servers: tuple[IPv4Address, ...] = Field(default=(), max_length=16)
+    syslog_servers: tuple[IPv4Address, ...] = Field(default=(), max_length=16)
+    dns_servers: tuple[IPv4Address, ...] = Field(default=(), max_length=8)
+    domain: DomainName | None = None
     mgmt_pool: IPv4Network | None = Field(
         default=None, description="Switch management addresses (inside the oob plane); default: the oob plane's last /22."
     )
-    mgmt_leaf_offset: Annotated[int, Field(ge=1)] = Field(
+    mgmt_leaf_offset: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = Field(
         default=128, description="Leaf N's management address is mgmt_pool[mgmt_leaf_offset + N]; spine N's is mgmt_pool[N + 1]."
     )
 
@@ -113,19 +137,24 @@ class FabricSpec(SpecModel):
     su_size: Annotated[int, Field(ge=1, le=1024)] = Field(
         default=32, description="Node slots per scalable unit (node id N sits in SU (N-1)//su_size + 1)."
     )
-    host_ports_per_leaf: Annotated[int, Field(ge=1)] | None = Field(
+    host_ports_per_leaf: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
         default=None, description="fat-tree only: host ports per leaf; default: what the radix leaves after the uplinks."
     )
-    uplinks_per_leaf: Annotated[int, Field(ge=1)] | None = Field(
+    uplinks_per_leaf: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
         default=None, description="Force the uplink count per leaf; default: as many as the oversubscription target needs."
     )
-    spines: Annotated[int, Field(ge=1, le=512)] | None = Field(
+    spines: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
         default=None, description="Force the spine count (must divide uplinks_per_leaf); default: the fewest that take every uplink."
     )
     mtu: Annotated[int, Field(ge=1500, le=9216)] = Field(default=9216, description="L2 MTU of every switch port.")
     underlay: UnderlaySpec = UnderlaySpec()
     cable_length_m: CableLengthSpec = CableLengthSpec()
     management: ManagementSpec = ManagementSpec()
+
+    @field_validator("oversubscription")
+    @classmethod
+    def _usable_ratio(cls, value: str) -> str:
+        return check_ratio(value)
 
     @property
     def target_ratio(self) -> Fraction:

@@ -1,4 +1,9 @@
-"""The one Jinja2 environment: templates from the package, strict about undefined names, stable whitespace."""
+"""The one Jinja2 environment: templates from the package, strict about undefined names, stable whitespace.
+
+Defence in depth against injection: every value a template prints goes through ``finalize``, which refuses a line
+break or any other control character, so no value can start a new command line in a config whatever the model let
+through.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,9 @@ from functools import cache
 from typing import cast
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+
+from fabric.errors import RenderError
+from fabric.model.strings import is_safe_text
 
 
 @cache
@@ -17,11 +25,28 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=one_line,
     )
     filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
     filters["kbytes"] = _kbytes
     filters["seconds"] = _seconds
     return env
+
+
+def one_line(value: object) -> object:
+    """``value`` unchanged when its text holds no line break or control character.
+
+    Example:
+        >>> one_line("swp1")
+        'swp1'
+
+    Raises:
+        RenderError: the value would break out of its line (e.g. ``"eth1\\nip route 0.0.0.0/0 blackhole"``).
+    """
+    if isinstance(value, str) and not is_safe_text(value):
+        msg = f"refusing to render {value[:80]!r}: a line break or control character would inject config lines"
+        raise RenderError(msg)
+    return value
 
 
 def _kbytes(size: int) -> int:
