@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 
-from fabric.errors import FabricError, Finding, InputError, PlanError
+from fabric.errors import FabricError, Finding, InputError, PlanError, RenderError
 from fabric.report import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
 
@@ -94,14 +95,14 @@ def _cmd_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
             code = EXIT_INVALID
             results.append({"file": str(file), "valid": False, "findings": _finding_data(exc.findings)})
             if not args.json:
-                err.print(f"[bold red]{file}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
+                err.print(f"[bold red]{escape(str(file))}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
                 print_findings(err, exc.findings)
             continue
         except PlanError as exc:
             code = EXIT_INVALID
             results.append({"file": str(file), "valid": False, "findings": [{"file": str(file), "severity": "error", "message": str(exc)}]})
             if not args.json:
-                err.print(f"[bold red]{file}: cannot be planned:[/] {exc}", highlight=False)
+                err.print(f"[bold red]{escape(str(file))}: cannot be planned:[/] {escape(str(exc))}", highlight=False)
             continue
         results.append({"file": str(file), "valid": True, "findings": _finding_data(validated.warnings)})
         if not args.json:
@@ -116,6 +117,8 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
     if (args.json or args.output) and len(args.files) != 1:
         err.print("--json and --output take exactly one definition")
         return EXIT_INVALID
+    if args.output:
+        _check_output_file(args.output)
     for file in args.files:
         from fabric.plan.serialize import write_plan_json
 
@@ -140,6 +143,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     files = render_configs(plan)
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
+    _check_output_dir(target)
     written = _write_files(target, files)
     written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
     switches = len(plan.fabric.switches) if plan.fabric else 0
@@ -175,9 +179,29 @@ def _write_plan(path: Path, plan: ClusterPlan, *, digest: bool) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if digest else ""
 
 
+def _usage_error(where: str, problem: str) -> InputError:
+    return InputError([Finding((), problem, file=where)], where)
+
+
+def _check_output_file(path: Path) -> None:
+    """Refuse an output file whose directory is missing or that is itself a directory, before anything is computed."""
+    if path.is_dir():
+        raise _usage_error(str(path), "-o names a directory; give a file name, e.g. plan.json")
+    if not path.parent.is_dir():
+        raise _usage_error(str(path), f"-o: the directory {str(path.parent)!r} does not exist; create it first")
+
+
+def _check_output_dir(path: Path) -> None:
+    """Refuse an output directory that exists as something else, or whose parts exist as files."""
+    for part in (path, *path.parents):
+        if part.exists() and not part.is_dir():
+            raise _usage_error(str(path), f"-o: {str(part)!r} exists and is not a directory; name a directory (it is created if missing)")
+
+
 def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
     text = schema_json()
     if args.output:
+        _check_output_file(args.output)
         args.output.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
@@ -185,17 +209,21 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
 
 
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.lint import lint_configs, read_configs
+    from fabric.lint import config_paths, lint_configs, read_configs
     from fabric.lint.observed import CONFIG_FILE
     from fabric.render import render_configs
 
     plan = validate_file(args.file).plan
+    sources: dict[str, str] = {}
     if args.configs is not None:
+        if not args.configs.is_dir():
+            raise _usage_error(str(args.configs), "--configs names no directory; give the directory render wrote (it holds switches/)")
         configs = read_configs(plan, args.configs)
+        sources = config_paths(plan, args.configs)
     else:
         files = render_configs(plan)
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
-    findings = lint_configs(plan, configs)
+    findings = lint_configs(plan, configs, sources)
     if args.json:
         out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
         return EXIT_FAILED if findings else EXIT_OK
@@ -292,21 +320,24 @@ def console(stream: TextIO) -> Console:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code (2 for anything the input must fix, 1 for other failures)."""
     words = list(sys.argv[1:] if argv is None else argv)
     args = _parser(next((w for w in words if not w.startswith("-")), None)).parse_args(words)
     out, err = console(sys.stdout), console(sys.stderr)
     try:
         return COMMANDS[args.command](args, out, err)
     except InputError as exc:
-        err.print(f"[bold red]{exc.file or 'definition'}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
+        err.print(f"[bold red]{escape(exc.file or 'definition')}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
         print_findings(err, exc.findings)
         return EXIT_INVALID
-    except PlanError as exc:
-        err.print(f"[bold red]cannot plan:[/] {exc}", highlight=False)
+    except (PlanError, RenderError) as exc:
+        err.print(f"[bold red]cannot {'plan' if isinstance(exc, PlanError) else 'render'}:[/] {escape(str(exc))}", highlight=False)
         return EXIT_INVALID
     except FabricError as exc:
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        return EXIT_FAILED
+    except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         return EXIT_FAILED
 
 

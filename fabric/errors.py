@@ -15,10 +15,13 @@ Command-line exit codes: 2 for InputError and PlanError (the definition must cha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning"]
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,18 +52,35 @@ class Finding:
         if self.line is not None:
             where = f"{where}:{self.line}"
         path = self.dotted_path or "(top level)"
-        return f"{where}: {self.severity}: {path}: {self.message}"
+        return printable(f"{where}: {self.severity}: {path}: {self.message}")
 
 
 def format_path(path: tuple[str | int, ...]) -> str:
-    """Render a path tuple as ``a.b[2].c``."""
+    """Render a path tuple as ``a.b[2].c``; a key that is not a plain word is quoted: ``labels['team name']``.
+
+    Example:
+        >>> format_path(("nodes", 0, "labels", "a b"))
+        "nodes[0].labels['a b']"
+    """
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
+        elif not _PLAIN_KEY.match(part):
+            out += f"[{printable(repr(part))}]"
         else:
             out += f".{part}" if out else part
     return out
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character spelled as an escape, so a report cannot forge lines or drive a terminal.
+
+    Example:
+        >>> printable("x.com\\nusername evil")
+        'x.com\\\\nusername evil'
+    """
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 class FabricError(Exception):

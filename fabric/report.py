@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from fabric.errors import Finding
+from fabric.errors import Finding, printable
 from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.types import ClusterPlan
 
@@ -16,9 +17,10 @@ def print_findings(console: Console, findings: tuple[Finding, ...] | list[Findin
     """One line per finding: location, severity, path, message."""
     for finding in findings:
         style = "bold red" if finding.severity == "error" else "yellow"
-        where = f"{finding.file or '<definition>'}{f':{finding.line}' if finding.line else ''}"
+        where = escape(f"{finding.file or '<definition>'}{f':{finding.line}' if finding.line else ''}")
+        path, message = escape(finding.dotted_path or "(top level)"), escape(printable(finding.message))
         console.print(
-            f"[bold]{where}[/]: [{style}]{finding.severity}[/]: [cyan]{finding.dotted_path or '(top level)'}[/]: {finding.message}",
+            f"[bold]{where}[/]: [{style}]{finding.severity}[/]: [cyan]{path}[/]: {message}",
             highlight=False,
             soft_wrap=True,
         )

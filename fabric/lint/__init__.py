@@ -4,18 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fabric.errors import Finding, InputError
 from fabric.lint.observed import CONFIG_FILE
 from fabric.lint.rules import LintFinding, lint_configs
 from fabric.plan.types import ClusterPlan
 
-__all__ = ["LintFinding", "lint_configs", "read_configs"]
+__all__ = ["LintFinding", "config_paths", "lint_configs", "read_configs"]
 
 
 def read_configs(plan: ClusterPlan, directory: Path) -> dict[str, str | None]:
-    """Each switch's config from ``<directory>/switches/<name>/<file>`` (the layout ``render`` writes); None when missing."""
+    """Each switch's config from ``<directory>/switches/<name>/<file>`` (the layout ``render`` writes); None when missing.
+
+    Raises:
+        InputError: a config file cannot be read or is not UTF-8 text.
+    """
     configs: dict[str, str | None] = {}
     for switch in plan.fabric.switches if plan.fabric else ():
         file = CONFIG_FILE.get(switch.nos)
         path = directory / "switches" / switch.name / file if file else None
-        configs[switch.name] = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        try:
+            configs[switch.name] = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"switch {switch.name}: cannot read its config ({exc}); it must be a readable UTF-8 text file"
+            raise InputError([Finding((), msg, file=str(path))], str(path)) from exc
     return configs
+
+
+def config_paths(plan: ClusterPlan, directory: Path) -> dict[str, str]:
+    """Where ``read_configs`` looks for each switch's config."""
+    return {
+        s.name: str(directory / "switches" / s.name / CONFIG_FILE[s.nos])
+        for s in (plan.fabric.switches if plan.fabric else ())
+        if s.nos in CONFIG_FILE
+    }

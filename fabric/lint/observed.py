@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from hier_config import Platform, get_hconfig
 from hier_config.child import HConfigChild
@@ -144,7 +145,7 @@ def _nxos_queuing(node: HConfigChild, qos: SwitchQos) -> None:
 
 def parse_sonic(device: str, text: str) -> SwitchQos:
     """SONiC config_db: the DSCP map bound in PORT_QOS_MAP, pfc_enable, PFC_WD, WRED and schedulers on QUEUE, PORT MTU."""
-    db = json.loads(text)
+    db = _config_db(text)
     qos = SwitchQos(device, "sonic")
     port_maps = db.get("PORT_QOS_MAP", {})
     bound = {m.get("dscp_to_tc_map") for m in port_maps.values()} - {None}
@@ -164,6 +165,23 @@ def parse_sonic(device: str, text: str) -> SwitchQos:
         if schedulers.get(queue.get("scheduler"), {}).get("type") == "STRICT":
             qos.strict_tcs.add(tc)
     return qos
+
+
+def _config_db(text: str) -> dict[str, Any]:  # the parser reads fields as SONiC writes them: strings
+    """config_db.json as SONiC keeps it: an object of tables, each an object of entries, each an object of fields.
+
+    Raises:
+        ValueError: the text is not JSON (``json.JSONDecodeError`` is a ValueError) or not shaped like that.
+    """
+    db: object = json.loads(text)
+    if not isinstance(db, dict):
+        msg = f"config_db.json holds a JSON {type(db).__name__}, not an object of tables"
+        raise ValueError(msg)
+    for table, entries in cast("dict[str, object]", db).items():
+        if not isinstance(entries, dict) or not all(isinstance(e, dict) for e in cast("dict[str, object]", entries).values()):
+            msg = f"config_db.json table {table!r} is not an object of entries that are objects"
+            raise ValueError(msg)
+    return cast("dict[str, Any]", db)
 
 
 def parse_nvue(device: str, text: str) -> SwitchQos:

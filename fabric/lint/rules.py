@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from hier_config.exceptions import DuplicateChildError
+
+from fabric.errors import Finding, InputError
 from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.model.qos import RoceSpec
 from fabric.model.rules import ETHERNET_OVERHEAD
@@ -26,8 +29,10 @@ class LintFinding:
         return f"{self.device}: {self.where}: {self.message} (expected {self.expected}, found {self.actual})"
 
 
-def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[LintFinding]:
+def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: Mapping[str, str] | None = None) -> list[LintFinding]:
     """Lint every switch's config text (``None``: the file is missing) against the plan's contract.
+
+    ``sources`` names the file each config was read from, for the error on a config that cannot be parsed.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -37,6 +42,9 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[L
         >>> files = render_configs(plan)
         >>> lint_configs(plan, {s.name: files[f"switches/{s.name}/startup-config"] for s in plan.fabric.switches})
         []
+
+    Raises:
+        InputError: a config cannot be parsed (not JSON, a duplicated section, ...), naming the switch and file.
     """
     facts = {f.switch.name: f for f in build_switch_facts(plan)}
     findings: list[LintFinding] = []
@@ -49,7 +57,12 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[L
         if text is None:
             findings.append(LintFinding(name, CONFIG_FILE[fact.switch.nos], "a config", "no file", "the switch has no config to check"))
             continue
-        observed[name] = parser(name, text)
+        try:
+            observed[name] = parser(name, text)
+        except (ValueError, IndexError, DuplicateChildError) as exc:  # what the parsers raise on malformed text
+            file = CONFIG_FILE[fact.switch.nos]
+            msg = f"switch {name}: its {file} cannot be parsed ({exc}); fix the file or render it again"
+            raise InputError([Finding((), msg, file=(sources or {}).get(name, file))], (sources or {}).get(name, file)) from exc
     for name, qos in observed.items():
         fact = facts[name]
         if fact.roce is not None and qos.qos_modelled:

@@ -22,8 +22,8 @@ from pydantic_core import ErrorDetails
 from fabric.errors import Finding, InputError
 from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
-from fabric.model.cluster import ClusterSpec
-from fabric.model.source import check_text, load_yaml, read_definition
+from fabric.model.cluster import MAX_GROUPS, MAX_NODES, ClusterSpec
+from fabric.model.source import LimitError, check_text, load_yaml, read_definition
 from fabric.model.topology import OVERSUBSCRIPTION_RE
 
 Path_ = tuple[str | int, ...]
@@ -62,6 +62,15 @@ _PATTERN_HELP: dict[str, str] = {
 }
 
 
+# Strict mode refuses what lax mode would coerce; say what to write instead.
+_STRICT_TYPE_HELP: dict[str, str] = {
+    "int_type": "is not a whole number; write digits only, e.g. 4 (not quoted, no decimal point, not true/false)",
+    "string_type": "is not text; write a string (quote it if YAML reads it as a number, a date or true/false)",
+    "bool_type": "is not true or false; write true or false without quotes",
+    "float_type": "is not a number; write digits, e.g. 1.5",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class SourceMap:
     """Line numbers of every key and list item in a YAML document."""
@@ -91,6 +100,9 @@ def parse_yaml(text: str, file: str | None = None) -> tuple[object, SourceMap, l
     check_text(text, file)
     try:
         node, data = load_yaml(text)
+    except LimitError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        raise InputError([Finding((), f"refused: {exc.problem}", file=file, line=line)], file) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else None
@@ -193,6 +205,8 @@ def _explain_value(err: ErrorDetails, path: Path_) -> str:
         pattern = str((err.get("ctx") or {}).get("pattern", ""))
         described = _PATTERN_HELP.get(pattern, f"must match the pattern {pattern}")
         return f"{shown} {described}"
+    if kind in _STRICT_TYPE_HELP:
+        return f"{shown} {_STRICT_TYPE_HELP[kind]}"
     msg = str(err["msg"])
     msg = msg.removeprefix("Value error, ")
     if kind == "value_error" or not path:
@@ -244,6 +258,9 @@ def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, Sour
     refused: list[Finding] = []
     plain = plain_data(cast("object", data), (), refused)
     findings.extend(refused)
+    oversized = oversized_findings(cast("dict[str, object]", plain))
+    if oversized:
+        raise InputError([smap.locate(f) for f in oversized], file)
     spec: ClusterSpec | None = None
     try:
         # Strict mode through JSON: strings stay strings (no bytes), no bool->int or float->int, while JSON's own
@@ -252,11 +269,33 @@ def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, Sour
     except ValidationError as exc:
         findings.extend(schema_findings(exc, {f.path for f in (*secrets, *refused)}))
     if findings or spec is None:
-        shown = findings[:MAX_FINDINGS]
+        shown = findings
         if len(findings) > MAX_FINDINGS:
+            shown = sorted(findings, key=lambda f: len(f.path))[:MAX_FINDINGS]  # structural problems first
             shown.append(Finding((), f"... and {len(findings) - MAX_FINDINGS} more errors; fix the ones above first"))
         raise InputError([smap.locate(f) for f in shown], file)
     return spec, smap
+
+
+def oversized_findings(data: dict[str, object]) -> list[Finding]:
+    """Findings for a definition with more node groups or nodes than the schema bounds; checked before the schema so
+    that an oversized file costs no more than a glance.
+
+    Example:
+        >>> oversized_findings({"nodes": [{"count": 40000}]})[0].message[:30]
+        'the definition has 40000 nodes'
+    """
+    groups = data.get("nodes")
+    if not isinstance(groups, list):
+        return []
+    items = cast("list[object]", groups)
+    if len(items) > MAX_GROUPS:
+        return [Finding(("nodes",), f"{len(items)} node groups given; at most {MAX_GROUPS} are supported, merge groups of the same hardware")]
+    counts = [cast("dict[str, object]", g).get("count") for g in items if isinstance(g, dict)]
+    total = sum(c for c in counts if isinstance(c, int) and not isinstance(c, bool) and c > 0)
+    if total > MAX_NODES:
+        return [Finding(("nodes",), f"the definition has {total} nodes in all; at most {MAX_NODES} are supported, split the cluster")]
+    return []
 
 
 def plain_data(data: object, path: Path_, findings: list[Finding]) -> object:

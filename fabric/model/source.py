@@ -96,6 +96,10 @@ def _refuse(file: str | None, problem: str, line: int | None = None) -> NoReturn
     raise InputError([Finding((), problem, file=file, line=line)], file)
 
 
+class LimitError(ComposerError):
+    """The document passes one of the loader's bounds (depth, alias expansion, number length, recursion)."""
+
+
 class BoundedLoader(yaml.SafeLoader):
     """PyYAML's safe loader, counting nesting depth and alias-expanded size while it composes."""
 
@@ -114,11 +118,11 @@ class BoundedLoader(yaml.SafeLoader):
                 target = anchors.get(str(event.anchor))
                 if target is not None and id(target) not in self._sizes:
                     problem = f"alias *{event.anchor} refers to a value that contains it; a definition cannot be recursive"
-                    raise ComposerError(None, None, problem, cast("Mark", event.start_mark))
+                    raise LimitError(None, None, problem, cast("Mark", event.start_mark))
             if self._depth > MAX_DEPTH:
                 mark = cast("Mark", cast("yaml.Event", self.peek_event()).start_mark)  # pyright: ignore[reportUnknownMemberType]
                 problem = f"the document nests deeper than {MAX_DEPTH} levels; a cluster definition needs far fewer"
-                raise ComposerError(None, None, problem, mark)
+                raise LimitError(None, None, problem, mark)
             node: yaml.Node | None = super().compose_node(parent, index)  # pyright: ignore[reportUnknownMemberType]
         finally:
             self._depth -= 1
@@ -136,14 +140,14 @@ class BoundedLoader(yaml.SafeLoader):
             size += sum(self._sizes.get(id(k), 1) + self._sizes.get(id(v), 1) for k, v in node.value)
         elif isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_INT_DIGITS:
             problem = f"a number with {len(node.value)} characters; no value in a cluster definition needs more than {MAX_INT_DIGITS}"
-            raise ComposerError(None, None, problem, node.start_mark)
+            raise LimitError(None, None, problem, node.start_mark)
         self._sizes[id(node)] = size
         if size > MAX_EXPANDED_NODES:
             problem = (
                 f"the document grows to more than {MAX_EXPANDED_NODES} values once its aliases are expanded; "
                 "write the values out or use fewer aliases"
             )
-            raise ComposerError(None, None, problem, node.start_mark)
+            raise LimitError(None, None, problem, node.start_mark)
 
 
 def load_yaml(text: str) -> tuple[yaml.Node | None, object]:
