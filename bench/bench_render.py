@@ -1,53 +1,49 @@
-"""Render benchmark, end to end from the YAML: load + validate + plan + facts + render every switch config.
+"""Render benchmark, end to end as a user runs it: every run is a fresh process (interpreter start, imports, every file).
 
-Two cases, each in a fresh process (so peak RSS is its own), median wall time of --repeat runs:
-- eos-16x128: a 16-spine x 128-leaf RoCE fat-tree (32 x 400G host ports per leaf, eBGP underlay, QoS on every port),
-  rendered to Arista EOS text for all 144 switches. Reference: pyavd 6.4.0 needs ~23 s and ~1.2 GiB for this fabric on
-  2 cores (shared/reference/perf-anchor.md).
-- sonic-2048: the 2048-node rail-optimized cluster (4 x 400G rails, 192 SN5600 switches) rendered to SONiC config_db + FRR.
-Usage: ./dev bench   (or: python bench/bench_render.py [--repeat 3])
+Per case, interleaved run by run (so both tools see the same machine load):
+- ``render``:  ``python -m fabric render FILE -o DIR`` — switch configs, cabling, diagram, plan.json;
+- ``configs``: the switch configs alone (validate, plan, facts, render, write), this script in a child process;
+- ``report``:  ``python -m fabric report FILE -o DIR`` — the HTML page (renders and lints in memory);
+- ``pyavd``:   pyavd 6.4.0 on the same fabric (bench/pyavd_fabric.py) in its own venv, when one exists
+  (``./dev bench`` makes ``.venv-pyavd``; or pass ``--pyavd PYTHON``).
+Cases: EOS leaf/spine fabrics of S spines x L leaves (32 x 400G routed host ports per leaf, eBGP, the RoCE QoS on every
+port: the fabric of shared/reference/perf-anchor.md) and the 2048-node rail-optimized SONiC cluster (project only).
+Figures: median wall time of --repeat runs, the peak RSS of the worst run (``wait4`` rusage of that child alone), the
+output in MB and lines. Usage: ./dev bench   (or: .venv/bin/python bench/bench_render.py [--repeat 3] [--cases ...])
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PYAVD_PYTHON = ROOT / ".venv-pyavd" / "bin" / "python"
+SIZES = ((2, 8), (4, 32), (8, 64), (16, 128), (32, 128))
 
 COMMON = """target: onprem
+planes:
+  compute: {transport: roce, cidr: 10.0.0.0/12, mtu: 9000, max_ports_per_node: 4}
+  storage: {cidr: 10.16.0.0/16, mtu: 9000}
+  inband: {cidr: 10.17.0.0/16, gateway: 10.17.0.1}
+  oob: {cidr: 10.18.0.0/16, gateway: 10.18.0.1}
+"""
+SONIC_2048 = """name: sonic2048
+target: onprem
 planes:
   compute: {transport: roce, cidr: 10.0.0.0/12, mtu: 9000}
   storage: {cidr: 10.16.0.0/16, mtu: 9000}
   inband: {cidr: 10.17.0.0/16, gateway: 10.17.0.1}
   oob: {cidr: 10.18.0.0/16, gateway: 10.18.0.1}
-"""
-CASES = {
-    "eos-16x128": "name: eos16x128\n"
-    + COMMON.replace("mtu: 9000}", "mtu: 9000, max_ports_per_node: 4}", 1)
-    + """fabric:
-  topology: fat-tree
-  leaf: {model: 7060x5-64s, nos: eos}
-  spine: {model: 7060x6-64pe, nos: eos}
-  su_size: 8
-  host_ports_per_leaf: 32
-  uplinks_per_leaf: 16
-  spines: 16
-  oversubscription: "2:1"
-  underlay: {loopback_pool: 10.255.0.0/16, p2p_pool: 10.254.0.0/16, leaf_asn_base: 4200000001}
-  management: {ntp_servers: [10.17.0.10], syslog_servers: [10.17.0.20]}
-nodes:
-  - {group: gpu, role: gpu, count: 1024, hostname: "gpu{index:05d}", hardware: hgx-h100-4x400}
-""",
-    "sonic-2048": "name: sonic2048\n"
-    + COMMON
-    + """fabric:
+fabric:
   topology: rail-optimized
   leaf: {model: sn5600, nos: sonic}
   spine: {model: sn5600, nos: sonic}
@@ -56,61 +52,115 @@ nodes:
 nodes:
   - {group: gpu, role: gpu, count: 2048, hostname: "gpu{index:05d}", hardware: hgx-h100-4x400}
   - {group: stor, role: storage, count: 16, hostname: "stor{index:02d}", hardware: storage-server, id_offset: 10000}
-""",
-}
+"""
 
 
-def one(case: str) -> dict[str, object]:
-    """Time one case in this process (called in a child)."""
-    t0 = time.perf_counter()
-    from fabric.model.loader import parse_cluster
-    from fabric.plan import plan_cluster
+def eos_fabric(spines: int, leaves: int) -> str:
+    """S spines x L leaves on EOS: 8 four-port nodes per leaf fill its 32 host ports; one uplink per spine."""
+    ratio = 32 / spines
+    oversubscription = f"{ratio:g}:1" if ratio >= 1 else f"1:{1 / ratio:g}"
+    return (
+        f"name: eos{spines}x{leaves}\n{COMMON}fabric:\n  topology: fat-tree\n  leaf: {{model: 7060x5-64s, nos: eos}}\n"
+        f"  spine: {{model: 7060x6-64pe, nos: eos}}\n  su_size: 8\n  host_ports_per_leaf: 32\n  uplinks_per_leaf: {spines}\n"
+        f'  spines: {spines}\n  oversubscription: "{oversubscription}"\n'
+        "  underlay: {loopback_pool: 10.255.0.0/16, p2p_pool: 10.254.0.0/16, leaf_asn_base: 4200000001}\n"
+        "  management: {ntp_servers: [10.17.0.10], syslog_servers: [10.17.0.20]}\n"
+        f'nodes:\n  - {{group: gpu, role: gpu, count: {leaves * 8}, hostname: "gpu{{index:05d}}", hardware: hgx-h100-4x400}}\n'
+    )
+
+
+def configs_only(definition: Path, target: Path) -> None:
+    """The switch configs alone, as ``render`` writes them (runs in a child: imports count)."""
+    sys.path.insert(0, str(ROOT))
     from fabric.plan.facts import build_switch_facts
     from fabric.render import render_switch
+    from fabric.validate import validate_file
 
-    t_import = time.perf_counter()
-    spec, _ = parse_cluster(CASES[case], f"{case}.yaml")
-    plan = plan_cluster(spec)  # runs every rule first
-    t_plan = time.perf_counter()
-    facts = build_switch_facts(plan)
-    files = [text for f in facts for text in render_switch(f).values()]
-    t_render = time.perf_counter()
-    assert plan.fabric is not None
-    return {
-        "case": case,
-        "switches": len(plan.fabric.switches),
-        "ports": sum(len(f.ports) for f in facts),
-        "bytes": sum(len(t) for t in files),
-        "import_s": t_import - t0,
-        "load_validate_plan_s": t_plan - t_import,
-        "facts_render_s": t_render - t_plan,
-        "total_s": t_render - t_import,
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    plan = validate_file(definition).plan
+    for facts in build_switch_facts(plan):
+        folder = target / "switches" / facts.switch.name
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in render_switch(facts).items():
+            (folder / name).write_text(text, encoding="utf-8")
+
+
+def timed(command: list[str], target: Path) -> dict[str, float]:
+    """Run one fresh process; wall seconds, its own peak RSS (MiB) and what it wrote (MB, lines)."""
+    shutil.rmtree(target, ignore_errors=True)
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        stderr = child.stderr.read().decode() if child.stderr else ""
+        msg = f"{' '.join(command)} failed ({child.returncode}): {stderr[-2000:]}"
+        raise SystemExit(msg)
+    files = [p for p in target.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    lines = sum(p.read_bytes().count(b"\n") for p in files)
+    return {"s": wall, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
+
+
+def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict[str, tuple[list[str], Path]]:
+    py = sys.executable
+    runs = {
+        "render": ([py, "-m", "fabric", "render", str(definition), "-o", str(out / "render")], out / "render"),
+        "configs": ([py, __file__, "--configs", str(definition), str(out / "configs")], out / "configs"),
+        "report": ([py, "-m", "fabric", "report", str(definition), "-o", str(out / "report")], out / "report"),
     }
+    if pyavd is not None and case.startswith("eos-"):
+        spines, leaves = case.removeprefix("eos-").split("x")
+        runs["pyavd"] = ([str(pyavd), str(ROOT / "bench" / "pyavd_fabric.py"), spines, leaves, str(out / "pyavd")], out / "pyavd")
+    return runs
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description="Render benchmark, end to end, against pyavd 6.4.0.")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--cases", nargs="*", help="e.g. eos-16x128 sonic-2048 (default: all)")
+    parser.add_argument("--pyavd", type=Path, default=PYAVD_PYTHON if PYAVD_PYTHON.exists() else None, help="python of a venv with pyavd 6.4.0")
+    parser.add_argument("--json", action="store_true", help="the raw runs as JSON")
+    parser.add_argument("--configs", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.one:
-        print(json.dumps(one(args.one)))
+    if args.configs:
+        configs_only(*args.configs)
         return
+    definitions = {f"eos-{s}x{n}": eos_fabric(s, n) for s, n in SIZES} | {"sonic-2048": SONIC_2048}
+    cases = args.cases or list(definitions)
+    results: dict[str, dict[str, list[dict[str, float]]]] = {c: {} for c in cases}
+    with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
+        work = Path(tmp)
+        for case in cases:
+            (work / f"{case}.yaml").write_text(definitions[case], encoding="utf-8")
+        for _ in range(args.repeat):
+            for case in cases:
+                for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, args.pyavd).items():
+                    results[case].setdefault(tool, []).append(timed(command, target))
+    if args.json:
+        print(json.dumps(results, indent=1))
+    print_table(results)
+
+
+def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
+    tools = ("render", "configs", "report", "pyavd")
     print(
-        f"{'case':<12} {'switches':>8} {'ports':>7} {'MB out':>7} {'yaml→plan s':>12} {'render s':>9} {'total s':>8} {'+import s':>9} {'peak MiB':>9}"
+        f"{'case':<12} "
+        + " ".join(f"{t + ' s / MiB':>17}" for t in tools)
+        + f" {'× render':>9} {'× configs':>9} {'MB out':>7} {'lines':>8} {'pyavd lines':>11}"
     )
-    for case in CASES:
-        runs = [
-            json.loads(subprocess.run([sys.executable, __file__, "--one", case], cwd=ROOT, capture_output=True, text=True, check=True).stdout)
-            for _ in range(args.repeat)
-        ]
-        best = sorted(runs, key=lambda r: r["total_s"])[len(runs) // 2]
-        print(
-            f"{case:<12} {best['switches']:>8} {best['ports']:>7} {best['bytes'] / 1e6:>7.1f} {best['load_validate_plan_s']:>12.3f} "
-            f"{best['facts_render_s']:>9.3f} {statistics.median(r['total_s'] for r in runs):>8.3f} "
-            f"{statistics.median(r['total_s'] + r['import_s'] for r in runs):>9.3f} {max(r['peak_rss_mib'] for r in runs):>9.0f}"
-        )
+    for case, runs in results.items():
+        cells, median = [], {}
+        for tool in tools:
+            if tool not in runs:
+                cells.append(f"{'-':>17}")
+                continue
+            median[tool] = statistics.median(r["s"] for r in runs[tool])
+            cells.append(f"{median[tool]:>9.2f} / {max(r['mib'] for r in runs[tool]):>5.0f}")
+        ratios = [f"{median['pyavd'] / median[t]:>8.1f}×" if "pyavd" in median else f"{'-':>9}" for t in ("render", "configs")]
+        out = runs["render"][0]
+        avd = f"{int(runs['pyavd'][0]['lines']):>11}" if "pyavd" in runs else f"{'-':>11}"
+        print(f"{case:<12} " + " ".join(cells) + f" {ratios[0]} {ratios[1]} {out['mb']:>7.2f} {int(out['lines']):>8} {avd}")
 
 
 if __name__ == "__main__":
