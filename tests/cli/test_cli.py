@@ -118,3 +118,24 @@ def test_render_writes_nothing_on_bad_input(tmp_path: Path) -> None:
     result = run("render", str(DATA / "invalid" / "pfc-wrong-priority.yaml"), "-o", str(tmp_path / "out"))
     assert result.returncode == 2
     assert not (tmp_path / "out").exists()
+
+
+def test_render_imports_neither_the_apply_nor_the_nodes_stage(tmp_path: Path) -> None:
+    """What a command does not need, it does not import (they cost a third of render's start-up)."""
+    code = (
+        "import sys\nfrom fabric.__main__ import main\n"
+        f"assert main(['render', 'inventories/lab/cluster.yaml', '-o', {str(tmp_path)!r}]) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('fabric.apply', 'fabric.nodes', 'fabric.lint', 'fabric.htmlreport'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_report_writes_one_html_page(tmp_path: Path) -> None:
+    result = run("report", "--json", str(ROOT / "inventories" / "onprem-roce" / "cluster.yaml"), "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["lint_clean"] is True
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+    assert "<h2>RoCE contract end to end</h2>" in (tmp_path / "report.html").read_text(encoding="utf-8")
