@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 from functools import cache
+from operator import attrgetter
 from typing import Any, TextIO, cast
 
 from pydantic import BaseModel
@@ -89,6 +90,9 @@ def _write(value: object, out: TextIO, indent: str) -> None:
         out.write(json.dumps(value.model_dump(mode="json"), indent=1).replace("\n", "\n" + indent))
     elif isinstance(value, tuple | list) and not _is_plain(items := cast("Sequence[object]", value)):
         inner = indent + " "
+        if _write_records(items, out, inner):
+            out.write(f"\n{indent}]")
+            return
         out.write("[")
         for i, item in enumerate(items):
             out.write(f"{',' if i else ''}\n{inner}")
@@ -96,6 +100,28 @@ def _write(value: object, out: TextIO, indent: str) -> None:
         out.write(f"\n{indent}]")
     else:
         out.write(_encode(cast("object", value)))
+
+
+def _write_records(items: Sequence[object], out: TextIO, inner: str) -> bool:
+    """A list of records of one type, encoded in one call and cut into lines; False (nothing written) if it is not one.
+
+    Every record boundary of the compact text is one ``}, {``; the cut is taken only when there are exactly as many
+    pieces as records, so no string that happens to contain ``}, {`` can split a record.
+    """
+    names = _field_names(type(items[0]))
+    if names is None or len(names) < 2 or any(type(item) is not type(items[0]) for item in items):
+        return False
+    get: Callable[[object], tuple[object, ...]] = attrgetter(*names)
+    try:
+        text = _encode([dict(zip(names, get(item), strict=True)) for item in items])
+    except TypeError:  # a field holds a plan object: not a record
+        return False
+    parts = text[1:-1].split("}, {")
+    if len(parts) != len(items):
+        return False
+    out.write(f"[\n{inner}")
+    out.write(f"}},\n{inner}{{".join(parts))
+    return True
 
 
 @cache

@@ -1,0 +1,41 @@
+"""plan.json as a stream: the same data as pydantic's dump of the plan, one record per line, and no string can break it."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+
+import pytest
+from pydantic import TypeAdapter
+
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.plan.serialize import plan_to_json, write_plan_json
+from fabric.plan.types import ClusterPlan, Link
+from tests.conftest import EXAMPLES
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.parent.name for e in EXAMPLES])
+def test_streamed_json_equals_pydantics_dump(example: object) -> None:
+    plan = plan_cluster(load_cluster(str(example)))
+    assert json.loads(plan_to_json(plan)) == TypeAdapter(ClusterPlan).dump_python(plan, mode="json")
+
+
+def test_one_line_per_cable() -> None:
+    plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
+    assert plan.fabric is not None
+    text = plan_to_json(plan)
+    cables = [line for line in text.splitlines() if line.lstrip().startswith('{"kind": ')]
+    assert len(cables) == len(plan.fabric.links)
+    first = json.loads(cables[0].strip().rstrip(","))
+    assert list(first) == [f.name for f in dataclasses.fields(Link)]
+    assert (first["a_device"], first["b_device"]) == (plan.fabric.links[0].a_device, plan.fabric.links[0].b_device)
+
+
+def test_a_string_that_looks_like_a_record_boundary_stays_in_its_record() -> None:
+    links = (Link("host", "leaf1", "x}, {y", "gpu1", "eth0", 400, 3), Link("host", "leaf1", "e2", "gpu2", "eth0", 400, 3))
+    stream = io.StringIO()
+    write_plan_json(links, stream)  # type: ignore[arg-type] - any plan object streams the same way
+    assert [row["a_port"] for row in json.loads(stream.getvalue())] == ["x}, {y", "e2"]
+    assert stream.getvalue().count("\n") == 4  # "[", two records, "]" each on its own line
