@@ -42,7 +42,8 @@ APPLY_COMMANDS = ("diff", "push", "rollback", "verify")  # registered by fabric.
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; ``command`` (the first word given) spares the import of the apply and nodes stages."""
-    parser = argparse.ArgumentParser(prog="python -m fabric", description="GPU cluster and fabric as code.")
+    prog = "gpufabric" if Path(sys.argv[0]).name == "gpufabric" else "python -m fabric"  # the console script or the module
+    parser = argparse.ArgumentParser(prog=prog, description="GPU cluster and fabric as code.")
     sub = parser.add_subparsers(dest="command", required=True)
     validate = sub.add_parser("validate", help="check definitions and report every problem")
     validate.add_argument("files", nargs="+", type=Path)

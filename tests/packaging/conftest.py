@@ -1,0 +1,80 @@
+"""Fixtures of the packaging tests: the sdist and wheel built from this checkout, and a venv outside it holding the wheel.
+
+Everything is offline: the build runs without isolation on the pinned hatchling of the project venv, and the venv
+that receives the wheel (``--no-deps``) reuses the project venv's pinned dependencies through a ``.pth`` file, so no
+package index is contacted and nothing of the checkout is on its path.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+@dataclass(frozen=True)
+class Dist:
+    """The built distributions."""
+
+    wheel: Path
+    sdist: Path
+
+
+@dataclass(frozen=True)
+class ToolVenv:
+    """A venv outside the checkout with only the wheel installed into it (its dependencies come from the project venv)."""
+
+    root: Path
+    work: Path  # an empty working directory outside the checkout
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    def run(self, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """Run a program of the venv's bin with only that directory and the system's on PATH, no PYTHONPATH."""
+        env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
+        env["PATH"] = f"{self.bin}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
+        argv = (str(self.bin / argv[0]), *argv[1:])
+        return subprocess.run(argv, cwd=cwd or self.work, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def run_checked(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, f"{' '.join(argv)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
+    """``python -m build --no-isolation``: the sdist, then the wheel built from that sdist (so the sdist must be complete)."""
+    out = tmp_path_factory.mktemp("dist")
+    run_checked([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)], cwd=out)
+    wheels, sdists = sorted(out.glob("gpufabric-*.whl")), sorted(out.glob("gpufabric-*.tar.gz"))
+    assert len(wheels) == 1, wheels
+    assert len(sdists) == 1, sdists
+    return Dist(wheels[0], sdists[0])
+
+
+@pytest.fixture(scope="session")
+def tool_venv(dist: Dist, tmp_path_factory: pytest.TempPathFactory) -> ToolVenv:
+    """A fresh venv outside the checkout with the wheel installed; its dependencies are the project venv's pinned ones."""
+    base = tmp_path_factory.mktemp("tool")
+    root = base / "venv"
+    run_checked([sys.executable, "-m", "venv", "--without-pip", str(root)], cwd=base)
+    python = root / "bin" / "python"
+    site = run_checked([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=base).stdout.strip()
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    # A .pth line adds the project venv's site-packages after the venv's own: the wheel's copy of fabric comes first.
+    (Path(site) / "_gpufabric_deps.pth").write_text("".join(f"{p}\n" for p in sorted(deps)), encoding="utf-8")
+    run_checked([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-index", "--no-deps", str(dist.wheel)], cwd=base)
+    work = base / "work"
+    work.mkdir()
+    return ToolVenv(root, work)
