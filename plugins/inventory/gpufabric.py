@@ -39,12 +39,16 @@ class InventoryModule(BaseInventoryPlugin):
     def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:  # noqa: ANN401 - Ansible's signature
         """Validate, plan and populate."""
         super().parse(inventory, loader, path, cache)
-        if str(REPO) not in sys.path:
-            sys.path.insert(0, str(REPO))
-        from fabric.errors import FabricError, InputError
-        from fabric.inventory import onprem_inventory
-        from fabric.plan import plan_cluster
-        from fabric.validate import validate_file
+        if (REPO / "fabric" / "__init__.py").is_file() and str(REPO) not in sys.path:
+            sys.path.insert(0, str(REPO))  # run from the checkout; installed as gpufabric.fabric, the package is imported
+        try:
+            from fabric.errors import FabricError, InputError
+            from fabric.inventory import onprem_inventory
+            from fabric.plan import plan_cluster
+            from fabric.validate import validate_file
+        except ImportError as exc:
+            msg = f"{path}: the gpufabric Python package is not importable by Ansible's Python ({sys.executable}): {exc}; pip install gpufabric"
+            raise AnsibleParserError(msg) from None
 
         try:
             plan = plan_cluster(validate_file(path).spec)

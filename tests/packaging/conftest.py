@@ -38,10 +38,10 @@ class ToolVenv:
     def bin(self) -> Path:
         return self.root / "bin"
 
-    def run(self, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-        """Run a program of the venv's bin with only that directory and the system's on PATH, no PYTHONPATH."""
-        env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
-        env["PATH"] = f"{self.bin}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
+    def run(self, *argv: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run a program of the venv's bin with only that directory and the system's on PATH, no PYTHONPATH or ANSIBLE_*."""
+        clean = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"} and not k.startswith("ANSIBLE_")}
+        env = {**clean, "PATH": f"{self.bin}{os.pathsep}/usr/local/bin:/usr/bin:/bin", **(env or {})}
         argv = (str(self.bin / argv[0]), *argv[1:])
         return subprocess.run(argv, cwd=cwd or self.work, env=env, capture_output=True, text=True, timeout=300, check=False)
 

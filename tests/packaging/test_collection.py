@@ -1,0 +1,211 @@
+"""The Ansible collection gpufabric.fabric: assembled, built with ansible-galaxy, installed, and run from the install.
+
+Ansible runs in the venv that holds only the wheel (tests/packaging/conftest.py), from a directory outside the
+checkout, with the ansible.cfg the README gives: the collection and the package are all it has.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fabric.apply.cli import candidates
+from fabric.apply.record import record_device
+from fabric.apply.transaction import PushResult
+from fabric.plan import plan_cluster
+from fabric.validate import validate_file
+from tests.conftest import ROOT
+from tests.packaging.conftest import ToolVenv, run_checked
+from tests.roles.scenario import ansible
+
+pytestmark = pytest.mark.slow
+
+ROLES = ("fabric_check", "gpu_driver", "network_planes", "nic_qos", "opensm", "rdma_stack")
+SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key-but-a-secret\n-----END OPENSSH PRIVATE KEY-----"
+
+
+@dataclass(frozen=True)
+class Installed:
+    tarball: Path
+    collections: Path  # the collections path the tarball was installed into
+    venv: ToolVenv
+
+    def ansible(self, program: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        """An Ansible CLI (``playbook``, ``adhoc``, ``doc``…) of the wheel's venv, run in its working directory."""
+        return self.venv.run("python", "-m", f"ansible.cli.{program}", *argv, env={"NO_COLOR": "1"})
+
+
+@pytest.fixture(scope="module")
+def installed(tool_venv: ToolVenv, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    base = tmp_path_factory.mktemp("collection")
+    built = run_checked(
+        [sys.executable, str(ROOT / "collection" / "build.py"), "--out", str(base / "tree"), "--tarball", str(base / "dist")], cwd=base
+    )
+    tarball = Path(built.stdout.splitlines()[-1])
+    collections = base / "installed"
+    galaxy = Path(sys.executable).parent / "ansible-galaxy"
+    run_checked([str(galaxy), "collection", "install", str(tarball), "-p", str(collections)], cwd=base)
+    # The README's ansible.cfg: the installed collection, its inventory plugin enabled.
+    plugins = "gpufabric.fabric.gpufabric, ansible.builtin.yaml, ansible.builtin.ini"
+    config = f"[defaults]\ncollections_path = {collections}\n\n[inventory]\nenable_plugins = {plugins}\n"
+    (tool_venv.work / "ansible.cfg").write_text(config, encoding="utf-8")
+    for site in ("lab", "onprem-roce", "onprem-ib"):
+        shutil.copytree(ROOT / "inventories" / site, tool_venv.work / site, dirs_exist_ok=True)
+    return Installed(tarball, collections, tool_venv)
+
+
+def test_tarball_holds_roles_plugins_playbooks_and_metadata(installed: Installed) -> None:
+    with tarfile.open(installed.tarball) as tar:
+        names = set(tar.getnames())
+        manifest = json.loads(tar.extractfile("MANIFEST.json").read())  # type: ignore[union-attr]
+        runtime = yaml.safe_load(tar.extractfile("meta/runtime.yml").read())  # type: ignore[union-attr]
+        fabric_check = tar.extractfile("roles/fabric_check/vars/main.yml").read().decode()  # type: ignore[union-attr]
+    info = manifest["collection_info"]
+    assert (info["namespace"], info["name"]) == ("gpufabric", "fabric")
+    assert info["version"] == tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert runtime["requires_ansible"].startswith(">=2.19")
+    for role in ROLES:
+        assert {f"roles/{role}/tasks/main.yml", f"roles/{role}/meta/main.yml", f"roles/{role}/meta/argument_specs.yml"} <= names
+    assert {"plugins/inventory/gpufabric.py", "plugins/filter/gpufabric_checks.py", "plugins/modules/fabric_push.py"} <= names
+    assert {"playbooks/site.yml", "playbooks/check.yml", "playbooks/fabric_push.yml"} <= names
+    assert not [n for n in names if "molecule" in n or "__pycache__" in n]
+    assert "| gpufabric.fabric.gpufabric_failed_pings" in fabric_check
+    assert not re.search(r"\|\s*gpufabric_", fabric_check), "a collection's filters resolve only by their full name"
+
+
+def test_role_metadata_names_platform_and_minimum_ansible_core() -> None:
+    for role in ROLES:
+        meta = yaml.safe_load((ROOT / "roles" / role / "meta" / "main.yml").read_text(encoding="utf-8"))["galaxy_info"]
+        assert meta["role_name"] == role
+        assert meta["min_ansible_version"] == "2.19"
+        assert meta["platforms"] == [{"name": "Debian", "versions": ["bookworm"]}]
+
+
+def plays(listing: str) -> list[tuple[str, list[str]]]:
+    """``--list-hosts`` output → (play line, its hosts sorted) per play (Ansible prints hosts in no fixed order)."""
+    out: list[tuple[str, list[str]]] = []
+    for line in listing.splitlines():
+        if line.strip().startswith("play #"):
+            out.append((line.strip(), []))
+        elif line.startswith("      ") and line.strip() and out:
+            out[-1][1].append(line.strip())
+    return [(play, sorted(hosts)) for play, hosts in out]
+
+
+def test_site_playbook_from_the_installed_collection(installed: Installed) -> None:
+    site = "onprem-ib"  # SM hosts and partitions: every play selects hosts
+    syntax = installed.ansible("playbook", "gpufabric.fabric.site", "gpufabric.fabric.check", "-i", f"{site}/cluster.yaml", "--syntax-check")
+    assert syntax.returncode == 0, syntax.stdout + syntax.stderr
+    hosts = installed.ansible("playbook", "gpufabric.fabric.site", "-i", f"{site}/cluster.yaml", "--list-hosts")
+    assert hosts.returncode == 0, hosts.stdout + hosts.stderr
+    reference = ansible("ansible-playbook", "playbooks/site.yml", "-i", f"inventories/{site}/cluster.yaml", "--list-hosts")
+    assert reference.returncode == 0, reference.stderr
+    listing = plays(hosts.stdout)
+    assert listing == plays(reference.stdout), "the installed collection selects other hosts than the checkout"
+    assert len(listing) == 4
+    assert listing[3][0].startswith("play #4 (gpu_nodes:storage_nodes:sm_nodes:mgmt_nodes:login_nodes): Network planes and fabric checks")
+    assert all(hosts for _, hosts in listing)
+
+
+def test_filters_resolve_by_their_collection_name(installed: Installed) -> None:
+    done = installed.ansible("adhoc", "localhost", "-m", "ansible.builtin.debug", "-a", "msg={{ [] | gpufabric.fabric.gpufabric_failed_pings }}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '"msg": []' in done.stdout
+
+
+def test_module_documentation_is_readable(installed: Installed) -> None:
+    done = installed.ansible("doc", "gpufabric.fabric.fabric_push")
+    assert done.returncode == 0, done.stderr
+    assert "check_mode" in done.stdout
+    assert "state_dir" in done.stdout
+
+
+def test_fabric_push_arguments_and_offline_diff(installed: Installed, tmp_path: Path) -> None:
+    """Argument handling and the check-mode diff against the change record, all without a device."""
+    work = installed.venv.work
+    state = tmp_path / "state"
+    definition = work / "lab" / "cluster.yaml"
+    plan = plan_cluster(validate_file(definition).spec)
+    wanted = candidates(plan)
+    bad = work / "bad" / "cluster.yaml"
+    bad.parent.mkdir(exist_ok=True)
+    bad.write_text(definition.read_text(encoding="utf-8").replace("mtu: 9000", "mtu: 90000", 1), encoding="utf-8")
+
+    def task(name: str, check: bool, **args: object) -> dict[str, object]:
+        return {
+            "name": name,
+            "gpufabric.fabric.fabric_push": {"definition": str(definition), "state_dir": str(state), **args},
+            "check_mode": check,
+            "diff": True,
+            "ignore_errors": True,
+            "vars": {"ansible_python_interpreter": "{{ ansible_playbook_python }}"},
+        }
+
+    def run(tasks: list[dict[str, object]]) -> dict[str, dict[str, object]]:
+        """Run the tasks on localhost; returns each one's registered result by task name."""
+        playbook, report = tmp_path / "push.yml", tmp_path / "results.json"
+        names = [str(t["name"]) for t in tasks]
+        registered = [{**t, "register": f"result_{i}"} for i, t in enumerate(tasks)]
+        collect = "{{ {" + ", ".join(f"{n!r}: result_{i}" for i, n in enumerate(names)) + "} | to_json }}"
+        save = {"name": "save", "ansible.builtin.copy": {"content": collect, "dest": str(report), "mode": "0600"}}
+        playbook.write_text(yaml.safe_dump([{"hosts": "localhost", "gather_facts": False, "tasks": [*registered, save]}]), encoding="utf-8")
+        done = installed.ansible("playbook", str(playbook), "-i", "localhost,", "-c", "local", "--diff", "-v")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert SECRET.splitlines()[1] not in done.stdout + done.stderr, "the key given as ssh_key must never be shown"
+        results = json.loads(report.read_text(encoding="utf-8"))
+        assert SECRET.splitlines()[1] not in json.dumps(results)
+        return results
+
+    results = run(
+        [
+            task("offline needs check mode", check=False, offline=True),
+            {**task("no state directory", check=True), "gpufabric.fabric.fabric_push": {"definition": str(definition)}},
+            task("key and key file", check=True, offline=True, ssh_key=SECRET, ssh_key_file="/nonexistent"),
+            {
+                **task("invalid definition", check=True, offline=True),
+                "gpufabric.fabric.fabric_push": {"definition": str(bad), "state_dir": str(state)},
+            },
+            task("nothing recorded yet", check=True, offline=True, ssh_key=SECRET),
+        ]
+    )
+    assert results["offline needs check mode"]["failed"]
+    assert "check mode" in str(results["offline needs check mode"]["msg"])
+    assert "missing required arguments: state_dir" in str(results["no state directory"]["msg"])
+    assert "mutually exclusive: ssh_key|ssh_key_file" in str(results["key and key file"]["msg"])
+    assert "invalid" in str(results["invalid definition"]["msg"])
+    assert "90000" in str(results["invalid definition"]["msg"])
+    fresh = results["nothing recorded yet"]
+    assert not fresh.get("failed"), fresh
+    assert fresh["changed"]
+    assert fresh["change"] == "offline"
+    devices = fresh["devices"]
+    assert isinstance(devices, dict)
+    assert sorted(devices) == sorted(wanted)
+    assert all(d["changed"] and not d["committed"] for d in devices.values())
+    diffs = fresh["diff"]
+    assert isinstance(diffs, list)
+    assert [d["before_header"] for d in diffs] == [f"{name} (running)" for name in devices]
+    assert "hostname spine01" in diffs[[d["before_header"] for d in diffs].index("spine01 (running)")]["prepared"]
+    assert not state.exists() or not list(state.rglob("*.applied")), "check mode records nothing"
+
+    # The record says every switch but leaf02 runs its candidate: only leaf02 differs; then none does.
+    for name, config in sorted(wanted.items()):
+        if name != "leaf02":
+            record_device(state, "20260101T000000000000Z", PushResult(name, changed=True, diff=[], committed=True), config)
+    partial = run([task("one switch behind", check=True, offline=True)])["one switch behind"]
+    assert partial["changed"]
+    assert {name for name, d in partial["devices"].items() if d["changed"]} == {"leaf02"}  # type: ignore[union-attr]
+    record_device(state, "20260102T000000000000Z", PushResult("leaf02", changed=True, diff=[], committed=True), wanted["leaf02"])
+    synced = run([task("in sync", check=True, offline=True)])["in sync"]
+    assert not synced["changed"]
+    assert "diff" not in synced or synced["diff"] == []
