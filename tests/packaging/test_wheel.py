@@ -49,6 +49,7 @@ def test_wheel_holds_every_package_file_and_the_schema(dist: Dist) -> None:
         metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     missing = sorted(package_files() - names)
     assert not missing, f"the wheel lacks {missing}"
+    assert [n for n in names if n.startswith("fabric/catalog/data/")], "the switch catalog's data files"
     assert not [n for n in names if not n.startswith(("fabric/", "gpufabric-"))], "only the fabric package and its metadata"
     assert schema == (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")
     assert "gpufabric = fabric.__main__:main" in entry_points
@@ -104,7 +105,7 @@ def test_installed_command_validates_plans_and_renders_like_the_checkout(tool_ve
         files = json.loads(rendered.stdout)["files"]
         assert files == json.loads(reference.stdout)["files"], f"{name}: the installed package renders other bytes than the checkout"
         assert any(path.startswith("switches/") for path in files)
-        assert (tool_venv.work / "out" / name / "topology.svg").is_file()
+        assert sorted((tool_venv.work / "out" / name).rglob("*.svg")), "the topology diagram"
 
 
 def test_installed_command_refuses_an_invalid_definition_with_exit_2(tool_venv: ToolVenv) -> None:
