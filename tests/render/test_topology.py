@@ -3,6 +3,7 @@ screen for 1 to 8 scalable units, names every switch in readable text, orders le
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import struct
@@ -97,3 +98,18 @@ def test_parallel_cables_are_drawn_once_per_bundle() -> None:
 
 def test_diagram_is_byte_identical_across_runs() -> None:
     assert topology_svgs(eight_su_plan()) == topology_svgs(eight_su_plan())
+
+
+def test_spines_reaching_different_leaves_form_groups_each_with_its_bus(tmp_path: Path) -> None:
+    """Spine planes (rail r's leaves reach only spine ((r-1) mod 4)+1): four spine groups, four buses, still one picture."""
+    plan = plan_of("onprem-roce")
+    assert plan.fabric is not None
+    keep = [x for x in plan.fabric.links if x.kind == "host" or int(x.b_device[-2:]) == (int(x.a_device[-1]) - 1) % 4 + 1]
+    planes = dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, links=tuple(keep)))
+    svg = topology_svgs(planes)["compute"]
+    labels = texts(svg)
+    assert [t.split(":")[0] for t in labels if t.startswith("spine group")] == [f"spine group {g}" for g in range(1, 5)]
+    assert {s.name for s in plan.fabric.switches} <= set(labels)
+    width, height = png_size(svg, tmp_path)
+    assert width <= SCREEN[0]
+    assert height <= SCREEN[1]
