@@ -33,11 +33,10 @@ document.querySelectorAll("table.sortable th").forEach(function (th) {
   th.addEventListener("click", function () {
     var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
     var asc = th.getAttribute("data-order") !== "asc";
-    var key = function (row) { var t = row.cells[col].textContent; var n = parseFloat(t); return isNaN(n) ? t : n; };
+    var text = function (row) { return row.cells[col].textContent; };
     var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = key(a), y = key(b);
-      var c = (typeof x === typeof y) ? (x < y ? -1 : x > y ? 1 : 0) : (typeof x === "number" ? -1 : 1);
+    rows.sort(function (a, b) {  // natural order: Ethernet2 before Ethernet10, 9 before 10
+      var c = text(a).localeCompare(text(b), undefined, {numeric: true});
       return asc ? c : -c;
     });
     rows.forEach(function (r) { body.appendChild(r); });
