@@ -20,6 +20,7 @@ from fabric.apply.lab import load_state
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.record import append_audit, new_change_id, push_lock, record_device, recorded_state
 from fabric.apply.rollout import Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
+from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
 from fabric.apply.verify import DeviceVerdict, verify_fabric
@@ -187,7 +188,7 @@ def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:
     for v in verdicts:
         out.print(f"[bold]{v.device}[/]: " + ("[green]in sync[/]" if v.ok else "[red]NOT in sync[/]"), highlight=False)
         for line in v.drift:
-            out.print(f"    drift: {line}", highlight=False, markup=False)
+            out.print(f"    drift: {mask_secrets(ANY_NOS, line)}", highlight=False, markup=False)
         for problem in v.problems:
             out.print(f"    {problem}", highlight=False, markup=False)
     bad = [v.device for v in verdicts if not v.ok]
@@ -199,7 +200,13 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
         data = {
             "change": change,
             "devices": {
-                r.device: {"changed": r.changed, "committed": r.committed, "rolled_back": r.rolled_back, "error": r.error, "diff": r.diff}
+                r.device: {
+                    "changed": r.changed,
+                    "committed": r.committed,
+                    "rolled_back": r.rolled_back,
+                    "error": mask_secrets(ANY_NOS, r.error) if r.error else r.error,
+                    "diff": mask_lines(ANY_NOS, r.diff),
+                }
                 for r in results
             },
         }
@@ -209,8 +216,8 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
         status = "[red]failed[/]" if r.error else "[green]committed[/]" if r.committed else "[yellow]changes pending[/]" if r.changed else "unchanged"
         out.print(f"[bold]{r.device}[/]: {status}" + (f" (rolled back: {r.rolled_back})" if r.error and r.changed else ""), highlight=False)
         if r.diff and not r.committed:
-            out.print("\n".join(f"    {line}" for line in r.diff), highlight=False, markup=False)
+            out.print("\n".join(f"    {line}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
         if r.error:
-            out.print(f"    {r.error}", highlight=False, markup=False)
+            out.print(f"    {mask_secrets(ANY_NOS, r.error)}", highlight=False, markup=False)
     committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
     out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)

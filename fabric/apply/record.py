@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from fabric.apply.secrets import ANY_NOS, mask_lines
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 
@@ -55,7 +56,8 @@ def record_device(state: Path, change: str, result: PushResult, applied: str | N
     folder = state / "changes" / change
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{result.device}.backup").write_text(result.backup, encoding="utf-8")
-    (folder / f"{result.device}.diff").write_text("\n".join(result.diff) + ("\n" if result.diff else ""), encoding="utf-8")
+    diff = mask_lines(ANY_NOS, result.diff)  # the record is read by people; the backup stays verbatim for rollback
+    (folder / f"{result.device}.diff").write_text("\n".join(diff) + ("\n" if diff else ""), encoding="utf-8")
     if applied is not None:
         (folder / f"{result.device}.applied").write_text(applied, encoding="utf-8")
 

@@ -8,7 +8,6 @@ the device is reached again and restored from its backup, so no device is left h
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from fabric.apply.lab import LabState
 from fabric.apply.nos import ADAPTERS, Adapter
+from fabric.apply.secrets import read_env_secret
 from fabric.apply.session import DeviceAccess, Session, connect
 from fabric.apply.transaction import PushResult, bgp_no_regression, revert, transaction
 from fabric.model.access import SwitchAccessSpec
@@ -77,14 +77,19 @@ def lab_access(state: LabState) -> dict[str, DeviceAccess]:
 
 
 def device_access(plan: ClusterPlan, access: SwitchAccessSpec, base: Path) -> dict[str, DeviceAccess]:
-    """Access to real switches: management address, key from the environment or the SSH agent, verified host keys."""
+    """Access to real switches: management address, key and password from the environment or the SSH agent, verified host keys.
+
+    Raises:
+        InputError: the definition names an environment variable that is not set.
+    """
     fabric = plan.fabric
     assert fabric is not None
     creds = access.credentials
-    key = os.environ.get(creds.ssh_key_env) if creds.ssh_key_env else None
+    key = read_env_secret(creds.ssh_key_env, "ssh_key_env")
+    password = read_env_secret(creds.password_env, "password_env")
     known = str((base / access.known_hosts).resolve())
     return {
-        s.name: DeviceAccess(s.name, s.mgmt_address.split("/")[0], access.port, creds.username, key, known, creds.use_ssh_agent)
+        s.name: DeviceAccess(s.name, s.mgmt_address.split("/")[0], access.port, creds.username, key, known, creds.use_ssh_agent, password)
         for s in fabric.switches
     }
 

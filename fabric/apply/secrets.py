@@ -33,9 +33,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable
 from typing import cast
+
+from fabric.errors import Finding, InputError
 
 _VALUE = r'("[^"\n]*"|\S+)'
 _SECRET = re.compile(r"(?<![\w-])(secret(?:\s+(?:0|5|7|8|9|sha512))?\s+)" + _VALUE)
@@ -58,10 +61,30 @@ RULES: dict[str, tuple[re.Pattern[str], ...]] = {
     "sonic": _COMMON,  # the vtysh lines of its diff; the JSON-patch lines are handled field by field
     "mlnx-os": _COMMON,
 }
+ANY_NOS = ""  # where the NOS is not known: every rule of every NOS applies
 # config_db fields that hold secrets, and tables whose entry names are secrets (SNMP communities).
 _SONIC_FIELDS = frozenset({"passkey", "password", "auth_key", "secret", "key", "shared_secret", "community"})
 _SONIC_SECRET_TABLES = frozenset({"SNMP_COMMUNITY"})
 _JSON_FIELD = re.compile(r'("(?:' + "|".join(sorted(_SONIC_FIELDS)) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"', re.I)
+
+
+def read_env_secret(variable: str | None, field: str) -> str | None:
+    """The value of the environment variable ``switches.credentials.<field>`` names, or None when it names none.
+
+    Example:
+        >>> read_env_secret(None, "password_env") is None
+        True
+
+    Raises:
+        InputError: the variable is named but not set (or empty).
+    """
+    if variable is None:
+        return None
+    value = os.environ.get(variable)
+    if not value:
+        msg = f"environment variable {variable} is not set; export it before running (the definition names it here)"
+        raise InputError([Finding(("switches", "credentials", field), msg)])
+    return value
 
 
 def masked(secret: str) -> str:

@@ -6,7 +6,7 @@ a key file named by the environment or from the SSH agent; they are never logged
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -57,7 +57,11 @@ class NetmikoSession:
 
 @dataclass(frozen=True, slots=True)
 class DeviceAccess:
-    """How to reach one switch: address, port, user, key file and the known-hosts file its host key must match."""
+    """How to reach one switch: address, port, user, key file and the known-hosts file its host key must match.
+
+    ``password`` comes from the environment variable the definition names (``switches.credentials.password_env``);
+    it is left out of ``repr`` so no log or error message can carry it.
+    """
 
     name: str
     host: str
@@ -66,6 +70,7 @@ class DeviceAccess:
     key_file: str | None
     known_hosts: str
     use_agent: bool = False
+    password: str | None = field(default=None, repr=False)
 
 
 def connect(access: DeviceAccess, device_type: str, error_pattern: str) -> Session:
@@ -77,6 +82,7 @@ def connect(access: DeviceAccess, device_type: str, error_pattern: str) -> Sessi
         host=access.host,
         port=access.port,
         username=access.username,
+        password=access.password or "",
         use_keys=access.key_file is not None,
         key_file=access.key_file,
         allow_agent=access.use_agent,

@@ -11,13 +11,14 @@ from fabric.model.strings import FilePath, UserName
 
 
 class CredentialsSpec(SpecModel):
-    """Switch login. Secrets are references: an environment variable, an SSH agent or an Ansible Vault id."""
+    """Switch login. Secrets are references: an environment variable or the SSH agent, read only when a session opens."""
 
     username: UserName = "admin"
-    password_env: EnvVarName | None = Field(default=None, description="Environment variable holding the password.")
+    password_env: EnvVarName | None = Field(
+        default=None, description="Environment variable holding the switch login password (diff, push, rollback, verify)."
+    )
     ssh_key_env: EnvVarName | None = Field(default=None, description="Environment variable holding the path of a private key.")
     use_ssh_agent: bool = True
-    vault_id: str | None = Field(default=None, description="Ansible Vault id that holds the password for the node roles.")
 
 
 class SwitchAccessSpec(SpecModel):

@@ -23,18 +23,12 @@ from fabric.errors import Finding, InputError
 from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
 from fabric.model.cluster import MAX_GROUPS, MAX_NODES, ClusterSpec
+from fabric.model.secrets import REFERENCE_ADVICE, scan_secrets
 from fabric.model.source import LimitError, check_text, load_yaml, read_definition
 from fabric.model.topology import OVERSUBSCRIPTION_RE
 
 Path_ = tuple[str | int, ...]
 MAX_FINDINGS = 100  # a broken file gets the first 100 problems, not an unbounded report
-_SECRET_KEY = re.compile(r"(password|passwd|secret|token|api[_-]?key|private[_-]?key|community|passphrase)", re.I)
-_SECRET_REF_SUFFIXES = ("_env", "_ref", "_file", "vault_id")
-_REFERENCE_ADVICE = (
-    "secrets never go into the definition, which is committed, rendered and logged; keep the value in an "
-    "environment variable and reference it (e.g. 'password_env: FABRIC_SWITCH_PASSWORD'), or use an SSH agent "
-    "or an Ansible Vault id (vault_id)"
-)
 # Extra keys that deserve an explanation rather than a spelling suggestion.
 _EXTRA_KEY_HINTS: dict[tuple[str, ...], str] = {
     ("planes", "compute", "gateway"): "the compute plane never carries a default route; only planes.inband has a gateway",
@@ -136,23 +130,6 @@ def _walk(node: yaml.Node, path: Path_, lines: dict[Path_, int], dups: list[Find
             _walk(item, (*path, index), lines, dups)
 
 
-def scan_secrets(data: object, path: Path_ = ()) -> list[Finding]:
-    """Findings for every literal secret in raw YAML data (keys such as ``password`` with a value)."""
-    found: list[Finding] = []
-    if isinstance(data, dict):
-        for key, value in cast("dict[object, object]", data).items():
-            key_s = str(key)
-            sub = (*path, key_s)
-            if _SECRET_KEY.search(key_s) and not key_s.endswith(_SECRET_REF_SUFFIXES) and value not in (None, ""):
-                found.append(Finding(sub, f"literal secret in the definition: {_REFERENCE_ADVICE}"))
-            else:
-                found.extend(scan_secrets(value, sub))
-    elif isinstance(data, list):
-        for index, item in enumerate(cast("list[object]", data)):
-            found.extend(scan_secrets(item, (*path, index)))
-    return found
-
-
 def schema_findings(exc: ValidationError, skip: set[Path_]) -> list[Finding]:
     """Translate pydantic errors into findings with a path, the problem and a fix."""
     findings: list[Finding] = []
@@ -188,7 +165,7 @@ def _explain_key(err: ErrorDetails, path: Path_) -> str | None:
     if last.endswith("_env") and kind == "string_pattern_mismatch":
         return (
             f"'{last}' takes the NAME of an environment variable (upper case, e.g. FABRIC_SWITCH_PASSWORD), "
-            f"and the value given is not one; if it is the secret itself, remove it: {_REFERENCE_ADVICE}"
+            f"and the value given is not one; if it is the secret itself, remove it: {REFERENCE_ADVICE}"
         )
     return None
 
