@@ -145,7 +145,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)
-    written = _write_files(target, files)
+    written = _write_files(target, files, digest=args.json)
     written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
     switches = len(plan.fabric.switches) if plan.fabric else 0
     if args.json:
@@ -155,8 +155,8 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def _write_files(target: Path, files: dict[str, str]) -> dict[str, str]:
-    """Write every file under ``target``; returns path → SHA-256."""
+def _write_files(target: Path, files: dict[str, str], *, digest: bool = True) -> dict[str, str]:
+    """Write every file under ``target``; returns path → SHA-256 (or "" when no digest is asked for)."""
     made: set[Path] = set()
     digests: dict[str, str] = {}
     for relative, text in files.items():
@@ -166,7 +166,7 @@ def _write_files(target: Path, files: dict[str, str]) -> dict[str, str]:
             made.add(path.parent)
         data = text.encode()
         path.write_bytes(data)
-        digests[relative] = hashlib.sha256(data).hexdigest()
+        digests[relative] = hashlib.sha256(data).hexdigest() if digest else ""
     return digests
 
 

@@ -99,7 +99,7 @@ def _write(value: object, out: TextIO, indent: str) -> None:
             _write(item, out, inner)
         out.write(f"\n{indent}]")
     else:
-        out.write(_encode(cast("object", value)))
+        out.write(_scalar(cast("object", value)))
 
 
 def _write_records(items: Sequence[object], out: TextIO, inner: str) -> bool:
@@ -122,6 +122,20 @@ def _write_records(items: Sequence[object], out: TextIO, inner: str) -> bool:
     out.write(f"[\n{inner}")
     out.write(f"}},\n{inner}{{".join(parts))
     return True
+
+
+def _scalar(value: object) -> str:
+    """JSON of a scalar without a trip through the encoder (the same text ``json.dumps`` gives); anything else encoded."""
+    kind = type(value)
+    if kind is str:
+        return json.encoder.encode_basestring_ascii(cast("str", value))
+    if kind is int:
+        return str(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    return _encode(value)
 
 
 @cache
