@@ -184,6 +184,9 @@ def _config_db(text: str) -> dict[str, Any]:  # the parser reads fields as SONiC
     return cast("dict[str, Any]", db)
 
 
+_NVUE_ECN_KEYS = {"min-threshold": "min", "max-threshold": "max", "probability": "p"}
+
+
 def parse_nvue(device: str, text: str) -> SwitchQos:
     """Cumulus NVUE ``nv set`` commands: mapping, egress-queue mapping, PFC, congestion control, scheduler, interfaces."""
     qos = SwitchQos(device, "cumulus")
@@ -195,18 +198,16 @@ def parse_nvue(device: str, text: str) -> SwitchQos:
         if words[:2] != ["nv", "set"]:
             continue
         rest = " ".join(words[2:])
-        if rest == "qos mapping default-global trust dscp" or rest.startswith("qos mapping default-global trust both"):
-            qos.trust_dscp = True
+        if rest in ("qos mapping default-global trust l3", "qos mapping default-global trust both"):
+            qos.trust_dscp = True  # NVUE trust values l2 / l3 / port / both; l3 and both classify by DSCP
         elif m := re.fullmatch(r"qos mapping default-global dscp (\d+) switch-priority (\d)", rest):
             dscp_to_sp[int(m.group(1))] = int(m.group(2))
         elif m := re.fullmatch(r"qos egress-queue-mapping default-global switch-priority (\d) traffic-class (\d)", rest):
             sp_to_tc[int(m.group(1))] = int(m.group(2))
         elif m := re.fullmatch(r"qos pfc default-global switch-priority (\d)", rest):
             qos.pfc_priorities.add(int(m.group(1)))
-        elif m := re.fullmatch(
-            r"qos congestion-control default-global traffic-class (\d) min-threshold (\d+) max-threshold (\d+) probability (\d+)", rest
-        ):
-            ecn.setdefault(int(m.group(1)), {}).update(min=int(m.group(2)), max=int(m.group(3)), p=int(m.group(4)))
+        elif m := re.fullmatch(r"qos congestion-control default-global traffic-class (\d) (min-threshold|max-threshold|probability) (\d+)", rest):
+            ecn.setdefault(int(m.group(1)), {})[_NVUE_ECN_KEYS[m.group(2)]] = int(m.group(3))
         elif m := re.fullmatch(r"qos congestion-control default-global traffic-class (\d) ecn enable", rest):
             ecn.setdefault(int(m.group(1)), {})["on"] = 1
         elif m := re.fullmatch(r"qos egress-scheduler default-global traffic-class (\d) mode strict", rest):
@@ -216,7 +217,7 @@ def parse_nvue(device: str, text: str) -> SwitchQos:
         elif m := re.fullmatch(r"interface (swp\S+) qos pfc-watchdog", rest):
             qos.ports.setdefault(m.group(1), PortQos()).watchdog = True
     qos.dscp_to_tc = {d: sp_to_tc.get(sp, sp) for d, sp in dscp_to_sp.items()}
-    qos.ecn = {tc: Ecn(v["min"], v["max"], v["p"]) for tc, v in ecn.items() if "on" in v and "min" in v}
+    qos.ecn = {tc: Ecn(v["min"], v["max"], v["p"]) for tc, v in ecn.items() if {"on", "min", "max", "p"} <= v.keys()}
     for port in qos.ports.values():
         port.pfc = bool(qos.pfc_priorities)  # NVUE's PFC is global (default-global profile on every port)
     return qos

@@ -10,6 +10,7 @@ from fabric.model.base import Name, SpecModel
 
 RoutingEngine = Literal["ftree", "updn", "minhop", "dnup", "lash", "dor", "nue", "dfsssp", "sssp", "ar_updn"]
 Membership = Literal["full", "limited", "both"]
+PortGuid = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{16}$", description="InfiniBand port GUID, e.g. 0x0c42a10300a1b2c3.")]
 
 
 class SmNodeSpec(SpecModel):
@@ -35,6 +36,12 @@ class PartitionMember(SpecModel):
     group: Name | None = None
     host: Name | None = None
     membership: Membership = "full"
+    port_guids: tuple[PortGuid, ...] = Field(
+        default=(),
+        description="Port GUIDs of this member's InfiniBand ports (ibstat 'Port GUID'). A switch-hosted subnet manager "
+        "can only name ports by GUID, so with subnet_manager.kind: switch every partition needs some; opensm hosts "
+        "read them from the nodes instead.",
+    )
 
 
 class PartitionSpec(SpecModel):

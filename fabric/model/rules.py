@@ -292,7 +292,29 @@ def check_infiniband(spec: ClusterSpec) -> Iterator[Finding]:
                 yield Finding((*mpath, "group"), unknown_choice("node group", member.group, sorted(groups)))
             elif member.host is not None and member.host not in hosts:
                 yield Finding((*mpath, "host"), unknown_choice("host", member.host, sorted(hosts)))
+        yield from _check_switch_partition(spec, pi)
     yield from _check_subnet_manager(spec, hosts)
+
+
+def _check_switch_partition(spec: ClusterSpec, pi: int) -> Iterator[Finding]:
+    """A switch-hosted SM names partition members by port GUID only: a partition without any would hold no port."""
+    assert spec.infiniband is not None
+    if spec.infiniband.subnet_manager.kind != "switch":
+        return
+    part = spec.infiniband.partitions[pi]
+    path = ("infiniband", "partitions", pi)
+    if not any(m.port_guids for m in part.members):
+        yield Finding(
+            (*path, "members"),
+            f"partition '{part.name}' would be empty on the switch-hosted subnet manager: it names ports by GUID only "
+            "(an empty member list means no ports); list each member's port_guids",
+        )
+    for mi, member in enumerate(part.members):
+        if member.membership == "both" and member.port_guids:
+            yield Finding(
+                (*path, "members", mi, "membership"),
+                "MLNX-OS partition members are 'full' or 'limited'; use one of them with a switch-hosted subnet manager",
+            )
 
 
 def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Iterator[Finding]:
@@ -353,6 +375,40 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
             )
 
 
+_WATCHDOG_ACTIONS = {
+    # AVD qos_profiles schema, priority_flow_control.watchdog.action: "drop", "notify-only" (EOS has no forward action)
+    "eos": ("drop", "alert"),
+    # Cisco N9K QoS guide 10.5x, PFC watchdog: "all outgoing packets are dropped on interfaces that match the PFC queue"
+    "nxos": ("drop",),
+}
+NXOS_SHUTDOWN_MULTIPLIER = (1, 10)  # N9K QoS guide: `priority-flow-control watch-dog shutdown-multiplier` 1-10
+NXOS_RESTORE_MULTIPLIER = (0, 100)  # N9K QoS guide: `priority-flow-control auto-restore multiplier` 0-100
+
+
+def check_nos_watchdog(spec: ClusterSpec) -> Iterator[Finding]:
+    """The PFC watchdog's action and timers are ones every tier's NOS can carry out."""
+    wd = spec.roce.pfc_watchdog
+    if spec.fabric is None or spec.planes.compute.transport != "roce" or not wd.enabled:
+        return
+    base = ("roce", "pfc_watchdog")
+    for nos in sorted({spec.fabric.leaf.nos, spec.fabric.spine.nos}):
+        allowed = _WATCHDOG_ACTIONS.get(nos)
+        if allowed is not None and wd.action not in allowed:
+            yield Finding((*base, "action"), f"the {nos} PFC watchdog cannot '{wd.action}' a stuck queue; use {' or '.join(allowed)}")
+        if nos != "nxos":
+            continue
+        for key, value, (low, high) in (
+            ("detection_ms", wd.detection_ms, NXOS_SHUTDOWN_MULTIPLIER),
+            ("restoration_ms", wd.restoration_ms, NXOS_RESTORE_MULTIPLIER),
+        ):
+            if value % wd.polling_ms or not low <= value // wd.polling_ms <= high:
+                yield Finding(
+                    (*base, key),
+                    f"NX-OS sets the watchdog's {key.removesuffix('_ms')} time as {low}-{high} times the polling interval "
+                    f"({wd.polling_ms} ms); {value} ms is not, use a multiple of {wd.polling_ms} up to {high * wd.polling_ms}",
+                )
+
+
 RULES: tuple[Rule, ...] = (
     check_target,
     check_node_groups,
@@ -362,6 +418,7 @@ RULES: tuple[Rule, ...] = (
     check_roce_contract,
     check_infiniband,
     check_switch_tiers,
+    check_nos_watchdog,
     check_aws,
     check_gcp,
     check_azure,

@@ -1,11 +1,25 @@
-"""NVIDIA Cumulus Linux: NVUE ``nv set`` commands, including ``qos roce`` with the contract's values."""
+"""NVIDIA Cumulus Linux: NVUE ``nv set`` commands, one template per section (``templates/cumulus/``), by release."""
 
 from __future__ import annotations
 
 from fabric.plan.facts import SwitchFacts
-from fabric.render._jinja import template
+from fabric.render.sections import Section, render_sections
+
+SECTIONS: tuple[Section, ...] = (
+    Section("cumulus/header.j2"),
+    # management VRF on eth0 before the services that run in it; CL 5.15 moved ntp and dns from `service` to `system`
+    Section("cumulus/management.j2", {"5.15": "cumulus/management-system.j2"}),
+    Section("cumulus/syslog.j2", {"5.13": "cumulus/syslog-system.j2"}),  # `service syslog` is gone from CL 5.13
+    Section("cumulus/acl.j2"),  # the ACL exists before the control plane binds it (same revision; order is for reading)
+    Section("cumulus/interfaces.j2"),
+    Section("cumulus/qos.j2"),
+    Section("cumulus/policy.j2"),  # prefix list and route map before the peer group's outbound policy names them
+    Section("cumulus/bgp.j2"),  # the peer group before BFD and the neighbors that join it
+    Section("cumulus/bfd.j2", {"5.15": "cumulus/bfd-profile.j2"}),  # CL 5.15: BFD timers live in a profile
+    Section("cumulus/neighbors.j2"),
+)
 
 
 def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
-    return {"nvue.sh": template("nvue.sh.j2").render(f=facts, m=facts.management, r=facts.roce)}
+    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, f=facts, m=facts.management, r=facts.roce)}

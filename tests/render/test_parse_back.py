@@ -137,7 +137,10 @@ def test_nvue_is_only_nv_set_commands_with_the_roce_contract() -> None:
             "nv set qos roce mode lossless",
             "nv set qos mapping default-global dscp 26 switch-priority 3",
             "nv set qos pfc default-global switch-priority 3",
-            "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000 max-threshold 1500000 probability 100",
+            "nv set qos mapping default-global trust l3",
+            "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000",
+            "nv set qos congestion-control default-global traffic-class 3 max-threshold 1500000",
+            "nv set qos congestion-control default-global traffic-class 3 probability 100",
             "nv set qos egress-scheduler default-global traffic-class 6 mode strict",
         ):
             assert expected in lines, expected
