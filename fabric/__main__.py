@@ -56,6 +56,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     render.add_argument("file", type=Path)
     render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     render.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+    render.add_argument(
+        "--format",
+        choices=("nos", "avd"),
+        default="nos",
+        help="nos: each switch's own config files (default); avd: Arista AVD structured config per EOS switch",
+    )
     report = sub.add_parser("report", help="one self-contained HTML page for review: plan, diagrams, cabling, ports, RoCE, lint")
     report.add_argument("file", type=Path)
     report.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
@@ -137,11 +143,17 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.render import render_configs
+    from fabric.render import render_avd_configs, render_configs
 
     validated = validate_file(args.file)
     plan = validated.plan
-    files = render_configs(plan)
+    if args.format == "avd":
+        files = render_avd_configs(plan)
+        if not files:
+            msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
+            raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
+    else:
+        files = render_configs(plan)
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)

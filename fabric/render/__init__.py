@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from fabric.plan.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
+from fabric.render.avd import render_avd
 from fabric.render.cabling import render_cabling
 from fabric.render.cumulus import render_cumulus
 from fabric.render.eos import render_eos
@@ -18,7 +19,7 @@ from fabric.render.nxos import render_nxos
 from fabric.render.sonic import render_sonic
 from fabric.render.topology import topology_svgs
 
-__all__ = ["RENDERERS", "render_cabling", "render_configs", "render_switch", "topology_svgs"]
+__all__ = ["RENDERERS", "render_avd_configs", "render_cabling", "render_configs", "render_switch", "topology_svgs"]
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
@@ -53,4 +54,20 @@ def render_configs(plan: ClusterPlan) -> dict[str, str]:
     for facts in build_switch_facts(plan):
         for name, text in render_switch(facts).items():
             files[f"switches/{facts.switch.name}/{name}"] = text
+    return dict(sorted(files.items()))
+
+
+def render_avd_configs(plan: ClusterPlan) -> dict[str, str]:
+    """AVD structured config of every EOS switch, as ``structured_configs/<switch>.yml`` (AVD's own layout); empty without EOS.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> sorted(render_avd_configs(plan_cluster(load_cluster("tests/data/render/eos/cluster.yaml"))))[0]
+        'structured_configs/leaf01.yml'
+    """
+    files: dict[str, str] = {}
+    for facts in build_switch_facts(plan):
+        if facts.switch.nos == "eos":
+            files.update({f"structured_configs/{name}": text for name, text in render_avd(facts).items()})
     return dict(sorted(files.items()))

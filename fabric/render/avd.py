@@ -26,7 +26,7 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
         "hostname": s.name,
         "service_routing_protocols_model": "multi-agent",
         "vrfs": [{"name": m.vrf, "ip_routing": False}],
-        "ip_name_servers": [{"ip_address": a, "vrf": m.vrf} for a in m.dns],
+        "ip_name_server": {"vrfs": [{"name": m.vrf, "servers": [{"ip_address": a} for a in m.dns]}]} if m.dns else {},
         "ntp": {"vrf": m.vrf, "servers": [{"name": a} for a in m.ntp]} if m.ntp else {},
         "logging": {"vrfs": [{"name": m.vrf, "hosts": [{"name": a} for a in m.syslog]}]} if m.syslog else {},
         "ip_access_lists": [_ssh_acl(facts)],

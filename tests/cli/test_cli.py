@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from tests.conftest import DATA, EXAMPLES, ROOT
 
 
@@ -139,3 +141,19 @@ def test_report_writes_one_html_page(tmp_path: Path) -> None:
     assert summary["lint_clean"] is True
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
     assert "<h2>RoCE contract end to end</h2>" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_render_format_avd_writes_structured_config_per_eos_switch(tmp_path: Path) -> None:
+    result = run("render", str(DATA / "render" / "eos" / "cluster.yaml"), "--format", "avd", "-o", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "structured_configs").iterdir()) == ["leaf01.yml", "leaf02.yml", "spine01.yml", "spine02.yml"]
+    config = yaml.safe_load((tmp_path / "structured_configs" / "leaf01.yml").read_text(encoding="utf-8"))
+    assert config["hostname"] == "leaf01"
+    assert {i["mtu"] for i in config["ethernet_interfaces"]} == {9214}
+
+
+def test_render_format_avd_without_eos_is_an_input_error(tmp_path: Path) -> None:
+    result = run("render", str(ROOT / "inventories" / "lab" / "cluster.yaml"), "--format", "avd", "-o", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "no tier runs eos; use --format nos" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,82 @@
+"""EOS against Arista's own generator: our ``--format avd`` structured config, rendered by pyavd's eos_cli_config_gen,
+gives the same command set as our EOS text, apart from the deliberate differences the README lists."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from pyavd import get_device_config, validate_structured_config
+
+from fabric.render import render_avd_configs
+from tests.render.conftest import CASES, files_of, plan_of
+
+# Lines only our EOS text has, by the block they sit in ("" = top level). README, "What a real switch needs", EOS.
+DELIBERATE_DIFFERENCES: frozenset[tuple[str, str]] = frozenset(
+    {
+        # AVD 6.4's router_bgp schema has no key for it (bgp.bestpath has only d_path); EOS accepts it (Batfish Arista_bgp.g4,
+        # eos.arista.com TOI "Bgp multipath relax") and it states the ECMP-across-leaves intent explicitly.
+        ("router bgp", "bgp bestpath as-path multipath-relax"),
+    }
+)
+EOS_CASES = [c for c in CASES if any(s.nos == "eos" for s in (plan_of(c).fabric.switches if plan_of(c).fabric else ()))]
+INDENT = 3  # EOS indents each level by three spaces
+
+
+def commands(text: str) -> set[tuple[str, ...]]:
+    """Every command with the blocks it sits in, e.g. ("interface Ethernet1/1", "mtu 9214"); comments, "!" and "end" dropped."""
+    found: set[tuple[str, ...]] = set()
+    parents: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("!") or line == "end":
+            continue
+        depth = (len(raw) - len(raw.lstrip(" "))) // INDENT
+        parents = [*parents[:depth], line]
+        found.add(tuple(parents))
+    return found
+
+
+def is_deliberate(command: tuple[str, ...]) -> bool:
+    block = command[0] if len(command) > 1 else ""
+    return any(block.startswith(prefix) and command[-1] == line for prefix, line in DELIBERATE_DIFFERENCES)
+
+
+def compare(ours: str, avd: str) -> list[str]:
+    """Readable differences between our EOS text and pyavd's, deliberate ones left out."""
+    mine, theirs = commands(ours), commands(avd)
+    only_ours = sorted(c for c in mine - theirs if not is_deliberate(c))
+    only_avd = sorted(theirs - mine)
+    return [f"only in our EOS text: {' > '.join(c)}" for c in only_ours] + [f"only in pyavd's rendering: {' > '.join(c)}" for c in only_avd]
+
+
+def avd_rendering(case: str, switch: str) -> str:
+    structured = yaml.safe_load(render_avd_configs(plan_of(case))[f"structured_configs/{switch}.yml"])
+    violations = validate_structured_config(structured).validation_result.violations
+    assert not violations, [f"{'.'.join(map(str, v.path))}: {v.message}" for v in violations]
+    return get_device_config(structured)
+
+
+@pytest.mark.parametrize("case", EOS_CASES)
+def test_eos_text_equals_pyavd_rendering_of_the_same_intent(case: str) -> None:
+    plan = plan_of(case)
+    assert plan.fabric is not None
+    for switch in plan.fabric.switches:
+        ours = files_of(case)[f"switches/{switch.name}/startup-config"]
+        assert compare(ours, avd_rendering(case, switch.name)) == [], switch.name
+
+
+def test_a_broken_eos_line_is_named() -> None:
+    case = "render/eos-unnumbered"
+    ours = files_of(case)["switches/leaf01/startup-config"]
+    broken = ours.replace("   ipv6 enable\n", "", 1).replace("ip routing ipv6 interfaces", "ip routing ipv6 interface")
+    found = compare(broken, avd_rendering(case, "leaf01"))
+    assert "only in our EOS text: ip routing ipv6 interface" in found
+    assert "only in pyavd's rendering: ip routing ipv6 interfaces" in found
+    assert any(f.startswith("only in pyavd's rendering: interface Ethernet") and f.endswith("> ipv6 enable") for f in found), found
+
+
+def test_pyavd_refuses_a_key_outside_its_schema() -> None:
+    structured = yaml.safe_load(render_avd_configs(plan_of("render/eos"))["structured_configs/leaf01.yml"])
+    structured["ethernet_interfaces"][0]["mtux"] = 9214
+    violations = validate_structured_config(structured).validation_result.violations
+    assert [".".join(map(str, v.path)) for v in violations] == ["ethernet_interfaces.0.mtux"]
