@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from hier_config.exceptions import DuplicateChildError
 
+from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.model.qos import RoceSpec
@@ -115,6 +116,11 @@ def _ports(qos: SwitchQos, fact: SwitchFacts, *, observed: Mapping[str, SwitchQo
             yield LintFinding(qos.device, where, "PFC on", "PFC off", "a RoCE port without PFC drops on congestion")
         if roce is not None and roce.pfc_watchdog.enabled and got.pfc and not got.watchdog:
             yield LintFinding(qos.device, where, "watchdog on", "watchdog off", "PFC without a watchdog can spread a pause storm")
+        limit = SWITCH_MODELS[fact.switch.model].max_mtu(fact.switch.nos) if fact.switch.model in SWITCH_MODELS else None
+        if got.mtu is not None and limit is not None and got.mtu > limit:
+            yield LintFinding(
+                qos.device, where, f"mtu <= {limit}", f"mtu {got.mtu}", f"{fact.switch.nos} on {fact.switch.model} refuses an MTU above {limit}"
+            )
         yield from _mtu(qos.device, where, port, mtu=got.mtu, observed=observed, host_mtu=host_mtu)
 
 

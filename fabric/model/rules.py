@@ -188,11 +188,12 @@ def check_mtu(spec: ClusterSpec) -> Iterator[Finding]:
         mtu = getattr(planes, name).mtu
         if mtu > 9216:
             yield Finding(("planes", name, "mtu"), f"MTU {mtu} is above the 9216-byte Ethernet jumbo limit; use 9000")
-        elif spec.fabric is not None and name == "compute" and mtu + ETHERNET_OVERHEAD > spec.fabric.mtu:
+        elif spec.fabric is not None and name == "compute" and mtu + ETHERNET_OVERHEAD > spec.fabric.switch_mtu:
+            switch_mtu = spec.fabric.switch_mtu
             yield Finding(
                 ("planes", "compute", "mtu"),
-                f"host MTU {mtu} + {ETHERNET_OVERHEAD} bytes of Ethernet headers exceeds the switch MTU {spec.fabric.mtu}; "
-                f"lower the host MTU to {spec.fabric.mtu - ETHERNET_OVERHEAD} or raise fabric.mtu",
+                f"host MTU {mtu} + {ETHERNET_OVERHEAD} bytes of Ethernet headers exceeds the switch MTU {switch_mtu}; "
+                f"lower the host MTU to {switch_mtu - ETHERNET_OVERHEAD} or raise fabric.mtu",
             )
     if spec.target != "onprem":
         return
@@ -367,6 +368,13 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
                 ("fabric", tier, "nos_version"),
                 f"{tier_spec.nos} release '{tier_spec.nos_version}' is not supported; supported: {', '.join(releases.supported)} "
                 f"(default {releases.default}); pick one or leave nos_version out",
+            )
+        limit = model.max_mtu(tier_spec.nos)
+        if fabric.mtu is not None and limit is not None and fabric.mtu > limit:
+            yield Finding(
+                ("fabric", "mtu"),
+                f"MTU {fabric.mtu} is above the {limit} that {tier_spec.nos} accepts on {model.name} routed ports ({tier} tier); "
+                f"set fabric.mtu to {limit} or less, or leave it out to get the largest every tier accepts",
             )
         wanted = "infiniband" if transport == "infiniband" else "ethernet"
         if model.link_layer != wanted:

@@ -21,6 +21,7 @@ MAX_RADIX = 256
 MAX_OFFSET = 65535
 # Oversubscription targets outside 1:4 .. 64:1 describe no real fabric (and would ask the planner for absurd uplink counts).
 RATIO_MIN, RATIO_MAX = Fraction(1, 4), Fraction(64)
+JUMBO_MTU = 9216  # the Ethernet jumbo limit the schema allows; used where the catalog records no NOS limit
 
 
 def parse_ratio(text: str) -> Fraction:
@@ -146,7 +147,11 @@ class FabricSpec(SpecModel):
     spines: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
         default=None, description="Force the spine count (must divide uplinks_per_leaf); default: the fewest that take every uplink."
     )
-    mtu: Annotated[int, Field(ge=1500, le=9216)] = Field(default=9216, description="L2 MTU of every switch port.")
+    mtu: Annotated[int, Field(ge=1500, le=9216)] | None = Field(
+        default=None,
+        description="MTU of every switch port. Default: the largest every tier's model and NOS accepts on a routed port "
+        "(catalog max_mtu: 9214 on EOS, 9216 elsewhere), so both ends of every link agree.",
+    )
     underlay: UnderlaySpec = UnderlaySpec()
     cable_length_m: CableLengthSpec = CableLengthSpec()
     management: ManagementSpec = ManagementSpec()
@@ -155,6 +160,14 @@ class FabricSpec(SpecModel):
     @classmethod
     def _usable_ratio(cls, value: str) -> str:
         return check_ratio(value)
+
+    @property
+    def switch_mtu(self) -> int:
+        """The MTU every switch port gets: ``mtu``, or the smallest limit of the tiers (9216 where none is recorded)."""
+        if self.mtu is not None:
+            return self.mtu
+        limits = [SWITCH_MODELS[t.model].max_mtu(t.nos) for t in (self.leaf, self.spine) if t.model in SWITCH_MODELS]
+        return min([limit for limit in limits if limit is not None], default=JUMBO_MTU)
 
     @property
     def target_ratio(self) -> Fraction:

@@ -174,7 +174,7 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMe
         uplinks_per_leaf=sizing.uplinks_per_leaf,
         host_speed_gbps=speed,
         uplink_speed_gbps=speed,
-        mtu=fabric.mtu,
+        mtu=fabric.switch_mtu,
         leaves=leaves,
         spines=spines,
         links=tuple(host_links + fabric_links),

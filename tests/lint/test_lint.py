@@ -104,19 +104,26 @@ BREAKS = [
     (
         "render/eos",
         "leaf02",
-        "   description node3:eth1\n   mtu 9216",
+        "   description node3:eth1\n   mtu 9214",
         "   description node3:eth1\n   mtu 1500",
         ["leaf02: port Ethernet1/1 (node3:eth1): hosts send 9000-byte packets plus headers (expected mtu >= 9022, found mtu 1500)"],
     ),
     (
         "render/eos",
         "spine02",
-        "   description leaf02:Ethernet2/3\n   mtu 9216",
+        "   description leaf02:Ethernet2/3\n   mtu 9214",
         "   description leaf02:Ethernet2/3\n   mtu 9100",
         [
-            "leaf02: port Ethernet2/3 (spine02:Ethernet1/3): both ends of a fabric link need one MTU (expected mtu 9100 (as spine02:Ethernet1/3), found mtu 9216)",
-            "spine02: port Ethernet1/3 (leaf02:Ethernet2/3): both ends of a fabric link need one MTU (expected mtu 9216 (as leaf02:Ethernet2/3), found mtu 9100)",
+            "leaf02: port Ethernet2/3 (spine02:Ethernet1/3): both ends of a fabric link need one MTU (expected mtu 9100 (as spine02:Ethernet1/3), found mtu 9214)",
+            "spine02: port Ethernet1/3 (leaf02:Ethernet2/3): both ends of a fabric link need one MTU (expected mtu 9214 (as leaf02:Ethernet2/3), found mtu 9100)",
         ],
+    ),
+    (
+        "render/eos",
+        "leaf02",
+        "   description node3:eth1\n   mtu 9214",
+        "   description node3:eth1\n   mtu 9216",
+        ["leaf02: port Ethernet1/1 (node3:eth1): eos on 7060x5-64s refuses an MTU above 9214 (expected mtu <= 9214, found mtu 9216)"],
     ),
     (
         "render/sonic",

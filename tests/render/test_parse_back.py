@@ -83,7 +83,7 @@ def test_eos_hierarchy_carries_the_contract_and_the_cabling() -> None:
         assert only(config, "qos map dscp 26 to traffic-class 3")
         for port in children(config, "interface Ethernet"):
             name = port.text.removeprefix("interface ")
-            assert {"mtu 9216", "service-profile ROCE", f"description {peers[switch, name]}"} <= texts(port), port.text
+            assert {"mtu 9214", "service-profile ROCE", f"description {peers[switch, name]}"} <= texts(port), port.text
         switch_plan = next(s for s in plan.fabric.switches if s.name == switch) if plan.fabric else None
         assert switch_plan is not None
         bgp = only(config, f"router bgp {switch_plan.asn}")
