@@ -2,10 +2,11 @@
 
 The repository keeps ``roles/``, ``plugins/`` and ``playbooks/`` at the top (``ansible.cfg`` runs them from the
 checkout); this script copies them with ``collection/galaxy.yml``, ``collection/meta/runtime.yml``,
-``collection/README.md`` and ``collection/playbooks/`` into ``<out>/ansible_collections/gpufabric/fabric``:
+``collection/README.md``, ``collection/CHANGELOG.md`` and ``collection/playbooks/`` into ``<out>/ansible_collections/gpufabric/fabric``:
 
     python collection/build.py                      # the tree, in build/collection
     python collection/build.py --tarball build      # and build/gpufabric-fabric-<version>.tar.gz
+    python collection/build.py --ee build/ee        # the execution environment's build context (./dev ee)
 
 One rewrite happens on the way: filters of ``plugins/filter`` are called by their short names in the repository
 (``filter_plugins`` in ``ansible.cfg``), but a collection's filters are found only by their fully qualified name
@@ -68,7 +69,7 @@ def assemble(out: Path, root: Path = ROOT) -> Path:
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for name in ("galaxy.yml", "README.md", "meta"):
+    for name in ("galaxy.yml", "README.md", "CHANGELOG.md", "meta"):
         source = root / "collection" / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target / name)
     shutil.copytree(root / "roles", target / "roles", ignore=shutil.ignore_patterns(*ROLE_EXCLUDES))
@@ -99,16 +100,40 @@ def build_tarball(collection: Path, output: Path) -> Path:
     return output / f"{NAMESPACE}-{NAME}-{version}.tar.gz"
 
 
+def build_ee_context(collection: Path, context: Path, root: Path = ROOT) -> Path:
+    """The wheel and the collection tarball into ``build/ee-dist`` (execution-environment.yml copies them from there),
+    then ``ansible-builder create`` into ``context``; returns the Containerfile. The image itself needs podman or docker.
+    """
+    dist = root / "build" / "ee-dist"
+    if dist.exists():
+        shutil.rmtree(dist)
+    _run([sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(dist), str(root)])
+    build_tarball(collection, dist)
+    builder = Path(sys.executable).parent / "ansible-builder"
+    _run([str(builder), "create", "-f", str(root / "execution-environment.yml"), "-c", str(context), "--output-filename", "Containerfile"])
+    return context / "Containerfile"
+
+
+def _run(argv: list[str]) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)  # noqa: S603 - argv, no shell
+    if done.returncode != 0:
+        msg = f"{' '.join(argv)} failed:\n{done.stdout}{done.stderr}"
+        raise SystemExit(msg)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: assemble, and build the tarball with ``--tarball DIR``."""
+    """Command line: assemble; build the tarball with ``--tarball DIR``, the EE context with ``--ee DIR``."""
     parser = argparse.ArgumentParser(prog="python collection/build.py", description="Assemble (and build) the gpufabric.fabric collection.")
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "collection", help="where the tree goes (default build/collection)")
     parser.add_argument("--tarball", type=Path, metavar="DIR", help="also build the collection tarball into DIR")
+    parser.add_argument("--ee", type=Path, metavar="DIR", help="also create the execution environment's build context in DIR")
     args = parser.parse_args(argv)
     collection = assemble(args.out)
     sys.stdout.write(f"{collection}\n")
     if args.tarball:
         sys.stdout.write(f"{build_tarball(collection, args.tarball)}\n")
+    if args.ee:
+        sys.stdout.write(f"{build_ee_context(collection, args.ee)}\n")
     return 0
 
 
