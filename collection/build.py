@@ -2,7 +2,8 @@
 
 The repository keeps ``roles/``, ``plugins/`` and ``playbooks/`` at the top (``ansible.cfg`` runs them from the
 checkout); this script copies them with ``collection/galaxy.yml``, ``collection/meta/runtime.yml``,
-``collection/README.md``, ``collection/CHANGELOG.md`` and ``collection/playbooks/`` into ``<out>/ansible_collections/gpufabric/fabric``:
+``collection/README.md``, ``collection/CHANGELOG.md``, ``collection/tests/`` (ansible-test's ignore file) and
+``collection/playbooks/`` into ``<out>/ansible_collections/gpufabric/fabric``:
 
     python collection/build.py                      # the tree, in build/collection
     python collection/build.py --tarball build      # and build/gpufabric-fabric-<version>.tar.gz
@@ -69,7 +70,7 @@ def assemble(out: Path, root: Path = ROOT) -> Path:
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    for name in ("galaxy.yml", "README.md", "CHANGELOG.md", "meta"):
+    for name in ("galaxy.yml", "README.md", "CHANGELOG.md", "meta", "tests"):
         source = root / "collection" / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target / name)
     shutil.copytree(root / "roles", target / "roles", ignore=shutil.ignore_patterns(*ROLE_EXCLUDES))
