@@ -9,6 +9,8 @@ from fabric.lint.observed import CONFIG_FILE
 from fabric.lint.rules import LintFinding, lint_configs
 from fabric.plan.types import ClusterPlan
 
+MAX_CONFIG_BYTES = 64 * 1024 * 1024  # a large switch's running config is a few MB
+
 __all__ = ["LintFinding", "config_paths", "lint_configs", "read_configs"]
 
 
@@ -23,6 +25,9 @@ def read_configs(plan: ClusterPlan, directory: Path) -> dict[str, str | None]:
         file = CONFIG_FILE.get(switch.nos)
         path = directory / "switches" / switch.name / file if file else None
         try:
+            if path is not None and path.is_file() and path.stat().st_size > MAX_CONFIG_BYTES:
+                msg = f"switch {switch.name}: its config is larger than {MAX_CONFIG_BYTES} bytes; that is no switch config"
+                raise InputError([Finding((), msg, file=str(path))], str(path))
             configs[switch.name] = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
         except (OSError, UnicodeDecodeError) as exc:
             msg = f"switch {switch.name}: cannot read its config ({exc}); it must be a readable UTF-8 text file"

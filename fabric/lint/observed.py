@@ -173,7 +173,11 @@ def _config_db(text: str) -> dict[str, Any]:  # the parser reads fields as SONiC
     Raises:
         ValueError: the text is not JSON (``json.JSONDecodeError`` is a ValueError) or not shaped like that.
     """
-    db: object = json.loads(text)
+    try:
+        db: object = json.loads(text)
+    except RecursionError:
+        msg = "config_db.json nests deeper than JSON parsing allows; it is not a config_db"
+        raise ValueError(msg) from None
     if not isinstance(db, dict):
         msg = f"config_db.json holds a JSON {type(db).__name__}, not an object of tables"
         raise ValueError(msg)

@@ -33,7 +33,7 @@ DESCRIPTION_RE = r"^[ -~]*$"
 HOSTNAME_FORMAT_RE = r"^[a-z0-9-]*\{index(:0[1-6]d)?\}[a-z0-9-]*$"
 # A port GUID as InfiniBand tools print it (ibstat "Port GUID: 0x..."): 64 bits, 16 hex digits, optional 0x.
 GUID_RE = r"^(0x)?[0-9a-fA-F]{16}$"
-# A relative or absolute file path without control characters, quotes, shell metacharacters or '..' segments.
+# A relative or absolute file path: no whitespace, control characters, quotes or shell metacharacters.
 FILE_PATH_RE = r"^[A-Za-z0-9_./+-]+$"
 # A login name: POSIX portable user name (letters, digits, '.', '_', '-', not starting with '-'), at most 32.
 USER_NAME_RE = r"^[A-Za-z_][A-Za-z0-9._-]{0,31}$"

@@ -7,6 +7,7 @@ through.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache
 from typing import cast
@@ -29,6 +30,7 @@ def _environment() -> Environment:
     )
     filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
     filters["kbytes"] = _kbytes
+    filters["token"] = token
     filters["seconds"] = _seconds
     return env
 
@@ -47,6 +49,26 @@ def one_line(value: object) -> object:
         msg = f"refusing to render {value[:80]!r}: a line break or control character would inject config lines"
         raise RenderError(msg)
     return value
+
+
+def token(value: object) -> str:
+    """``value`` as one CLI token: where a name goes (an interface, a peer, a VRF), nothing that could end it.
+
+    Example:
+        >>> token("Ethernet1/1")
+        'Ethernet1/1'
+
+    Raises:
+        RenderError: the text holds whitespace, a quote, a shell or CLI metacharacter, or is empty.
+    """
+    text = str(value)
+    if not _TOKEN.match(text):
+        msg = f"refusing to render {text[:80]!r} where one name goes: only letters, digits and _ . : / @ + - are allowed"
+        raise RenderError(msg)
+    return text
+
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")
 
 
 def _kbytes(size: int) -> int:

@@ -65,8 +65,9 @@ def test_lint_config_with_a_duplicated_line_is_an_input_error(tmp_path: Path, ca
         ('{"PORT": ', "Expecting value"),
         ("[1, 2]", "config_db.json holds a JSON list, not an object of tables"),
         ('{"PORT": [1]}', "config_db.json table 'PORT' is not an object of entries that are objects"),
+        ("[" * 100_000, "nests deeper than JSON parsing allows"),
     ],
-    ids=["bad-json", "json-list", "table-list"],
+    ids=["bad-json", "json-list", "table-list", "deep-json"],
 )
 def test_lint_config_db_that_is_not_config_db_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str) -> None:
     definition, out = _rendered(tmp_path, capsys, "sonic")
