@@ -282,6 +282,7 @@ def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     validated = validate_file(args.file)
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
+    _check_output_dir(target)
     report = build_report(validated.plan, validated.warnings)
     digests = _write_files(target, {"report.html": report.html})
     if args.json:

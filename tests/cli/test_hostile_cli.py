@@ -28,6 +28,14 @@ def test_render_into_an_existing_file_is_refused(tmp_path: Path, capsys: pytest.
     assert existing.read_text(encoding="utf-8") == "keep me\n"
 
 
+def test_report_into_an_existing_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    existing = tmp_path / "taken"
+    existing.write_text("keep me\n", encoding="utf-8")
+    code, err = cli(capsys, "report", LAB, "-o", str(existing / "sub"))
+    assert code == 2
+    assert f"-o: '{existing}' exists and is not a directory" in err
+
+
 def test_plan_into_a_missing_directory_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "missing" / "plan.json"
     code, err = cli(capsys, "plan", "-o", str(target), LAB)

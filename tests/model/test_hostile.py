@@ -22,6 +22,7 @@ from tests.conftest import DATA, ROOT
 
 HOSTILE = DATA / "hostile"
 CASES = sorted(HOSTILE.glob("*.yaml"))
+COMMANDS = ("validate", "plan", "render", "lint", "diff", "push", "report")
 HEADER = re.compile(r"^# expected_error: (\d+): ([^:]*): (.*)$")
 MEMORY_LIMIT = 2 * 1024**3  # address space of the child: the interpreter and its libraries take about 0.6 GiB
 TIMEOUT_S = 300  # for every case through every command; each case takes well under a second once loaded
@@ -34,7 +35,7 @@ from fabric.__main__ import main
 out = tempfile.mkdtemp()
 results = []
 for case in json.loads(sys.argv[1]):
-    for command in (["validate"], ["plan"], ["render", "-o", out + "/r"], ["lint"], ["diff", "--offline"], ["push"]):
+    for command in (["validate"], ["plan"], ["render", "-o", out + "/r"], ["lint"], ["diff", "--offline"], ["push"], ["report", "-o", out + "/h"]):
         err = io.StringIO()
         start = time.monotonic()
         try:
@@ -93,7 +94,7 @@ def test_every_case_carries_its_expected_error() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.stem for c in CASES])
 def test_hostile_definition_is_refused_by_every_command(case: Path, outcomes: dict[tuple[str, str], dict[str, object]]) -> None:
     expected = expected_errors(case)
-    for command in ("validate", "plan", "render", "lint", "diff", "push"):
+    for command in COMMANDS:
         got = outcomes[(str(case), command)]
         assert got["escaped"] is None, f"{command}: an exception escaped:\n{got['escaped']}"
         assert got["code"] == 2, f"{command}: exit {got['code']}\n{got['stderr']}"
@@ -107,7 +108,7 @@ def test_hostile_definition_is_refused_by_every_command(case: Path, outcomes: di
 @pytest.mark.parametrize("path", ["/dev/zero", "hostile-directory"])
 def test_a_path_that_is_no_regular_file_is_refused(path: str, outcomes: dict[tuple[str, str], dict[str, object]]) -> None:
     key = path if path.startswith("/") else str(HOSTILE)
-    for command in ("validate", "plan", "render", "lint", "diff", "push"):
+    for command in COMMANDS:
         got = outcomes[(key, command)]
         assert got["code"] == 2, got
         assert f"{key}: error: (top level): the definition is not a regular file" in str(got["stderr"])

@@ -14,19 +14,15 @@ from tests.conftest import DATA
 INJECTED = "x.com\nusername evil privilege 15 secret 0 pwned"
 
 
-@pytest.mark.parametrize("nos", ["eos", "nxos", "cumulus", "sonic"])
+@pytest.mark.parametrize("nos", ["eos", "nxos"])  # the NOSes whose configs carry the DNS domain
 def test_a_line_break_smuggled_past_the_model_stops_the_render(nos: str) -> None:
     spec = load_cluster(DATA / "render" / nos / "cluster.yaml")
     assert spec.fabric is not None
-    management = spec.fabric.management.model_copy(update={"domain": INJECTED, "dns_servers": spec.fabric.management.dns_servers or ()})
+    management = spec.fabric.management.model_copy(update={"domain": INJECTED})
     hostile = spec.model_copy(update={"fabric": spec.fabric.model_copy(update={"management": management})})
     plan = plan_cluster(hostile)
-    try:
-        files = render_configs(plan)
-    except RenderError as exc:
-        assert "line break or control character" in str(exc)
-        return
-    assert not any("username evil" in text for text in files.values()), f"{nos} rendered the injected line"
+    with pytest.raises(RenderError, match="line break or control character"):
+        render_configs(plan)
 
 
 @pytest.mark.parametrize("value", ["a\nb", "a\rb", "a\x00", "a\x1b[2J", "a\u2028b"])
