@@ -27,7 +27,7 @@ MAX_LEAVES_PER_COLUMN = 16  # leaves per column when the fabric has no scalable 
 RAIL_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#9c755f", "#17becf", "#bcbd22")  # Tableau 10 hues
 NO_RAIL_COLOR = "#888888"
 _TIER_FILL = {"spine": "#d0e1f9", "leaf": "#e3f2d9", "nodes": "#f4e1c1"}
-_PAD, _ROW, _BOX_H, _NODE_H, _COL_GAP, _SLOT, _TRUNK_GAP = 20.0, 24.0, 20.0, 46.0, 18.0, 4.0, 6.0
+_PAD, _ROW, _BOX_H, _NODE_H, _COL_GAP, _SLOT, _TRUNK_GAP = 20.0, 24.0, 20.0, 46.0, 12.0, 4.0, 6.0
 
 
 def natural_key(name: str) -> tuple[tuple[int, str], ...]:
@@ -170,6 +170,7 @@ def _range_label(units: set[int]) -> str:
 class _Geometry:
     leaf_w: float
     comb_w: float
+    pitch: float  # between two host-cable lines beside a column
     trunk_w: float
     spine_w: float
     content_w: float
@@ -193,8 +194,14 @@ def _geometry(structure: _Structure, legend_w: float) -> _Geometry:
     groups = len(structure.spine_groups)
     trunk_w = _TRUNK_GAP * (groups + 1)
     spine_w = max([_svg.text_width(s.name, 12) + _svg.text_width("9999↓", 10) + 16 for g in structure.spine_groups for s in g] + [90.0])
-    columns_w = min(len(structure.columns), MAX_COLUMNS) * (_SLOT * (comb + 1) + leaf_w + trunk_w + _COL_GAP)
-    return _Geometry(leaf_w, _SLOT * (comb + 1), trunk_w, spine_w, max(columns_w, legend_w, 3 * spine_w), groups)
+    slot = _slot(comb)
+    columns_w = min(len(structure.columns), MAX_COLUMNS) * (slot * (comb + 1) + leaf_w + trunk_w + _COL_GAP)
+    return _Geometry(leaf_w, slot * (comb + 1), slot, trunk_w, spine_w, max(columns_w, legend_w, 3 * spine_w), groups)
+
+
+def _slot(lines: int) -> float:
+    """Spacing of the host-cable lines beside a column: tighter when a column has many (16 leaves without SUs)."""
+    return _SLOT if lines <= 8 else _SLOT - 1
 
 
 def _box_lines(box: _NodeBox) -> tuple[str, str, str]:
@@ -320,7 +327,7 @@ def _draw_column(
         ups = sum(structure.uplinks.get((leaf.name, g), 0) * len(structure.spine_groups[g]) for g in range(geo.groups))
         out.append(_switch_box(leaf_x, rows[leaf.name], geo.leaf_w, leaf, counts=f"{structure.downlinks.get(leaf.name, 0)}↓ {ups}↑", tier="leaf"))
     y = top + 8 + len(column.leaves) * _ROW + 6
-    slot = geo.comb_w // _SLOT  # the line to the highest leaf runs outermost, so no two lines of a box cross
+    slot = round(geo.comb_w / geo.pitch)  # the line to the highest leaf runs outermost, so no two lines of a box cross
     rail_of = {leaf.name: leaf.rail for leaf in column.leaves}
     for box in column.boxes:
         lines = _box_lines(box)
@@ -329,7 +336,7 @@ def _draw_column(
         out.extend(_svg.text(leaf_x + 6, y + 14 + 13 * (i + 1), line, 10) for i, line in enumerate(lines[1:]))
         for leaf in sorted(box.per_leaf, key=lambda n: rows[n]):
             slot -= 1
-            lx = leaf_x - _SLOT * slot
+            lx = leaf_x - geo.pitch * slot
             rail = rail_of[leaf]
             color = RAIL_COLORS[(rail - 1) % len(RAIL_COLORS)] if rail else NO_RAIL_COLOR
             row_y = rows[leaf] + _BOX_H / 2

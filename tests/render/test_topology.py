@@ -33,6 +33,34 @@ def eight_su_plan() -> ClusterPlan:
     return plan_cluster(spec)
 
 
+FAT_TREE_128 = """name: eos16x128
+target: onprem
+planes:
+  compute: {transport: roce, cidr: 10.0.0.0/12, mtu: 9000, max_ports_per_node: 4}
+  storage: {cidr: 10.16.0.0/16, mtu: 9000}
+  inband: {cidr: 10.17.0.0/16, gateway: 10.17.0.1}
+  oob: {cidr: 10.18.0.0/16, gateway: 10.18.0.1}
+fabric:
+  topology: fat-tree
+  leaf: {model: 7060x5-64s, nos: eos}
+  spine: {model: 7060x6-64pe, nos: eos}
+  su_size: 8
+  host_ports_per_leaf: 32
+  uplinks_per_leaf: 16
+  spines: 16
+  oversubscription: "2:1"
+  underlay: {loopback_pool: 10.255.0.0/16, p2p_pool: 10.254.0.0/16, leaf_asn_base: 4200000001}
+nodes:
+  - {group: gpu, role: gpu, count: 1024, hostname: "gpu{index:05d}", hardware: hgx-h100-4x400}
+"""
+
+
+@cache
+def fat_tree_128_plan() -> ClusterPlan:
+    """16 spines x 128 EOS leaves without scalable units (the benchmark's fabric): 8 columns of 16 leaves."""
+    return plan_cluster(parse_cluster(FAT_TREE_128, "eos16x128.yaml")[0])
+
+
 def png_size(svg: str, tmp_path: Path) -> tuple[int, int]:
     """Render with rsvg-convert (Debian librsvg2-bin, installed by ./dev) and read the PNG's IHDR width and height."""
     tool = shutil.which("rsvg-convert")
@@ -50,9 +78,10 @@ def texts(svg: str) -> list[str]:
     return [t.text or "" for t in ET.fromstring(svg).iter(f"{SVG}text")]
 
 
-@pytest.mark.parametrize("case", ["onprem-roce", "onprem-ib", "lab", "eight-su"])
+@pytest.mark.parametrize("case", ["onprem-roce", "onprem-ib", "lab", "eight-su", "fat-tree-128"])
 def test_diagram_renders_to_a_png_that_fits_a_screen(case: str, tmp_path: Path) -> None:
-    plan = eight_su_plan() if case == "eight-su" else plan_of(case)
+    special = {"eight-su": eight_su_plan, "fat-tree-128": fat_tree_128_plan}
+    plan = special[case]() if case in special else plan_of(case)
     svg = topology_svgs(plan)["compute"]
     width, height = png_size(svg, tmp_path)
     assert 600 <= width <= SCREEN[0], (width, height)
