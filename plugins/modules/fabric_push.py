@@ -65,7 +65,9 @@ attributes:
     description: Shows each device's diff and discards the candidate; nothing is committed or recorded.
     support: full
   diff_mode:
-    description: One diff per switch, running configuration against the candidate.
+    description:
+      - One diff per switch that differs, its running configuration against the candidate.
+      - With O(offline=true), the recorded configuration against the candidate.
     support: full
 requirements:
   - gpufabric (Python package) on the host that runs the module
@@ -98,7 +100,7 @@ change:
   type: str
   sample: 20261123T020000123456Z
 devices:
-  description: Per switch - whether it differs, committed, was rolled back, its error and its diff lines.
+  description: Per switch - whether it differs, committed, was rolled back, its error, and the commands its change consists of.
   returned: always
   type: dict
   sample: {"leaf01": {"changed": true, "committed": true, "rolled_back": false, "error": null, "diff": ["+ router bgp 65101"]}}
@@ -146,7 +148,7 @@ def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_
 
 def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     """Run the push (or its check-mode dry run); returns the module result. Raises the fabric's errors."""
-    from fabric.apply.cli import offline_diff, push_and_record
+    from fabric.apply.cli import candidates, offline_diff, push_and_record
     from fabric.apply.rollout import RolloutOptions
     from fabric.plan import plan_cluster
     from fabric.validate import validate_file
@@ -181,10 +183,11 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     changed = any(r.changed for r in results) if module.check_mode else any(r.committed for r in results)
     result: dict[str, Any] = {"changed": changed, "change": change, "devices": devices, "steps": steps}
     if module._diff:  # AnsibleModule's diff-mode flag (no public accessor)
+        wanted = candidates(plan)
         result["diff"] = [
-            {"before_header": f"{r.device} (running)", "after_header": f"{r.device} (candidate)", "prepared": "\n".join(r.diff) + "\n"}
+            {"before_header": f"{r.device} (running)", "after_header": f"{r.device} (candidate)", "before": r.backup, "after": wanted[r.device]}
             for r in results
-            if r.diff
+            if r.changed
         ]
     failed = [f"{r.device}: {r.error}" for r in results if r.error]
     if failed:

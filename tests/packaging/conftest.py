@@ -8,6 +8,7 @@ package index is contacted and nothing of the checkout is on its path.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -78,3 +79,37 @@ def tool_venv(dist: Dist, tmp_path_factory: pytest.TempPathFactory) -> ToolVenv:
     work = base / "work"
     work.mkdir()
     return ToolVenv(root, work)
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The collection built from this checkout and installed; Ansible runs from the wheel's venv."""
+
+    tree: Path  # the assembled collection (ansible_collections/gpufabric/fabric)
+    tarball: Path
+    collections: Path  # the collections path the tarball was installed into
+    venv: ToolVenv
+
+    def ansible(self, program: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        """An Ansible CLI (``playbook``, ``adhoc``, ``doc``…) of the wheel's venv, run in its working directory."""
+        return self.venv.run("python", "-m", f"ansible.cli.{program}", *argv, env={"NO_COLOR": "1"})
+
+
+@pytest.fixture(scope="session")
+def installed(tool_venv: ToolVenv, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """collection/build.py → ansible-galaxy collection build → install; the README's ansible.cfg in the work directory."""
+    base = tmp_path_factory.mktemp("collection")
+    built = run_checked(
+        [sys.executable, str(ROOT / "collection" / "build.py"), "--out", str(base / "tree"), "--tarball", str(base / "dist")], cwd=base
+    )
+    tree, tarball = (Path(line) for line in built.stdout.splitlines()[-2:])
+    collections = base / "installed"
+    galaxy = Path(sys.executable).parent / "ansible-galaxy"
+    run_checked([str(galaxy), "collection", "install", str(tarball), "-p", str(collections)], cwd=base)
+    # The README's ansible.cfg: the installed collection, its inventory plugin enabled.
+    plugins = "gpufabric.fabric.gpufabric, ansible.builtin.yaml, ansible.builtin.ini"
+    config = f"[defaults]\ncollections_path = {collections}\n\n[inventory]\nenable_plugins = {plugins}\n"
+    (tool_venv.work / "ansible.cfg").write_text(config, encoding="utf-8")
+    for site in ("lab", "onprem-roce", "onprem-ib"):
+        shutil.copytree(ROOT / "inventories" / site, tool_venv.work / site, dirs_exist_ok=True)
+    return Installed(tree, tarball, collections, tool_venv)

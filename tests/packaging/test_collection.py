@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,44 +23,13 @@ from fabric.apply.transaction import PushResult
 from fabric.plan import plan_cluster
 from fabric.validate import validate_file
 from tests.conftest import ROOT
-from tests.packaging.conftest import ToolVenv, run_checked
+from tests.packaging.conftest import Installed, run_checked
 from tests.roles.scenario import ansible
 
 pytestmark = pytest.mark.slow
 
 ROLES = ("fabric_check", "gpu_driver", "network_planes", "nic_qos", "opensm", "rdma_stack")
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key-but-a-secret\n-----END OPENSSH PRIVATE KEY-----"
-
-
-@dataclass(frozen=True)
-class Installed:
-    tree: Path  # the assembled collection (ansible_collections/gpufabric/fabric)
-    tarball: Path
-    collections: Path  # the collections path the tarball was installed into
-    venv: ToolVenv
-
-    def ansible(self, program: str, *argv: str) -> subprocess.CompletedProcess[str]:
-        """An Ansible CLI (``playbook``, ``adhoc``, ``doc``…) of the wheel's venv, run in its working directory."""
-        return self.venv.run("python", "-m", f"ansible.cli.{program}", *argv, env={"NO_COLOR": "1"})
-
-
-@pytest.fixture(scope="module")
-def installed(tool_venv: ToolVenv, tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    base = tmp_path_factory.mktemp("collection")
-    built = run_checked(
-        [sys.executable, str(ROOT / "collection" / "build.py"), "--out", str(base / "tree"), "--tarball", str(base / "dist")], cwd=base
-    )
-    tree, tarball = (Path(line) for line in built.stdout.splitlines()[-2:])
-    collections = base / "installed"
-    galaxy = Path(sys.executable).parent / "ansible-galaxy"
-    run_checked([str(galaxy), "collection", "install", str(tarball), "-p", str(collections)], cwd=base)
-    # The README's ansible.cfg: the installed collection, its inventory plugin enabled.
-    plugins = "gpufabric.fabric.gpufabric, ansible.builtin.yaml, ansible.builtin.ini"
-    config = f"[defaults]\ncollections_path = {collections}\n\n[inventory]\nenable_plugins = {plugins}\n"
-    (tool_venv.work / "ansible.cfg").write_text(config, encoding="utf-8")
-    for site in ("lab", "onprem-roce", "onprem-ib"):
-        shutil.copytree(ROOT / "inventories" / site, tool_venv.work / site, dirs_exist_ok=True)
-    return Installed(tree, tarball, collections, tool_venv)
 
 
 def test_tarball_holds_roles_plugins_playbooks_and_metadata(installed: Installed) -> None:
@@ -196,7 +163,9 @@ def test_fabric_push_arguments_and_offline_diff(installed: Installed, tmp_path: 
     diffs = fresh["diff"]
     assert isinstance(diffs, list)
     assert [d["before_header"] for d in diffs] == [f"{name} (running)" for name in devices]
-    assert "hostname spine01" in diffs[[d["before_header"] for d in diffs].index("spine01 (running)")]["prepared"]
+    spine = diffs[[d["before_header"] for d in diffs].index("spine01 (running)")]
+    assert spine["before"] == ""
+    assert spine["after"] == wanted["spine01"]
     assert not state.exists() or not list(state.rglob("*.applied")), "check mode records nothing"
 
     # The record says every switch but leaf02 runs its candidate: only leaf02 differs; then none does.

@@ -1,0 +1,69 @@
+"""The collection's fabric_push playbook against the FRR twin, from the installed wheel and collection (root).
+
+Check mode shows every switch's diff and commits nothing; a real run commits (canaries, then the rest) and records
+the change; a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fabric.apply.lab import LabState, lab_down, lab_up
+from fabric.plan import ClusterPlan
+from tests.apply.conftest import plan as twin_plan
+from tests.apply.test_push_cli import definition
+from tests.conftest import ROOT
+from tests.packaging.conftest import Installed
+
+pytestmark = pytest.mark.slow
+plan = twin_plan  # the twin's own cluster (namespace prefix gftest-), shared with tests/apply
+
+
+@pytest.fixture
+def twin(plan: ClusterPlan, tmp_path: Path) -> Iterator[tuple[LabState, Path]]:
+    state_dir = ROOT / ".gpufabric" / "tests" / tmp_path.name  # the frr user cannot reach pytest's private temp root
+    state_dir.mkdir(parents=True, exist_ok=True)
+    state = lab_up(plan, state_dir)
+    try:
+        yield state, state_dir
+    finally:
+        lab_down(plan.name, state_dir)
+
+
+def recap(output: str) -> dict[str, int]:
+    match = re.search(r"localhost\s*:\s*(.*)", output)
+    assert match is not None, output
+    return {key: int(value) for key, value in re.findall(r"(\w+)=(\d+)", match.group(1))}
+
+
+def test_fabric_push_playbook_check_commit_then_unchanged(installed: Installed, twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
+    state, state_dir = twin
+    cluster = definition(plan, state_dir)
+
+    def push(*flags: str) -> tuple[dict[str, int], str]:
+        done = installed.ansible("playbook", "gpufabric.fabric.fabric_push", "-i", str(cluster), "-e", f"gpufabric_state_dir={state_dir}", *flags)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+        return recap(done.stdout), done.stdout
+
+    checked, shown = push("--check", "--diff")
+    assert checked["changed"] == 1
+    for switch in state.switches:
+        assert f"--- before: {switch.name} (running)" in shown
+        assert f"+++ after: {switch.name} (candidate)" in shown
+    assert not (state_dir / "audit.jsonl").exists(), "check mode records nothing"
+
+    committed, _ = push()
+    assert committed["changed"] == 1
+    audit = [json.loads(line) for line in (state_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(audit) == 1
+    assert audit[0]["commit"]
+    assert all(d["committed"] for d in audit[0]["devices"].values())
+
+    again, _ = push("--diff")
+    assert again["changed"] == 0
+    assert again["failed"] == 0
