@@ -145,21 +145,24 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.render import render_avd_configs, render_configs
 
-    validated = validate_file(args.file)
+    with err.status(f"validating and planning {args.file}"):  # a spinner on a terminal only
+        validated = validate_file(args.file)
     plan = validated.plan
-    if args.format == "avd":
-        files = render_avd_configs(plan)
-        if not files:
-            msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
-            raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
-    else:
-        files = render_configs(plan)
+    switches = len(plan.fabric.switches) if plan.fabric else 0
+    with err.status(f"rendering {switches} switches"):
+        if args.format == "avd":
+            files = render_avd_configs(plan)
+            if not files:
+                msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
+                raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
+        else:
+            files = render_configs(plan)
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)
-    written = _write_files(target, files, digest=args.json)
-    written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
-    switches = len(plan.fabric.switches) if plan.fabric else 0
+    with err.status(f"writing {len(files) + 1} files into {target}"):
+        written = _write_files(target, files, digest=args.json)
+        written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
     else:
