@@ -71,6 +71,18 @@ class SonicPort(_Strict):
     breakout_mode: str
 
 
+class SonicBuffers(_Strict):
+    """The SKU's buffer objects under SONiC's dynamic buffer model (its ``buffers_defaults_objects.j2`` and ``_t1.j2``).
+
+    ``ingress_pools``: ``separate`` gives lossy ingress traffic its own ``ingress_lossy_pool`` (the ACS-MSN2700 objects);
+    ``shared`` puts it in ``ingress_lossless_pool`` (the Mellanox-SN2700-D48C8 objects). Pool sizes other than the
+    egress lossless pool are computed by the switch in the dynamic model.
+    """
+
+    ingress_pools: Literal["separate", "shared"]
+    egress_lossless_pool_size: Annotated[int, Field(ge=1)]
+
+
 class SonicSku(_Strict):
     """One SONiC hardware SKU: the port layout for one port speed."""
 
@@ -80,6 +92,7 @@ class SonicSku(_Strict):
     fec: Literal["rs", "fc", "none", "auto"] | None = Field(
         default=None, description="The fec column of port_config.ini; null when the SKU leaves FEC to the platform."
     )
+    buffers: SonicBuffers
     other_ports: tuple[SonicPort, ...] = ()
 
     @property
@@ -228,3 +241,37 @@ class SwitchModel(_Strict):
             "sonic": self.sonic.name_stride * cage + sub * (self.sonic.name_stride // fanout) if self.sonic else -1,
         }
         return fmt.format(**fields)
+
+    def sonic_ports(self, speed_gbps: int) -> tuple[SonicPort, ...]:
+        """Every port of the SONiC SKU for ``speed_gbps``, in port_config.ini order: the cages, then the SKU's other ports.
+
+        Raises:
+            ValueError: the model has no SONiC SKU for that speed.
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> p = SWITCH_MODELS["sn5600"].sonic_ports(400)
+            >>> len(p), p[1].name, p[1].lanes, p[1].alias, p[1].index, p[-1].name
+            (129, 'Ethernet4', '4,5,6,7', 'etp1b', 1, 'Ethernet512')
+        """
+        sonic, sku = self.sonic, self.sonic.sku(speed_gbps) if self.sonic else None
+        if sonic is None or sku is None:
+            speeds = [s.speed_gbps for s in sonic.skus] if sonic else []
+            msg = f"{self.name} has no SONiC SKU for {speed_gbps} Gb/s ports (SKUs exist for {speeds} Gb/s)"
+            raise ValueError(msg)
+        fanout, width = sku.fanout, self.lanes // sku.fanout
+        ports: list[SonicPort] = []
+        for cage in range(self.cages):
+            for sub in range(fanout):
+                first = sonic.lane_stride * cage + sub * width
+                ports.append(
+                    SonicPort(
+                        name=f"Ethernet{sonic.name_stride * cage + sub * (sonic.name_stride // fanout)}",
+                        lanes=",".join(str(first + n) for n in range(width)),
+                        alias=f"etp{cage + 1}{BREAKOUT_LETTERS[sub] if fanout > 1 else ''}",
+                        index=cage + 1,
+                        speed_gbps=speed_gbps,
+                        breakout_mode=sku.breakout_mode,
+                    )
+                )
+        return (*ports, *sku.other_ports)

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from fabric.catalog._load import data_files, load_models
-from fabric.catalog.switch_model import Nos, NosSupport, PortNames, SonicLayout, SonicPort, SonicSku, SwitchModel
+from fabric.catalog.switch_model import Nos, NosSupport, PortNames, SonicBuffers, SonicLayout, SonicPort, SonicSku, SwitchModel
 
 __all__ = [
     "ETHERNET_NOS",
@@ -21,6 +21,7 @@ __all__ = [
     "Nos",
     "NosSupport",
     "PortNames",
+    "SonicBuffers",
     "SonicLayout",
     "SonicPort",
     "SonicSku",

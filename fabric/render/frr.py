@@ -6,9 +6,16 @@ from fabric.plan.facts import SwitchFacts
 from fabric.render._jinja import template
 
 
-def render_frr_conf(facts: SwitchFacts, *, management: bool = True) -> str:
-    """The integrated ``frr.conf`` of one switch; ``management`` adds the vty access list (off inside SONiC)."""
-    return template("frr.conf.j2").render(f=facts, mgmt=management)
+def render_frr_conf(facts: SwitchFacts, *, management: bool = True, sonic: bool = False) -> str:
+    """The integrated ``frr.conf`` of one switch.
+
+    Args:
+        facts: the switch.
+        management: add the vty access list (off inside SONiC, whose management lives in config_db).
+        sonic: SONiC's FRR: traditional defaults with an explicit ``no bgp ebgp-requires-policy``, and the FPM lines
+            SONiC's ``docker_init.sh`` would append.
+    """
+    return template("frr.conf.j2").render(f=facts, mgmt=management, sonic=sonic)
 
 
 def render_frr(facts: SwitchFacts) -> dict[str, str]:

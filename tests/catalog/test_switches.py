@@ -84,6 +84,10 @@ def test_sonic_skus_name_each_port_once_on_disjoint_lanes(model: str) -> None:
         assert radix is not None
         names = [m.port_name("sonic", i, sku.speed_gbps) for i in range(radix)] + [p.name for p in sku.other_ports]
         assert len(set(names)) == len(names), sku.hwsku
+        layout = m.sonic_ports(sku.speed_gbps)
+        assert [p.name for p in layout] == names, "port_name and the SKU layout agree"
+        lanes = [int(lane) for p in layout for lane in p.lanes.split(",")]
+        assert len(set(lanes)) == len(lanes), f"{sku.hwsku}: a lane used twice"
 
 
 def _copy_catalog(tmp_path: Path) -> Path:
@@ -123,7 +127,7 @@ def _edit(path: Path, old: str, new: str) -> None:
             "sn5600.yaml",
             "hwsku: Mellanox-SN5600-V256\n      speed_gbps: 200",
             "hwsku: Mellanox-SN5600-V256\n      speed_gbps: 100",
-            ["sn5600.yaml:34: error: sonic.skus[2]: Value error, breakout_mode '4x200G[100G,50G,25G,10G]' runs 200 Gb/s ports but speed_gbps is 100"],
+            ["sn5600.yaml:36: error: sonic.skus[2]: Value error, breakout_mode '4x200G[100G,50G,25G,10G]' runs 200 Gb/s ports but speed_gbps is 100"],
         ),
         ("qm8700.yaml", "name: qm8700", "name: qm8800", ["qm8700.yaml:1: error: name: 'qm8800' lives in qm8700.yaml; name the file qm8800.yaml"]),
         ("lab-vswitch.yaml", "cages: 32", "cages: [32", ["lab-vswitch.yaml:7: error: (top level): not valid YAML"]),

@@ -114,17 +114,21 @@ def test_sonic_config_db_has_the_shape_sonic_expects_and_the_contract() -> None:
         assert set(db["DSCP_TO_TC_MAP"]["ROCE"]) == {str(d) for d in range(64)}
         assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] == "3", "SONiC's default map would put DSCP 26 in lossy TC 1"
         assert db["DSCP_TO_TC_MAP"]["ROCE"]["48"] == "6"
-        ports = set(db["PORT"])
+        ports = {name for name, port in db["PORT"].items() if port["admin_status"] == "up"}
+        assert len(db["PORT"]) == 128, "every port of Mellanox-SN4700-C128 (32 cages x 4)"
         assert set(db["PORT_QOS_MAP"]) == ports
         assert {q["pfc_enable"] for q in db["PORT_QOS_MAP"].values()} == {"3"}
         assert {q["pfcwd_sw_enable"] for q in db["PORT_QOS_MAP"].values()} == {"3"}
-        assert {p["mtu"] for p in db["PORT"].values()} == {"9216"}
+        assert {db["PORT"][p]["mtu"] for p in ports} == {"9216"}
         assert db["WRED_PROFILE"]["ROCE_LOSSLESS"]["green_min_threshold"] == "150000"
         assert db["SCHEDULER"]["scheduler.cnp"] == {"type": "STRICT"}
         assert all(db["QUEUE"][f"{p}|3"]["wred_profile"] == "ROCE_LOSSLESS" for p in ports)
-        assert all(pg["profile"] in db["BUFFER_PROFILE"] for pg in db["BUFFER_PG"].values())
+        assert all(db["BUFFER_PG"][f"{p}|3"] == {"profile": "NULL"} for p in ports), "dynamic model: the switch sizes lossless headroom"
+        assert all(db["BUFFER_QUEUE"][f"{p}|3"] == {"profile": "egress_lossless_profile"} for p in ports)
         assert set(db["PFC_WD"]) == {"GLOBAL", *ports}
-        assert db["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] == "split"
+        metadata = db["DEVICE_METADATA"]["localhost"]
+        assert (metadata["docker_routing_config_mode"], metadata["buffer_model"]) == ("split-unified", "dynamic")
+        assert (metadata["hwsku"], metadata["platform"]) == ("Mellanox-SN4700-C128", "x86_64-mlnx_msn4700-r0")
 
 
 def test_nvue_is_only_nv_set_commands_with_the_roce_contract() -> None:
