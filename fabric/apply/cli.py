@@ -155,7 +155,7 @@ def offline_diff(plan: ClusterPlan, state: Path) -> list[PushResult]:
 
 def _access(validated: Validated, plan: ClusterPlan, state: Path) -> dict[str, DeviceAccess]:
     lab = load_state(state)
-    return lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent)
+    return lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file)
 
 
 def _rollback_targets(plan: ClusterPlan, state: Path, change: str) -> dict[str, str]:

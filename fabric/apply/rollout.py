@@ -76,7 +76,7 @@ def lab_access(state: LabState) -> dict[str, DeviceAccess]:
     return {s.name: DeviceAccess(s.name, "127.0.0.1", s.ssh_port, "root", state.client_key, state.known_hosts) for s in state.switches}
 
 
-def device_access(plan: ClusterPlan, access: SwitchAccessSpec, base: Path) -> dict[str, DeviceAccess]:
+def device_access(plan: ClusterPlan, access: SwitchAccessSpec, base: Path, definition: str | None = None) -> dict[str, DeviceAccess]:
     """Access to real switches: management address, key and password from the environment or the SSH agent, verified host keys.
 
     Raises:
@@ -85,8 +85,8 @@ def device_access(plan: ClusterPlan, access: SwitchAccessSpec, base: Path) -> di
     fabric = plan.fabric
     assert fabric is not None
     creds = access.credentials
-    key = read_env_secret(creds.ssh_key_env, "ssh_key_env")
-    password = read_env_secret(creds.password_env, "password_env")
+    key = read_env_secret(creds.ssh_key_env, "ssh_key_env", definition)
+    password = read_env_secret(creds.password_env, "password_env", definition)
     known = str((base / access.known_hosts).resolve())
     return {
         s.name: DeviceAccess(s.name, s.mgmt_address.split("/")[0], access.port, creds.username, key, known, creds.use_ssh_agent, password)

@@ -68,8 +68,10 @@ _SONIC_SECRET_TABLES = frozenset({"SNMP_COMMUNITY"})
 _JSON_FIELD = re.compile(r'("(?:' + "|".join(sorted(_SONIC_FIELDS)) + r')"\s*:\s*)"((?:[^"\\]|\\.)*)"', re.I)
 
 
-def read_env_secret(variable: str | None, field: str) -> str | None:
+def read_env_secret(variable: str | None, field: str, definition: str | None = None) -> str | None:
     """The value of the environment variable ``switches.credentials.<field>`` names, or None when it names none.
+
+    ``definition`` is the file the name comes from, for the error message.
 
     Example:
         >>> read_env_secret(None, "password_env") is None
@@ -83,7 +85,7 @@ def read_env_secret(variable: str | None, field: str) -> str | None:
     value = os.environ.get(variable)
     if not value:
         msg = f"environment variable {variable} is not set; export it before running (the definition names it here)"
-        raise InputError([Finding(("switches", "credentials", field), msg)])
+        raise InputError([Finding(("switches", "credentials", field), msg, file=definition)], definition)
     return value
 
 

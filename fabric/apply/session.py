@@ -13,6 +13,18 @@ if TYPE_CHECKING:
     from netmiko import BaseConnection
 
 COMMAND_TIMEOUT_S = 60
+# Algorithms paramiko still offers that no device session may use (paramiko's ``disabled_algorithms``, passed through
+# netmiko): CBC ciphers (plaintext recovery, CVE-2008-5161; RFC 4344 recommends CTR) including 3des-cbc (64-bit
+# blocks, Sweet32 CVE-2016-2183), MD5 MACs (RFC 6151) and SHA-1 MACs (RFC 6194; CIS Benchmarks for OpenSSH
+# keep only hmac-sha2-*). KEX and host-key algorithms: paramiko >= 3 offers no SHA-1 KEX and no ssh-rsa/ssh-dss by
+# default (RFC 9142, RFC 8332), so nothing weak is left to remove there. Every NOS we push to supports AES-CTR/GCM
+# with hmac-sha2 (EOS, NX-OS 9.3+, Cumulus/SONiC/FRR on OpenSSH).
+WEAK_SSH_ALGORITHMS: dict[str, tuple[str, ...]] = {
+    "ciphers": ("3des-cbc", "aes128-cbc", "aes192-cbc", "aes256-cbc", "blowfish-cbc", "arcfour", "arcfour128", "arcfour256"),
+    "macs": ("hmac-md5", "hmac-md5-96", "hmac-sha1", "hmac-sha1-96"),
+    "kex": ("diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1"),
+    "pubkeys": ("ssh-dss",),
+}
 
 
 class Session(Protocol):
@@ -74,7 +86,8 @@ class DeviceAccess:
 
 
 def connect(access: DeviceAccess, device_type: str, error_pattern: str) -> Session:
-    """An SSH session whose host key is verified against ``access.known_hosts`` (unknown or changed keys are refused)."""
+    """An SSH session whose host key is verified against ``access.known_hosts`` (unknown or changed keys are refused)
+    and that never negotiates a weak algorithm (``WEAK_SSH_ALGORITHMS``)."""
     from netmiko import ConnectHandler
 
     connection = ConnectHandler(
@@ -91,5 +104,6 @@ def connect(access: DeviceAccess, device_type: str, error_pattern: str) -> Sessi
         alt_host_keys=True,
         alt_key_file=access.known_hosts,
         conn_timeout=10,
+        disabled_algorithms={kind: list(names) for kind, names in WEAK_SSH_ALGORITHMS.items()},
     )
     return NetmikoSession(connection, error_pattern)
