@@ -204,3 +204,33 @@ def test_ansible_test_sanity_offline(installed: Installed) -> None:
     assert {"compile", "no-assert", "shebang", "action-plugin-docs", "use-argspec-type-path"} <= set(offline)
     done = subprocess.run([*test, *(f"--test={t}" for t in offline)], cwd=installed.tree, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def test_awx_shaped_project_imports_the_push_playbook(installed: Installed, tmp_path: Path) -> None:
+    """As an AWX job runs it: a project playbook importing the collection's, the inventory not the definition, the
+    definition given relative to the project, check mode offline; and the fix-it message when the state is not given."""
+    project = installed.venv.work
+    (project / "push.yml").write_text("- ansible.builtin.import_playbook: gpufabric.fabric.fabric_push\n", encoding="utf-8")
+    state = tmp_path / "state"
+    common = ("push.yml", "-i", "localhost,", "-c", "local", "-e", "gpufabric_definition=lab/cluster.yaml")
+    missing = installed.ansible("playbook", *common)
+    assert missing.returncode != 0
+    assert "set gpufabric_definition" in missing.stdout
+    assert "gpufabric_state_dir" in missing.stdout
+    review = installed.ansible("playbook", *common, "-e", f"gpufabric_state_dir={state}", "-e", "gpufabric_push_offline=true", "--check", "--diff")
+    assert review.returncode == 0, review.stdout[-3000:] + review.stderr[-3000:]
+    assert "+++ after: leaf01 (candidate)" in review.stdout
+    assert re.search(r"localhost\s*:\s*ok=2\s+changed=1\s+unreachable=0\s+failed=0", review.stdout), review.stdout[-1500:]
+
+
+def test_awx_job_templates_feed_the_push_playbook() -> None:
+    """The job-template definition names variables the collection's playbook reads, and a push.yml of the project."""
+    definition = yaml.safe_load((ROOT / "collection" / "awx" / "job-templates.yml").read_text(encoding="utf-8"))
+    playbook = (ROOT / "collection" / "playbooks" / "fabric_push.yml").read_text(encoding="utf-8")
+    templates = [t["awx.awx.job_template"] for t in definition[0]["tasks"] if "awx.awx.job_template" in t]
+    assert [t["job_type"] for t in templates] == ["check", "run"]
+    for template in templates:
+        assert template["playbook"] == "push.yml"
+        assert template["diff_mode"] is True
+        for key in template["extra_vars"]:
+            assert key in playbook, f"{key} is not read by playbooks/fabric_push.yml"
