@@ -7,10 +7,11 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from fabric.model.base import Name, SpecModel
+from fabric.model.strings import Guid
 
 RoutingEngine = Literal["ftree", "updn", "minhop", "dnup", "lash", "dor", "nue", "dfsssp", "sssp", "ar_updn"]
 Membership = Literal["full", "limited", "both"]
-PortGuid = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{16}$", description="InfiniBand port GUID, e.g. 0x0c42a10300a1b2c3.")]
+PortGuid = Guid  # 0x + 16 hex digits, checked before it is ever written (fabric/model/strings.py)
 
 
 class SmNodeSpec(SpecModel):
@@ -38,6 +39,7 @@ class PartitionMember(SpecModel):
     membership: Membership = "full"
     port_guids: tuple[PortGuid, ...] = Field(
         default=(),
+        max_length=4096,
         description="Port GUIDs of this member's InfiniBand ports (ibstat 'Port GUID'). A switch-hosted subnet manager "
         "can only name ports by GUID, so with subnet_manager.kind: switch every partition needs some; opensm hosts "
         "read them from the nodes instead.",

@@ -47,7 +47,7 @@ _PATTERN_HELP: dict[str, str] = {
     strings.HOSTNAME_FORMAT_RE: (
         "is not a host-name format: a lower-case DNS label with one {index} field, optionally zero-padded up to width 6; write e.g. 'gpu{index:03d}'"
     ),
-    strings.GUID_RE: "is not a port GUID: write 16 hex digits, e.g. 0x0c42a10300ab12cd",
+    strings.GUID_RE: "is not a port GUID: write 0x and 16 hex digits as ibstat prints it, e.g. 0x0c42a10300ab12cd",
     strings.FILE_PATH_RE: "is not a plain file path: use letters, digits, '_', '.', '/', '+' and '-' only",
     strings.USER_NAME_RE: "is not a login name: letters, digits, '.', '_' and '-', starting with a letter or '_', at most 32",
     strings.IDENTIFIER_RE: "is not an identifier: letters, digits, '_', '.', ':', '/' and '-', starting with a letter or digit",

@@ -31,8 +31,8 @@ DOMAIN_NAME_RE = r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A
 DESCRIPTION_RE = r"^[ -~]*$"
 # A host-name format: a DNS label with exactly one {index} field, optionally zero-padded to a width of at most 6.
 HOSTNAME_FORMAT_RE = r"^[a-z0-9-]*\{index(:0[1-6]d)?\}[a-z0-9-]*$"
-# A port GUID as InfiniBand tools print it (ibstat "Port GUID: 0x..."): 64 bits, 16 hex digits, optional 0x.
-GUID_RE = r"^(0x)?[0-9a-fA-F]{16}$"
+# A port GUID as InfiniBand tools print it (ibstat "Port GUID: 0x0c42a10300a1b2c3"): 0x and 64 bits as 16 hex digits.
+GUID_RE = r"^0x[0-9a-fA-F]{16}$"
 # A relative or absolute file path: no whitespace, control characters, quotes or shell metacharacters.
 FILE_PATH_RE = r"^[A-Za-z0-9_./+-]+$"
 # A login name: POSIX portable user name (letters, digits, '.', '_', '-', not starting with '-'), at most 32.
@@ -62,7 +62,7 @@ HostnameFormat = Annotated[
         description="Host-name format with one {index} field, optionally zero-padded up to width 6, e.g. 'gpu{index:03d}'.",
     ),
 ]
-Guid = Annotated[str, Field(pattern=GUID_RE, description="InfiniBand port GUID: 16 hex digits, optional 0x prefix.")]
+Guid = Annotated[str, Field(pattern=GUID_RE, description="InfiniBand port GUID, e.g. 0x0c42a10300a1b2c3 (0x and 16 hex digits).")]
 FilePath = Annotated[str, Field(pattern=FILE_PATH_RE, max_length=FILE_PATH_MAX, description="A file path: letters, digits, '_', '.', '/', '+', '-'.")]
 UserName = Annotated[str, Field(pattern=USER_NAME_RE, description="A login name: letters, digits, '.', '_', '-', at most 32.")]
 Identifier = Annotated[str, Field(pattern=IDENTIFIER_RE, description="An identifier: letters, digits, '_', '.', ':', '/', '-'.")]
