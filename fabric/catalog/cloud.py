@@ -19,6 +19,7 @@ class AwsInstanceType:
         efa_cards: the network-card indexes that carry an EFA interface.
         primary_card_efa: whether card 0 also takes an ``efa-only`` interface next to the ENA primary.
         capacity_block: whether ``capacity-block`` is a supported usage class.
+        root_volume_gib: the encrypted gp3 root volume the launch template gives the type (``aws.root_volume_gib`` overrides).
     """
 
     name: str
@@ -28,15 +29,22 @@ class AwsInstanceType:
     efa_cards: tuple[int, ...]
     primary_card_efa: bool
     capacity_block: bool
+    root_volume_gib: int
+
+
+# Root volumes are a project choice, not a provider limit: GPU nodes get room for the Deep Learning AMI (its snapshot is
+# already ~100 GiB) plus the enroot/pyxis container cache of a few NGC images; plain nodes the usual 100 GiB.
+GPU_ROOT_GIB = 512
+PLAIN_ROOT_GIB = 100
 
 
 def _p(name: str, gpu: str, efa: int, *, card0_efa: bool = True) -> AwsInstanceType:
     cards = tuple(range(efa)) if card0_efa else tuple(range(1, efa + 1))
-    return AwsInstanceType(name, 8, gpu, efa, cards, card0_efa, capacity_block=True)
+    return AwsInstanceType(name, 8, gpu, efa, cards, card0_efa, capacity_block=True, root_volume_gib=GPU_ROOT_GIB)
 
 
 def _plain(name: str, *, efa: bool = False) -> AwsInstanceType:
-    return AwsInstanceType(name, 0, None, 1 if efa else 0, (0,) if efa else (), efa, capacity_block=False)
+    return AwsInstanceType(name, 0, None, 1 if efa else 0, (0,) if efa else (), efa, capacity_block=False, root_volume_gib=PLAIN_ROOT_GIB)
 
 
 AWS_INSTANCE_TYPES: dict[str, AwsInstanceType] = {
@@ -68,6 +76,8 @@ class GcpMachineType:
         rdma_nics: MRDMA NICs on the RDMA VPC (A3 Ultra / A4: 8, A4X: 4).
         mtu: the MTU the GPU networks must use.
         transport: the compute-plane transport the type implies.
+        gpu_topology: the GPU slice shape of a compact placement policy for slice-based families (A4X: one 1x72 NVLink
+            domain = 18 VMs of 4 GPUs), else None.
     """
 
     name: str
@@ -78,6 +88,7 @@ class GcpMachineType:
     rdma_nics: int
     mtu: int
     transport: Literal["gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "none"]
+    gpu_topology: str | None = None
 
 
 GCP_MACHINE_TYPES: dict[str, GcpMachineType] = {
@@ -88,7 +99,11 @@ GCP_MACHINE_TYPES: dict[str, GcpMachineType] = {
         GcpMachineType("a3-megagpu-8g", 8, "H100-80GB", 8, 1, 0, 8244, "gpudirect-tcpxo"),
         GcpMachineType("a3-ultragpu-8g", 8, "H200-141GB", 0, 2, 8, 8896, "gcp-rdma"),
         GcpMachineType("a4-highgpu-8g", 8, "B200-180GB", 0, 2, 8, 8896, "gcp-rdma"),
-        GcpMachineType("a4x-highgpu-4g", 4, "GB200", 0, 1, 4, 8896, "gcp-rdma"),
+        # A4X: "four NVIDIA ConnectX-7 (CX-7) network interface cards (NICs) and two Titanium NICs" (GCP gpu-network-bandwidth);
+        # Cluster Toolkit examples/machine-learning/a4x-highgpu-4g/a4x-vm.yaml attaches a4x_net_0 and a4x_net_1 (gVNIC,
+        # MTU 8896) plus 4 MRDMA subnets of one RoCE VPC; the compact policy takes gpuTopology "Specifies the shape of the
+        # GPU slice, in slice based GPU families eg. A4X" (Compute API ResourcePolicyGroupPlacementPolicy).
+        GcpMachineType("a4x-highgpu-4g", 4, "GB200", 0, 2, 4, 8896, "gcp-rdma", gpu_topology="1x72"),
         GcpMachineType("n2-standard-8", 0, None, 0, 1, 0, 1460, "none"),
         GcpMachineType("n2-standard-16", 0, None, 0, 1, 0, 1460, "none"),
         GcpMachineType("c3-standard-22", 0, None, 0, 1, 0, 1460, "none"),

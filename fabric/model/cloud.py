@@ -20,6 +20,19 @@ class AwsCapacitySpec(SpecModel):
     reservation_id: Annotated[str, Field(pattern=r"^cr-[0-9a-f]{8,17}$")] | None = Field(
         default=None, description="Capacity reservation id (ODCR or Capacity Block)."
     )
+    duration_hours: Annotated[int, Field(ge=1, le=8760)] | None = Field(
+        default=None,
+        description="Length of the Capacity Block bought (1-day steps up to 14 days, 7-day steps up to 182 days); checked and noted.",
+    )
+
+
+class AwsEncryptionSpec(SpecModel):
+    """Encryption at rest of the EBS root volumes and the FSx file system."""
+
+    ebs: bool = Field(default=True, description="Encrypt every EBS root volume (opt-out: false, e.g. for an unencrypted shared AMI policy).")
+    kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$")] | None = Field(
+        default=None, description="Customer-managed KMS key ARN for EBS and FSx; the AWS-managed key when absent."
+    )
 
 
 class AwsPlacementSpec(SpecModel):
@@ -31,10 +44,13 @@ class AwsPlacementSpec(SpecModel):
 
 
 class FsxLustreSpec(SpecModel):
-    """FSx for Lustre on the storage plane."""
+    """FSx for Lustre PERSISTENT_2 on the storage plane (or, with ``efa``, next to the EFA interfaces)."""
 
     capacity_gib: Annotated[int, Field(ge=1200)] = 4800
     throughput_mb_per_tib: Literal[125, 250, 500, 1000] = 250
+    efa: bool = Field(
+        default=False, description="EFA and GPUDirect Storage to the file system: it joins the compute subnet and the EFA security group."
+    )
 
 
 class AwsSpec(SpecModel):
@@ -49,8 +65,19 @@ class AwsSpec(SpecModel):
         default="ssm", description="ssm: Session Manager through VPC endpoints, no inbound SSH; bastion: an SSH bastion on the oob subnet."
     )
     bastion_ingress: tuple[IPv4Network, ...] = Field(default=(), max_length=64, description="Prefixes allowed to reach the bastion's SSH port.")
-    auto_scaling_group: bool = Field(default=False, description="Launch GPU nodes through an auto-scaling group instead of instances.")
+    allow_public_ssh: bool = Field(
+        default=False, description="Accept a bastion_ingress prefix wider than /8 that covers public addresses (refused otherwise)."
+    )
+    auto_scaling_group: bool = Field(
+        default=False, description="Launch nodes through auto-scaling groups: every interface then sits in the primary's subnet."
+    )
     fsx_lustre: FsxLustreSpec | None = FsxLustreSpec()
+    encryption: AwsEncryptionSpec = AwsEncryptionSpec()
+    root_volume_gib: Annotated[int, Field(ge=8, le=16384)] | None = Field(
+        default=None, description="Root volume size for every node; per instance type from the catalog when absent."
+    )
+    flow_logs: bool = Field(default=True, description="VPC flow logs (all traffic) to CloudWatch Logs; opt-out: false.")
+    restrict_default_security_group: bool = Field(default=True, description="Strip every rule from the VPC's default security group; opt-out: false.")
     tags: Tags = Field(default_factory=dict[str, str])
 
 
@@ -61,7 +88,22 @@ class GcpCapacitySpec(SpecModel):
     reservation: Annotated[str, Field(pattern=r"^[A-Za-z0-9/_-]+$")] | None = Field(
         default=None, description="SPECIFIC reservation: name[/reservationBlocks/B[/reservationSubBlocks/S]] or projects/P/reservations/R."
     )
-    max_run_duration_s: Annotated[int, Field(ge=60, le=604800)] | None = None
+    reservation_mode: Literal["specific", "calendar", "none"] | None = Field(
+        default=None,
+        description="specific: an on-demand reservation (STANDARD VMs, its own placement); calendar: a future reservation in calendar "
+        "mode or AI Hypercomputer (RESERVATION_BOUND VMs, densely placed); none: on-demand VMs that consume no reservation. "
+        "Default: specific with type reservation.",
+    )
+    max_run_duration_s: Annotated[int, Field(ge=1, le=31_536_000)] | None = Field(
+        default=None, description="Run time before GCE stops the VMs; dws-flex needs 600 to 604800 s."
+    )
+
+    @property
+    def mode(self) -> Literal["specific", "calendar", "none"] | None:
+        """The reservation mode in effect (``specific`` for a reservation given without a mode)."""
+        if self.reservation_mode is None and self.type == "reservation":
+            return "specific"
+        return self.reservation_mode
 
 
 class GcpPlacementSpec(SpecModel):
@@ -79,6 +121,13 @@ class GcpStorageSpec(SpecModel):
     tier: Identifier = "BASIC_SSD"
 
 
+class GcpShieldedVmSpec(SpecModel):
+    """Shielded VM options of every instance."""
+
+    enabled: bool = Field(default=True, description="vTPM and integrity monitoring; opt-out: false.")
+    secure_boot: bool = Field(default=False, description="Secure Boot: only with signed kernel modules (the NVIDIA and RDMA drivers).")
+
+
 class GcpSpec(SpecModel):
     """Google Cloud target."""
 
@@ -89,6 +138,12 @@ class GcpSpec(SpecModel):
     capacity: GcpCapacitySpec = GcpCapacitySpec()
     placement: GcpPlacementSpec = GcpPlacementSpec()
     storage: GcpStorageSpec | None = GcpStorageSpec()
+    shielded_vm: GcpShieldedVmSpec = GcpShieldedVmSpec()
+    flow_logs: bool = Field(default=True, description="VPC flow logs on every subnet that supports them; opt-out: false.")
+    service_account: bool = Field(
+        default=True, description="A node service account allowed only to write logs and metrics; false runs VMs without any."
+    )
+    enable_apis: bool = Field(default=True, description="Enable the APIs the cluster uses (compute, service networking, storage, IAP).")
     labels: Tags = Field(default_factory=dict[str, str])
 
 
@@ -120,7 +175,11 @@ class AzureSpec(SpecModel):
     scale_set_size: Annotated[int, Field(ge=1, le=300)] = Field(
         default=100, description="Most VMs per scale set (= per InfiniBand group); above 100 needs a raised limit."
     )
-    raised_scale_set_limit: bool = Field(default=False, description="Set when Azure support raised the limit to 300.")
+    raised_scale_set_limit: bool = Field(
+        default=False, description="Acknowledge that Azure support raised the single-placement-group limit to 300 VMs per scale set."
+    )
     capacity: Literal["on-demand", "spot"] = "on-demand"
     managed_lustre: AmlfsSpec | None = AmlfsSpec()
+    encryption_at_host: bool = Field(default=False, description="Encrypt temp disks and caches at the host (needs the subscription feature).")
+    deny_vnet_inbound: bool = Field(default=True, description="End each plane's NSG with a deny-all inbound below its allow rules; opt-out: false.")
     tags: Tags = Field(default_factory=dict[str, str])
