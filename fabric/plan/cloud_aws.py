@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AwsInstanceType
 from fabric.model.cloud import AwsSpec
 from fabric.model.cluster import ClusterSpec
 from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports
 
-FSX_LUSTRE_PORTS: Ports = (("tcp", "988"), ("tcp", "1021-1023"))
+# FSx for Lustre guide, limit-access-security-groups / cannot-create-fs: "allow inbound traffic on ports 988 and 1018-1023",
+# on the file system's group (from itself and the clients' groups) and on the clients' groups (from the file system's group).
+FSX_LUSTRE_PORTS: Ports = (("tcp", "988"), ("tcp", "1018-1023"))
 SSM_ENDPOINTS = ("ssm", "ssmmessages", "ec2messages")
 ANYWHERE = "0.0.0.0/0"
 
@@ -42,20 +45,29 @@ def plan_aws(spec: ClusterSpec) -> CloudPlan:
         CloudSubnet("inband", "vpc", "inband", str(planes.inband.cidr)),
         CloudSubnet("oob", "vpc", "oob", str(planes.oob.cidr), public=True),
     )
+    subnets = tuple(replace(s, flow_logs=aws.flow_logs) for s in subnets)  # one VPC flow log covers them all
     vpc = CloudNetwork("vpc", "inband", "vpc", planes.inband.mtu, tuple(s.cidr for s in (subnets[2], subnets[0], subnets[1], subnets[3])), subnets)
     efa = planes.compute.transport == "efa"
+    # EC2 Auto Scaling asg-in-vpc: "Amazon EC2 Auto Scaling ignores the subnets defined in the launch template in favor of
+    # what is specified in the Auto Scaling group" and creates every interface in the instance's subnet: plan it so.
+    fabric_subnet = "inband" if aws.auto_scaling_group else "compute"
     groups: list[CloudGroupPlan] = []
     for group in spec.nodes:
         if not group.count:
             continue
         instance = AWS_INSTANCE_TYPES[group.instance_type or ""]
         fabric = efa and group.role == "gpu" and instance.efa_interfaces > 0
-        nics = efa_interfaces(instance, "inband", "compute") if fabric else (CloudNic(0, 0, "interface", "inband", "inband"),)
+        nics = efa_interfaces(instance, "inband", fabric_subnet) if fabric else (CloudNic(0, 0, "interface", "inband", "inband"),)
         placed = fabric and aws.placement_group is not None and aws.placement_group.enabled
-        groups.append(CloudGroupPlan(group.group, group.role, instance.name, tuple(group.hostnames()), nics, placed, fabric))
+        root = aws.root_volume_gib or instance.root_volume_gib
+        groups.append(CloudGroupPlan(group.group, group.role, instance.name, tuple(group.hostnames()), nics, placed, fabric, root_volume_gib=root))
     storage = None
-    if aws.fsx_lustre is not None:
-        storage = CloudStoragePlan("fsx-lustre", "vpc", str(planes.storage.cidr), aws.fsx_lustre.capacity_gib, FSX_LUSTRE_PORTS)
+    fsx = aws.fsx_lustre
+    if fsx is not None:
+        # EFA traffic never leaves its subnet: an EFA-enabled file system sits where the clients' EFA interfaces are.
+        subnet = fabric_subnet if fsx.efa else "storage"
+        cidr = str(planes.inband.cidr if subnet == "inband" else planes.compute.cidr if subnet == "compute" else planes.storage.cidr)
+        storage = CloudStoragePlan("fsx-lustre", "vpc", cidr, fsx.capacity_gib, FSX_LUSTRE_PORTS, subnet=subnet, efa=fsx.efa)
     firewall = _security_groups(aws, storage is not None)
     plan_groups = tuple(groups)
     return CloudPlan(
@@ -109,8 +121,21 @@ def _notes(aws: AwsSpec, groups: tuple[CloudGroupPlan, ...]) -> tuple[str, ...]:
         if group.fabric:
             efa = [n for n in group.nics if n.kind == "efa-only"]
             notes.append(f"{group.group}: {group.instance_type} gets 1 ENA primary + {len(efa)} efa-only on cards {efa[0].card}-{efa[-1].card}")
+    if aws.auto_scaling_group:
+        notes.append(
+            "auto-scaling groups: Auto Scaling puts every interface in the group's subnet, so the EFA interfaces share the inband "
+            "subnet (they take no address); the nodes output is read back from the running instances after launch"
+        )
     if aws.capacity.type == "capacity-block":
-        notes.append(f"capacity: Capacity Block {aws.capacity.reservation_id} (market type capacity-block)")
+        length = f", {aws.capacity.duration_hours} h" if aws.capacity.duration_hours else ""
+        notes.append(
+            f"capacity: Capacity Block {aws.capacity.reservation_id}{length} (market type capacity-block); "
+            "AWS terminates its instances 30 minutes before the block ends"
+        )
+    encrypted = "KMS key " + aws.encryption.kms_key_id if aws.encryption.kms_key_id else "the AWS-managed key"
+    notes.append(f"root volumes gp3, {'encrypted with ' + encrypted if aws.encryption.ebs else 'NOT encrypted (encryption.ebs: false)'}")
+    if aws.fsx_lustre is not None and aws.fsx_lustre.efa:
+        notes.append("FSx for Lustre with EFA and GPUDirect Storage: in the EFA subnet, in the EFA security group")
     return tuple(notes)
 
 
@@ -130,7 +155,7 @@ def _resources(
             "aws:ec2/securityGroup:SecurityGroup": len({r.scope for r in firewall}),
             "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": sum(len(r.peers) for r in firewall if r.direction == "ingress"),
             "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": sum(len(r.peers) for r in firewall if r.direction == "egress"),
-            "aws:iam/role:Role": 1,
+            "aws:iam/role:Role": 2 if aws.flow_logs else 1,
             "aws:iam/rolePolicyAttachment:RolePolicyAttachment": 1,
             "aws:iam/instanceProfile:InstanceProfile": 1,
             "aws:ec2/launchTemplate:LaunchTemplate": len(groups),
@@ -149,4 +174,10 @@ def _resources(
             count["aws:ec2/instance:Instance"] += len(group.hostnames)
     if storage is not None:
         count["aws:fsx/lustreFileSystem:LustreFileSystem"] += 1
+    if aws.flow_logs:
+        count["aws:cloudwatch/logGroup:LogGroup"] += 1
+        count["aws:iam/rolePolicy:RolePolicy"] += 1
+        count["aws:ec2/flowLog:FlowLog"] += 1
+    if aws.restrict_default_security_group:
+        count["aws:ec2/defaultSecurityGroup:DefaultSecurityGroup"] += 1
     return tuple(sorted(count.items()))

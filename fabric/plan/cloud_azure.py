@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabric.catalog.cloud import AZURE_VM_SIZES
+from fabric.model.cloud import AzureSpec
 from fabric.model.cluster import ClusterSpec
 from fabric.plan.cloud_types import (
     CloudGroupPlan,
@@ -20,6 +21,7 @@ from fabric.plan.cloud_types import (
 
 AMLFS_PORTS: Ports = (("tcp", "988"), ("tcp", "1019-1023"))
 BASTION_SUBNET = "AzureBastionSubnet"  # the name Azure Bastion requires
+DENY_PRIORITY = 4096  # the lowest priority a user rule may take: below every allow rule, above the 65000+ defaults
 
 
 def split_scale_sets(group: str, hostnames: tuple[str, ...], size: int, first_ib_group: int) -> tuple[ScaleSetPlan, ...]:
@@ -61,26 +63,66 @@ def plan_azure(spec: ClusterSpec) -> CloudPlan:
     storage = None
     if azure.managed_lustre is not None:
         storage = CloudStoragePlan("amlfs", "vnet", str(planes.storage.cidr), azure.managed_lustre.capacity_tib * 1024, AMLFS_PORTS)
-    firewall = (
-        FirewallRule("inband", "ssh-from-bastion", "ingress", "tcp", ("22",), (str(planes.oob.cidr),), 100),
-        FirewallRule("inband", "cluster-internal", "ingress", "all", (), (str(planes.inband.cidr),), 110),
-        *(
-            FirewallRule("storage", f"lustre-{ports}", "ingress", proto, (ports,), (str(planes.inband.cidr), str(planes.storage.cidr)), 100 + i)
-            for i, (proto, ports) in enumerate(AMLFS_PORTS if storage else ())
-        ),
-    )
+    firewall = _nsg_rules(spec, storage is not None)
     plan_groups = tuple(groups)
     return CloudPlan(
-        "azure", azure.location, azure.location, (vnet,), plan_groups, firewall, storage, azure, _notes(plan_groups), _resources(plan_groups, storage)
+        "azure",
+        azure.location,
+        azure.location,
+        (vnet,),
+        plan_groups,
+        firewall,
+        storage,
+        azure,
+        _notes(azure, plan_groups),
+        _resources(plan_groups, storage),
     )
 
 
-def _notes(groups: tuple[CloudGroupPlan, ...]) -> tuple[str, ...]:
-    notes = ["InfiniBand is not a VNet object: VMs reach each other over IB only inside one scale set", "out-of-band access: Azure Bastion"]
+def _nsg_rules(spec: ClusterSpec, lustre: bool) -> tuple[FirewallRule, ...]:
+    """Allow rules per plane NSG, then (by default) an explicit deny-all inbound below them.
+
+    Without the deny, the default rule "AllowVNetInBound | 65000 | VirtualNetwork" lets every VNet (and peered) address
+    reach every port (NSG overview, default security rules); CycleCloud Workspace ends its NSGs with ``DenyVnetInBound``.
+    The AMLFS prerequisites name the Lustre ports "988 and 1019-1023"; the file system's own servers talk inside its subnet.
+    """
+    planes = spec.planes
+    azure = spec.azure
+    assert azure is not None
+    inband, storage = str(planes.inband.cidr), str(planes.storage.cidr)
+    rules = [
+        FirewallRule("inband", "ssh-from-bastion", "ingress", "tcp", ("22",), (str(planes.oob.cidr),), 100),
+        FirewallRule("inband", "cluster-internal", "ingress", "all", (), (inband,), 110),
+    ]
+    if lustre:
+        rules += [
+            FirewallRule("storage", f"lustre-{ports}", "ingress", proto, (ports,), (inband, storage), 100 + i)
+            for i, (proto, ports) in enumerate(AMLFS_PORTS)
+        ]
+        rules.append(FirewallRule("storage", "storage-internal", "ingress", "all", (), (storage,), 120))
+    if azure.deny_vnet_inbound:
+        scopes = sorted({r.scope for r in rules})
+        rules += [FirewallRule(scope, "deny-all-inbound", "ingress", "all", (), ("*",), DENY_PRIORITY, "deny") for scope in scopes]
+    return tuple(rules)
+
+
+def _notes(azure: AzureSpec, groups: tuple[CloudGroupPlan, ...]) -> tuple[str, ...]:
+    notes = [
+        "InfiniBand is not a VNet object: VMs reach each other over IB only inside one scale set",
+        "out-of-band access: Azure Bastion with native-client tunnelling (az network bastion ssh|tunnel)",
+        "NSGs end in deny-all inbound (priority 4096)"
+        if azure.deny_vnet_inbound
+        else "NSGs rely on the default AllowVNetInBound (deny_vnet_inbound: false)",
+    ]
+    if azure.encryption_at_host:
+        notes.append("encryption at host on every scale set")
     for group in groups:
         if group.fabric and len(group.scale_sets) > 1:
             sizes = " + ".join(str(len(s.hostnames)) for s in group.scale_sets)
-            notes.append(f"{group.group}: {len(group.hostnames)} VMs → {len(group.scale_sets)} scale sets ({sizes}), one InfiniBand group each")
+            notes.append(
+                f"{group.group}: {len(group.hostnames)} VMs → {len(group.scale_sets)} scale sets ({sizes}), "
+                "separate InfiniBand islands: no job spans them over IB"
+            )
     return tuple(notes)
 
 

@@ -9,9 +9,28 @@ from ipaddress import IPv4Network
 from fabric.catalog.cloud import GCP_MACHINE_TYPES, GcpMachineType
 from fabric.model.cloud import GcpSpec
 from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudNic, CloudPlan, CloudStoragePlan, CloudSubnet, FirewallRule, Ports, Protocol
+from fabric.plan.cloud_types import (
+    CapacityPlan,
+    CloudGroupPlan,
+    CloudNetwork,
+    CloudNic,
+    CloudPlan,
+    CloudStoragePlan,
+    CloudSubnet,
+    FirewallRule,
+    Ports,
+    Protocol,
+)
 
+SERVICE_NETWORKING = "servicenetworking.googleapis.com"
 IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud's out-of-band path
+# The APIs a cluster uses, enabled before anything else (Managed Lustre VPC guide step 1: "gcloud services enable
+# servicenetworking.googleapis.com"); IAP TCP forwarding and OS Login carry the out-of-band SSH path.
+BASE_SERVICES = ("compute.googleapis.com", "iap.googleapis.com", "logging.googleapis.com", "monitoring.googleapis.com", "oslogin.googleapis.com")
+STORAGE_SERVICES = {"filestore": "file.googleapis.com", "managed-lustre": "lustre.googleapis.com"}
+# Least privilege for the nodes' service account: write logs and metrics, nothing else (GCE "Service accounts" best
+# practice: a user-managed account with only roles/logging.logWriter and roles/monitoring.metricWriter).
+NODE_ROLES = ("roles/logging.logWriter", "roles/monitoring.metricWriter")
 STORAGE_PORTS: dict[str, Ports] = {
     "managed-lustre": (("tcp", "988"),),
     "filestore": (("tcp", "111"), ("tcp", "2049"), ("udp", "111"), ("udp", "2049")),
@@ -49,13 +68,14 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
     assert gcp is not None
     planes = spec.planes
     machine = _gpu_machine(spec)
+    logs = gcp.flow_logs
     inband = CloudNetwork(
         "inband",
         "inband",
         "gvnic",
         planes.inband.mtu,
         (str(planes.inband.cidr),),
-        (CloudSubnet("inband", "inband", "inband", str(planes.inband.cidr)),),
+        (CloudSubnet("inband", "inband", "inband", str(planes.inband.cidr), flow_logs=logs),),
     )
     networks = [inband]
     storage_cidr = planes.storage.cidr
@@ -70,7 +90,7 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
                 "gvnic",
                 planes.storage.mtu,
                 (str(storage_cidr),),
-                (CloudSubnet("storage", "storage", "storage", str(nodes_half)),),
+                (CloudSubnet("storage", "storage", "storage", str(nodes_half), flow_logs=logs),),
             )
         )
         storage_cidr = service_half
@@ -85,6 +105,7 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
             host_nics + (_renumber(fabric_nics, len(host_nics)) if group.role == "gpu" else ()),
             placed=group.role == "gpu" and gcp.placement.enabled,
             fabric=group.role == "gpu",
+            gpu_topology=GCP_MACHINE_TYPES[group.instance_type or ""].gpu_topology if group.role == "gpu" else None,
         )
         for group in spec.nodes
         if group.count
@@ -95,10 +116,42 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
         storage = CloudStoragePlan(gcp.storage.kind, "storage" if storage_vpc else "inband", str(storage_cidr), gcp.storage.capacity_gib, ports)
     firewall = _firewall(tuple(networks), storage)
     plan_networks = tuple(networks)
-    notes = _notes(machine, storage_vpc, storage)
+    capacity = gcp_capacity(gcp)
+    services = (*BASE_SERVICES, *((SERVICE_NETWORKING, STORAGE_SERVICES[storage.kind]) if storage else ())) if gcp.enable_apis else ()
+    roles = NODE_ROLES if gcp.service_account else ()
+    notes = _notes(gcp, machine, storage_vpc, storage, capacity)
+    resources = _resources(plan_networks, groups, firewall, storage, services=len(services), roles=len(roles))
     return CloudPlan(
-        "gcp", gcp.region, gcp.zone, plan_networks, groups, firewall, storage, gcp, notes, _resources(plan_networks, groups, firewall, storage)
+        "gcp", gcp.region, gcp.zone, plan_networks, groups, firewall, storage, gcp, notes, resources, capacity, tuple(sorted(services)), roles
     )
+
+
+def gcp_capacity(gcp: GcpSpec) -> CapacityPlan:
+    """Provisioning model and reservation affinity of the GPU VMs, from the capacity type and reservation mode.
+
+    - specific reservation: STANDARD VMs with SPECIFIC_RESERVATION affinity (slurm-gcp resume.py keeps the provisioning
+      model of ordinary reservations and sets ``consumeReservationType: SPECIFIC_RESERVATION``);
+    - calendar: RESERVATION_BOUND, which "lets you create ... VMs by using reserved capacity from a future reservation in
+      calendar mode or future reservation in AI Hypercomputer" (GCP about-reservation-bound-vms);
+    - dws-flex: FLEX_START with NO_RESERVATION (slurm-gcp partition.tf ``no_reservation_affinity``; flex-start consumes no
+      reservation);
+    - reservation_mode none: on-demand VMs that never consume a reservation (NO_RESERVATION); otherwise the API default.
+
+    Example:
+        >>> from fabric.model.cloud import GcpCapacitySpec, GcpSpec
+        >>> spec = GcpSpec(project="demo-123", region="us-central1", zone="us-central1-a", image="i",
+        ...                capacity=GcpCapacitySpec(type="reservation", reservation="r1", reservation_mode="calendar"))
+        >>> gcp_capacity(spec)
+        CapacityPlan(model='RESERVATION_BOUND', affinity='SPECIFIC_RESERVATION', reservation='r1')
+    """
+    capacity = gcp.capacity
+    if capacity.type == "reservation":
+        model = "RESERVATION_BOUND" if capacity.mode == "calendar" else "STANDARD"
+        return CapacityPlan(model, "SPECIFIC_RESERVATION", capacity.reservation)
+    if capacity.type == "dws-flex":
+        return CapacityPlan("FLEX_START", "NO_RESERVATION")
+    model = "SPOT" if capacity.type == "spot" else "STANDARD"
+    return CapacityPlan(model, "NO_RESERVATION" if capacity.mode == "none" else None)
 
 
 def _fabric_networks(spec: ClusterSpec, gcp: GcpSpec, machine: GcpMachineType | None, networks: list[CloudNetwork]) -> tuple[CloudNic, ...]:
@@ -109,10 +162,13 @@ def _fabric_networks(spec: ClusterSpec, gcp: GcpSpec, machine: GcpMachineType | 
         nics: list[CloudNic] = []
         for i, cidr in enumerate(split_subnets(compute.cidr, machine.gpu_vpcs)):
             key = f"gpu-{i}"
-            networks.append(CloudNetwork(key, "compute", "gpu", compute.mtu, (str(cidr),), (CloudSubnet(key, key, "compute", str(cidr)),)))
+            subnet = CloudSubnet(key, key, "compute", str(cidr), flow_logs=gcp.flow_logs)
+            networks.append(CloudNetwork(key, "compute", "gpu", compute.mtu, (str(cidr),), (subnet,)))
             nics.append(CloudNic(i, 0, "GVNIC", key, "compute"))
         return tuple(nics)
     if machine.rdma_nics:
+        # No flow logs on RoCE subnets: RDMA-profile VPCs support a restricted feature set (create-vpc-network-rdma: "If you
+        # attempt to configure unsupported features, Google Cloud returns an error"), and their traffic bypasses the host.
         subnets = tuple(CloudSubnet(f"rdma-{i}", "rdma", "compute", str(c)) for i, c in enumerate(split_subnets(compute.cidr, machine.rdma_nics)))
         networks.append(CloudNetwork("rdma", "compute", "rdma", compute.mtu, (str(compute.cidr),), subnets, rdma_profile(gcp.project, gcp.zone)))
         return tuple(CloudNic(i, 0, "MRDMA", s.key, "compute") for i, s in enumerate(subnets))
@@ -140,8 +196,24 @@ def _firewall(networks: tuple[CloudNetwork, ...], storage: CloudStoragePlan | No
     return tuple(rules)
 
 
-def _notes(machine: GcpMachineType | None, storage_vpc: bool, storage: CloudStoragePlan | None) -> tuple[str, ...]:
+def _notes(
+    gcp: GcpSpec, machine: GcpMachineType | None, storage_vpc: bool, storage: CloudStoragePlan | None, capacity: CapacityPlan
+) -> tuple[str, ...]:
     notes = ["no external IPs; egress through Cloud NAT on the inband VPC", "out-of-band access: IAP TCP forwarding (SSH from 35.235.240.0/20)"]
+    affinity = f", {capacity.affinity}" + (f" {capacity.reservation}" if capacity.reservation else "") if capacity.affinity else ""
+    notes.append(f"GPU VMs: provisioning model {capacity.model}{affinity}")
+    if gcp.capacity.type == "reservation":
+        notes.append("placement: the reservation's own (no placement policy of ours on reserved VMs)")
+    if machine is not None and machine.gpu_topology and gcp.placement.enabled:
+        notes.append(f"placement: compact policy with GPU slice {machine.gpu_topology}")
+    shielded = gcp.shielded_vm
+    if shielded.enabled:
+        notes.append(
+            "Shielded VM: vTPM and integrity monitoring"
+            + (", Secure Boot" if shielded.secure_boot else " (Secure Boot off: unsigned GPU/RDMA modules)")
+        )
+    if gcp.flow_logs:
+        notes.append("VPC flow logs on every subnet except the RDMA VPC's")
     if machine is not None and machine.gpu_vpcs:
         notes.append(f"{machine.name}: {machine.gpu_vpcs} GPU VPCs (GVNIC, MTU {machine.mtu}) for {machine.transport}")
     if machine is not None and machine.rdma_nics:
@@ -153,7 +225,13 @@ def _notes(machine: GcpMachineType | None, storage_vpc: bool, storage: CloudStor
 
 
 def _resources(
-    networks: tuple[CloudNetwork, ...], groups: tuple[CloudGroupPlan, ...], firewall: tuple[FirewallRule, ...], storage: CloudStoragePlan | None
+    networks: tuple[CloudNetwork, ...],
+    groups: tuple[CloudGroupPlan, ...],
+    firewall: tuple[FirewallRule, ...],
+    storage: CloudStoragePlan | None,
+    *,
+    services: int,
+    roles: int,
 ) -> tuple[tuple[str, int], ...]:
     count: Counter[str] = Counter(
         {
@@ -172,4 +250,9 @@ def _resources(
         count["gcp:compute/globalAddress:GlobalAddress"] += 1
         count["gcp:servicenetworking/connection:Connection"] += 1
         count["gcp:lustre/instance:Instance" if storage.kind == "managed-lustre" else "gcp:filestore/instance:Instance"] += 1
+    if services:
+        count["gcp:projects/service:Service"] += services
+    if roles:
+        count["gcp:serviceaccount/account:Account"] += 1
+        count["gcp:projects/iAMMember:IAMMember"] += roles
     return tuple(sorted(count.items()))

@@ -27,6 +27,7 @@ class CloudSubnet:
     plane: str
     cidr: str
     public: bool = False
+    flow_logs: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +62,10 @@ class CloudNic:
 
 @dataclass(frozen=True, slots=True)
 class FirewallRule:
-    """One allow rule. ``scope`` is the AWS security group, GCP network or Azure plane NSG that holds it.
+    """One rule. ``scope`` is the AWS security group, GCP network or Azure plane NSG that holds it.
 
-    ``peers`` are CIDRs, ``self`` (the scope's own members) or ``sg:<scope>`` (another security group).
+    ``peers`` are CIDRs, ``*`` (any source), ``self`` (the scope's own members) or ``sg:<scope>`` (another security group).
+    Only Azure NSGs carry ``deny`` rules (AWS security groups and GCP firewalls deny whatever is not allowed).
     """
 
     scope: str
@@ -73,6 +75,7 @@ class FirewallRule:
     ports: tuple[str, ...]
     peers: tuple[str, ...]
     priority: int = 1000
+    action: Literal["allow", "deny"] = "allow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +89,13 @@ class ScaleSetPlan:
 
 @dataclass(frozen=True, slots=True)
 class CloudGroupPlan:
-    """One node group on a cloud: its type, the NIC layout every instance gets, and whether it is packed."""
+    """One node group on a cloud: its type, the NIC layout every instance gets, and whether it is packed.
+
+    Attributes:
+        placed: the group gets a placement policy/group of ours.
+        gpu_topology: GCP GPU slice shape of that policy (A4X ``1x72``), which replaces ``max_distance``.
+        root_volume_gib: root volume size (AWS; the other clouds size the boot disk in the component).
+    """
 
     group: str
     role: str
@@ -96,6 +105,8 @@ class CloudGroupPlan:
     placed: bool
     fabric: bool
     scale_sets: tuple[ScaleSetPlan, ...] = ()
+    gpu_topology: str | None = None
+    root_volume_gib: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +118,23 @@ class CloudStoragePlan:
     cidr: str
     capacity_gib: int
     ports: Ports
+    subnet: str | None = None
+    efa: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityPlan:
+    """How the GPU nodes get capacity: the provider's provisioning model and reservation affinity.
+
+    Attributes:
+        model: GCP provisioning model (STANDARD, SPOT, FLEX_START, RESERVATION_BOUND).
+        affinity: GCP reservation affinity (SPECIFIC_RESERVATION, NO_RESERVATION), None for the API default (ANY).
+        reservation: the reservation consumed with SPECIFIC_RESERVATION.
+    """
+
+    model: str
+    affinity: str | None = None
+    reservation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +143,9 @@ class CloudPlan:
 
     Attributes:
         resources: Pulumi resource type token → count, exactly what the component registers (tested under mocks).
+        capacity: the GPU nodes' provisioning model and reservation affinity (GCP).
+        services: provider APIs the stack enables first (GCP).
+        node_roles: IAM roles of the nodes' service account (GCP; least privilege).
     """
 
     provider: Provider
@@ -127,6 +158,9 @@ class CloudPlan:
     settings: AwsSpec | GcpSpec | AzureSpec
     notes: tuple[str, ...]
     resources: tuple[tuple[str, int], ...]
+    capacity: CapacityPlan | None = None
+    services: tuple[str, ...] = ()
+    node_roles: tuple[str, ...] = ()
 
     def network(self, key: str) -> CloudNetwork:
         """The network called ``key``."""
