@@ -16,9 +16,31 @@ from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule
 
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 BASTION_TYPE = "t3.micro"
-_ASSUME_EC2 = json.dumps(
-    {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]}
-)
+ASG_TAG = "aws:autoscaling:groupName"  # the tag Auto Scaling puts on every instance it launches
+FLOW_LOG_RETENTION_DAYS = 90
+
+
+def _assume(service: str) -> str:
+    statement = {"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def _flow_log_policy(group_arn: str) -> str:
+    """Only what the VPC Flow Logs service needs on its own log group (VPC user guide, flow-logs-cwl IAM role)."""
+    actions = ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogGroups", "logs:DescribeLogStreams"]
+    statement = {"Effect": "Allow", "Action": actions, "Resource": [group_arn, f"{group_arn}:*"]}
+    return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+
+
+def hosts_by_instance(hostnames: tuple[str, ...], ids: list[str], ips: list[str]) -> dict[str, dict[str, str]]:
+    """Give the planned hostnames to an auto-scaling group's running instances, in instance-id order.
+
+    Example:
+        >>> hosts_by_instance(("n1", "n2"), ["i-2", "i-1"], ["10.0.0.2", "10.0.0.1"])
+        {'n1': {'inband': '10.0.0.1', 'instance_id': 'i-1'}, 'n2': {'inband': '10.0.0.2', 'instance_id': 'i-2'}}
+    """
+    found = sorted(zip(ids, ips, strict=True))
+    return {host: {"inband": ip, "instance_id": iid} for host, (iid, ip) in zip(hostnames, found, strict=False)}
 
 
 def port_range(ports: tuple[str, ...]) -> tuple[int | None, int | None]:
@@ -43,9 +65,14 @@ class EfaCluster(pulumi.ComponentResource):
         self._name, self._cloud, self._aws, self._tags = name, cloud, cloud.settings, args.tags()
         self._child = pulumi.ResourceOptions(parent=self)
         self._network()
+        self._hardening()
         self._security_groups()
         self._management()
         self.placement_group = self._placement_group()
+        # The AMI's root device name: a block device mapping on any other name would add a volume, not size the root one.
+        self.root_device = aws.ec2.get_ami_output(
+            filters=[aws.ec2.GetAmiFilterArgs(name="image-id", values=[self._aws.image])], opts=pulumi.InvokeOutputOptions(parent=self)
+        ).root_device_name
         self.launch_templates = {g.group: self._launch_template(g) for g in cloud.groups}
         self.instances: dict[str, aws.ec2.Instance] = {}
         self.auto_scaling_groups: dict[str, aws.autoscaling.Group] = {}
@@ -53,7 +80,8 @@ class EfaCluster(pulumi.ComponentResource):
             self._launch(group)
         self.file_system = self._fsx()
         addresses = {host: inst.private_ip.apply(lambda ip: {"inband": ip}) for host, inst in self.instances.items()}
-        self.nodes = pulumi.Output.all(**addresses) if addresses else pulumi.Output.from_input({})
+        launched = [self._scaled_hosts(g) for g in cloud.groups if g.group in self.auto_scaling_groups]
+        self.nodes = pulumi.Output.all(pulumi.Output.all(**addresses) if addresses else pulumi.Output.from_input({}), *launched).apply(_merge)
         self.ansible_inventory = self.nodes.apply(lambda found: inventory_yaml(cloud_inventory(args.plan, found)))
         self.register_outputs({"nodes": self.nodes, "ansible_inventory": self.ansible_inventory, "vpc_id": self.vpc.id})
 
@@ -102,6 +130,35 @@ class EfaCluster(pulumi.ComponentResource):
                 f"{n}-rta-{s.key}", subnet_id=self.subnets[s.key].id, route_table_id=self.route_tables[table].id, opts=self._child
             )
 
+    def _hardening(self) -> None:
+        """VPC flow logs (all traffic, to CloudWatch Logs) and a default security group without any rule.
+
+        ADT ``2.vpc-one-az.yaml`` creates ``FlowLogVPC`` with ``TrafficType: ALL``. pulumi-aws DefaultSecurityGroup: when
+        the provider adopts the default group "it immediately removes all ingress and egress rules" and adds only the
+        ones given (none here), so nothing that lands in it by mistake is reachable.
+        """
+        n = self._name
+        if self._aws.restrict_default_security_group:
+            aws.ec2.DefaultSecurityGroup(f"{n}-default-sg", vpc_id=self.vpc.id, tags=self._tag(f"{n}-default-sg"), opts=self._child)
+        if not self._aws.flow_logs:
+            return
+        kms = self._aws.encryption.kms_key_id
+        group = aws.cloudwatch.LogGroup(
+            f"{n}-flow-logs", retention_in_days=FLOW_LOG_RETENTION_DAYS, kms_key_id=kms, tags=self._tags, opts=self._child
+        )
+        role = aws.iam.Role(f"{n}-flow-logs-role", assume_role_policy=_assume("vpc-flow-logs.amazonaws.com"), tags=self._tags, opts=self._child)
+        aws.iam.RolePolicy(f"{n}-flow-logs-policy", role=role.id, policy=group.arn.apply(_flow_log_policy), opts=self._child)
+        aws.ec2.FlowLog(
+            f"{n}-flow-log",
+            vpc_id=self.vpc.id,
+            traffic_type="ALL",
+            log_destination_type="cloud-watch-logs",
+            log_destination=group.arn,
+            iam_role_arn=role.arn,
+            tags=self._tag(f"{n}-flow-log"),
+            opts=self._child,
+        )
+
     def _security_groups(self) -> None:
         n = self._name
         scopes = sorted({r.scope for r in self._cloud.firewall})
@@ -135,7 +192,7 @@ class EfaCluster(pulumi.ComponentResource):
 
     def _management(self) -> None:
         n = self._name
-        self.role = aws.iam.Role(f"{n}-node-role", assume_role_policy=_ASSUME_EC2, tags=self._tags, opts=self._child)
+        self.role = aws.iam.Role(f"{n}-node-role", assume_role_policy=_assume("ec2.amazonaws.com"), tags=self._tags, opts=self._child)
         aws.iam.RolePolicyAttachment(f"{n}-ssm-core", role=self.role.name, policy_arn=SSM_POLICY, opts=self._child)
         self.instance_profile = aws.iam.InstanceProfile(f"{n}-node-profile", role=self.role.name, tags=self._tags, opts=self._child)
         if self._aws.management_access == "ssm":
@@ -161,6 +218,9 @@ class EfaCluster(pulumi.ComponentResource):
             vpc_security_group_ids=[self.security_groups["bastion"].id],
             iam_instance_profile=self.instance_profile.name,
             metadata_options=aws.ec2.InstanceMetadataOptionsArgs(http_tokens="required", http_endpoint="enabled"),
+            root_block_device=aws.ec2.InstanceRootBlockDeviceArgs(
+                encrypted=self._aws.encryption.ebs, kms_key_id=self._aws.encryption.kms_key_id, volume_type="gp3"
+            ),
             tags=self._tag(f"{n}-bastion"),
             opts=self._child,
         )
@@ -175,12 +235,13 @@ class EfaCluster(pulumi.ComponentResource):
         return group.name
 
     def _launch_template(self, group: CloudGroupPlan) -> aws.ec2.LaunchTemplate:
+        scaled = self._aws.auto_scaling_group  # Auto Scaling ignores launch-template subnets: name none
         nics = [
             aws.ec2.LaunchTemplateNetworkInterfaceArgs(
                 network_card_index=nic.card,
                 device_index=nic.device,
                 interface_type=nic.kind,
-                subnet_id=self.subnets[nic.subnet].id,
+                subnet_id=None if scaled else self.subnets[nic.subnet].id,
                 security_groups=[self.security_groups["efa" if nic.plane == "compute" else "nodes"].id],
                 associate_public_ip_address="false",
                 delete_on_termination="true",
@@ -192,10 +253,22 @@ class EfaCluster(pulumi.ComponentResource):
         target = aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(capacity_reservation_id=capacity.reservation_id)
         market = "capacity-block" if group.fabric and capacity.type == "capacity-block" else "spot" if capacity.type == "spot" else None
         name = f"{self._name}-{group.group}"
+        encryption = self._aws.encryption
+        root = aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+            device_name=self.root_device,
+            ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+                volume_size=group.root_volume_gib,
+                volume_type="gp3",
+                encrypted="true" if encryption.ebs else "false",
+                kms_key_id=encryption.kms_key_id if encryption.ebs else None,
+                delete_on_termination="true",
+            ),
+        )
         return aws.ec2.LaunchTemplate(
             f"{name}-lt",
             image_id=self._aws.image,
             instance_type=group.instance_type,
+            block_device_mappings=[root],
             network_interfaces=nics,
             placement=aws.ec2.LaunchTemplatePlacementArgs(group_name=self.placement_group) if group.placed and self.placement_group else None,
             capacity_reservation_specification=aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(capacity_reservation_target=target)
@@ -213,12 +286,14 @@ class EfaCluster(pulumi.ComponentResource):
     def _launch(self, group: CloudGroupPlan) -> None:
         template = self.launch_templates[group.group]
         if self._aws.auto_scaling_group:
+            # Every interface lands in the group's subnet (asg-in-vpc); the plan put them all in the primary's subnet.
+            (subnet,) = {nic.subnet for nic in group.nics}
             self.auto_scaling_groups[group.group] = aws.autoscaling.Group(
                 f"{self._name}-{group.group}-asg",
                 desired_capacity=len(group.hostnames),
                 min_size=len(group.hostnames),
                 max_size=len(group.hostnames),
-                vpc_zone_identifiers=[self.subnets["inband"].id],
+                vpc_zone_identifiers=[self.subnets[subnet].id],
                 launch_template=aws.autoscaling.GroupLaunchTemplateArgs(id=template.id, version="$Latest"),
                 opts=self._child,
             )
@@ -231,22 +306,45 @@ class EfaCluster(pulumi.ComponentResource):
                 opts=self._child,
             )
 
+    def _scaled_hosts(self, group: CloudGroupPlan) -> pulumi.Output[dict[str, dict[str, str]]]:
+        """The running instances of a group's auto-scaling group, read back after it reached its capacity."""
+        asg = self.auto_scaling_groups[group.group]
+        found = aws.ec2.get_instances_output(
+            instance_tags=asg.name.apply(lambda name: {ASG_TAG: name}),
+            instance_state_names=["running"],
+            opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[asg]),
+        )
+        return pulumi.Output.all(found.ids, found.private_ips).apply(lambda got: hosts_by_instance(group.hostnames, list(got[0]), list(got[1])))
+
     def _fsx(self) -> aws.fsx.LustreFileSystem | None:
         storage, fsx = self._cloud.storage, self._aws.fsx_lustre
         if storage is None or fsx is None:
             return None
+        groups = [self.security_groups["storage"].id]
+        if storage.efa:
+            # "An EFA requires a security group that allows all inbound and outbound traffic to and from the security group
+            # itself" (FSx cannot-create-fs): the cluster's EFA group is exactly that.
+            groups.append(self.security_groups["efa"].id)
         return aws.fsx.LustreFileSystem(
             f"{self._name}-fsx",
             storage_capacity=fsx.capacity_gib,
-            subnet_ids=self.subnets["storage"].id,
-            security_group_ids=[self.security_groups["storage"].id],
+            subnet_ids=self.subnets[storage.subnet or "storage"].id,
+            security_group_ids=groups,
             deployment_type="PERSISTENT_2",
             per_unit_storage_throughput=fsx.throughput_mb_per_tib,
             file_system_type_version="2.15",
             data_compression_type="LZ4",
+            kms_key_id=self._aws.encryption.kms_key_id,
+            efa_enabled=True if storage.efa else None,
+            # efa_enabled "is only supported when deployment_type is set to PERSISTENT_2, metadata_configuration is used".
+            metadata_configuration=aws.fsx.LustreFileSystemMetadataConfigurationArgs(mode="AUTOMATIC") if storage.efa else None,
             tags=self._tag(f"{self._name}-fsx"),
             opts=self._child,
         )
 
     def _tag(self, name: str, **extra: str) -> dict[str, str]:
         return {**self._tags, "Name": name, **extra}
+
+
+def _merge(parts: list[dict[str, dict[str, str]]]) -> dict[str, dict[str, str]]:
+    return {host: found for part in parts for host, found in part.items()}

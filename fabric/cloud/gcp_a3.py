@@ -11,10 +11,24 @@ from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
 from fabric.inventory import cloud_inventory, inventory_yaml
 from fabric.model.cloud import GcpSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, FirewallRule
+from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudSubnet, FirewallRule
 
 SERVICE_NETWORKING = "servicenetworking.googleapis.com"
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
+# With IAM deciding what the account may do, Google recommends the cloud-platform scope on the VM (GCE "Service accounts").
+NODE_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
+# Subnet flow logs: 5 s aggregation, half the flows sampled, all metadata (the VPC Flow Logs defaults are 5 s / 0.5).
+FLOW_LOG = gcp.compute.SubnetworkLogConfigArgs(aggregation_interval="INTERVAL_5_SEC", flow_sampling=0.5, metadata="INCLUDE_ALL_METADATA")
+
+
+def account_id(cluster: str) -> str:
+    """The nodes' service-account id: 6-30 characters, a letter first, no trailing hyphen.
+
+    Example:
+        >>> account_id("gcp-a3ultra"), account_id("a-very-long-cluster-name-for-tests")
+        ('gcp-a3ultra-nodes', 'a-very-long-cluster-name-nodes')
+    """
+    return f"{cluster[:24].rstrip('-')}-nodes"
 
 
 class GpuCluster(pulumi.ComponentResource):
@@ -31,8 +45,17 @@ class GpuCluster(pulumi.ComponentResource):
         self._name, self._cloud, self._gcp = name, cloud, cloud.settings
         self._labels = args.tags()
         self._child = pulumi.ResourceOptions(parent=self)
+        self.services = [
+            gcp.projects.Service(
+                f"{name}-api-{api.split('.')[0]}", project=self._gcp.project, service=api, disable_on_destroy=False, opts=self._child
+            )
+            for api in cloud.services
+        ]
+        # Everything else waits for the APIs it calls.
+        self._child = pulumi.ResourceOptions(parent=self, depends_on=list(self.services))
+        self.service_account = self._service_account()
         self.networks = {n.key: self._network(n) for n in cloud.networks}
-        self.subnets = {s.key: self._subnet(n, s.key, s.cidr) for n in cloud.networks for s in n.subnets}
+        self.subnets = {s.key: self._subnet(n, s) for n in cloud.networks for s in n.subnets}
         for rule in cloud.firewall:
             self._firewall(rule)
         self._egress()
@@ -56,14 +79,32 @@ class GpuCluster(pulumi.ComponentResource):
             opts=self._child,
         )
 
-    def _subnet(self, network: CloudNetwork, key: str, cidr: str) -> gcp.compute.Subnetwork:
+    def _service_account(self) -> gcp.serviceaccount.Account | None:
+        """A node service account that may only write logs and metrics (the plan's ``node_roles``)."""
+        if not self._cloud.node_roles:
+            return None
+        account = gcp.serviceaccount.Account(
+            f"{self._name}-nodes",
+            project=self._gcp.project,
+            account_id=account_id(self._name),
+            display_name=f"gpufabric {self._name} nodes",
+            opts=self._child,
+        )
+        for role in self._cloud.node_roles:
+            gcp.projects.IAMMember(
+                f"{self._name}-nodes-{role.rsplit('.', 1)[-1]}", project=self._gcp.project, role=role, member=account.member, opts=self._child
+            )
+        return account
+
+    def _subnet(self, network: CloudNetwork, subnet: CloudSubnet) -> gcp.compute.Subnetwork:
         return gcp.compute.Subnetwork(
-            f"{self._name}-{key}",
+            f"{self._name}-{subnet.key}",
             project=self._gcp.project,
             region=self._cloud.region,
             network=self.networks[network.key].id,
-            ip_cidr_range=cidr,
+            ip_cidr_range=subnet.cidr,
             private_ip_google_access=network.kind != "rdma",
+            log_config=FLOW_LOG if subnet.flow_logs else None,
             opts=self._child,
         )
 
@@ -115,7 +156,7 @@ class GpuCluster(pulumi.ComponentResource):
         peering = gcp.servicenetworking.Connection(
             f"{n}-storage-peering", network=network.id, service=SERVICE_NETWORKING, reserved_peering_ranges=[address.name], opts=self._child
         )
-        after = pulumi.ResourceOptions(parent=self, depends_on=[peering])
+        after = pulumi.ResourceOptions(parent=self, depends_on=[*self.services, peering])
         if storage.kind == "managed-lustre":
             return gcp.lustre.Instance(
                 f"{n}-lustre",
@@ -145,9 +186,13 @@ class GpuCluster(pulumi.ComponentResource):
         )
 
     def _placement(self, group: CloudGroupPlan) -> gcp.compute.ResourcePolicy:
-        policy = gcp.compute.ResourcePolicyGroupPlacementPolicyArgs(
-            vm_count=len(group.hostnames), collocation="COLLOCATED", max_distance=self._gcp.placement.max_distance
-        )
+        if group.gpu_topology is not None:
+            # Slice-based families (A4X): the policy names the GPU slice shape instead of a distance (Cluster Toolkit a4x-vm).
+            policy = gcp.compute.ResourcePolicyGroupPlacementPolicyArgs(collocation="COLLOCATED", gpu_topology=group.gpu_topology)
+        else:
+            policy = gcp.compute.ResourcePolicyGroupPlacementPolicyArgs(
+                vm_count=len(group.hostnames), collocation="COLLOCATED", max_distance=self._gcp.placement.max_distance
+            )
         return gcp.compute.ResourcePolicy(
             f"{self._name}-{group.group}-compact",
             project=self._gcp.project,
@@ -163,9 +208,8 @@ class GpuCluster(pulumi.ComponentResource):
             for n in group.nics
         ]
         disk = gcp.compute.InstanceBootDiskInitializeParamsArgs(image=self._gcp.image, size=200, type="hyperdisk-balanced" if rdma else "pd-balanced")
-        capacity = self._gcp.capacity
-        reserved = group.fabric and capacity.type == "reservation"
         policy = self.placement.get(group.group)
+        shielded = self._gcp.shielded_vm
         return gcp.compute.Instance(
             f"{self._name}-{host}",
             name=host,
@@ -175,27 +219,41 @@ class GpuCluster(pulumi.ComponentResource):
             boot_disk=gcp.compute.InstanceBootDiskArgs(initialize_params=disk),
             network_interfaces=nics,
             scheduling=self._scheduling(group),
-            reservation_affinity=gcp.compute.InstanceReservationAffinityArgs(
-                type="SPECIFIC_RESERVATION",
-                specific_reservation=gcp.compute.InstanceReservationAffinitySpecificReservationArgs(
-                    key=RESERVATION_KEY, values=[capacity.reservation or ""]
-                ),
-            )
-            if reserved
-            else None,
+            reservation_affinity=self._affinity(group),
             resource_policies=policy.self_link if policy is not None else None,
+            shielded_instance_config=gcp.compute.InstanceShieldedInstanceConfigArgs(
+                enable_vtpm=True, enable_integrity_monitoring=True, enable_secure_boot=shielded.secure_boot
+            )
+            if shielded.enabled
+            else None,
+            service_account=gcp.compute.InstanceServiceAccountArgs(email=self.service_account.email, scopes=list(NODE_SCOPES))
+            if self.service_account is not None
+            else None,
             metadata={"enable-oslogin": "TRUE"},
             labels={**self._labels, "gpufabric-group": group.group},
             opts=self._child,
         )
 
+    def _affinity(self, group: CloudGroupPlan) -> gcp.compute.InstanceReservationAffinityArgs | None:
+        """The GPU VMs' reservation affinity from the plan (non-GPU VMs keep the API default)."""
+        plan = self._cloud.capacity
+        if not group.fabric or plan is None or plan.affinity is None:
+            return None
+        if plan.affinity != "SPECIFIC_RESERVATION":
+            return gcp.compute.InstanceReservationAffinityArgs(type=plan.affinity)
+        return gcp.compute.InstanceReservationAffinityArgs(
+            type=plan.affinity,
+            specific_reservation=gcp.compute.InstanceReservationAffinitySpecificReservationArgs(key=RESERVATION_KEY, values=[plan.reservation or ""]),
+        )
+
     def _scheduling(self, group: CloudGroupPlan) -> gcp.compute.InstanceSchedulingArgs:
-        """GPU VMs cannot live-migrate: TERMINATE on host maintenance; the provisioning model follows the capacity type."""
+        """GPU VMs cannot live-migrate: TERMINATE on host maintenance; the provisioning model comes from the plan."""
         capacity = self._gcp.capacity
-        if not group.fabric:
+        plan = self._cloud.capacity
+        if not group.fabric or plan is None:
             return gcp.compute.InstanceSchedulingArgs(on_host_maintenance="MIGRATE", automatic_restart=True)
         duration = gcp.compute.InstanceSchedulingMaxRunDurationArgs(seconds=capacity.max_run_duration_s) if capacity.max_run_duration_s else None
-        if capacity.type == "dws-flex":
+        if plan.model == "FLEX_START":
             return gcp.compute.InstanceSchedulingArgs(
                 on_host_maintenance="TERMINATE",
                 automatic_restart=False,
@@ -203,7 +261,7 @@ class GpuCluster(pulumi.ComponentResource):
                 instance_termination_action="DELETE",
                 max_run_duration=duration,
             )
-        if capacity.type == "spot":
+        if plan.model == "SPOT":
             return gcp.compute.InstanceSchedulingArgs(
                 on_host_maintenance="TERMINATE",
                 automatic_restart=False,
@@ -212,8 +270,7 @@ class GpuCluster(pulumi.ComponentResource):
                 instance_termination_action="DELETE",
                 max_run_duration=duration,
             )
-        model = "RESERVATION_BOUND" if capacity.type == "reservation" else "STANDARD"
-        return gcp.compute.InstanceSchedulingArgs(on_host_maintenance="TERMINATE", automatic_restart=True, provisioning_model=model)
+        return gcp.compute.InstanceSchedulingArgs(on_host_maintenance="TERMINATE", automatic_restart=True, provisioning_model=plan.model)
 
     def _addresses(self, group: CloudGroupPlan, instance: gcp.compute.Instance) -> pulumi.Output[dict[str, str]]:
         keys = [n.subnet for n in group.nics]

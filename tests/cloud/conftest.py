@@ -28,8 +28,20 @@ class Registered:
 
 
 @dataclass
+class Invoked:
+    """One provider function the program called (a data source such as getAmi)."""
+
+    token: str
+    args: dict[str, Any]
+
+
+ROOT_DEVICE = "/dev/sda1"  # what DescribeImages reports for the Ubuntu Deep Learning AMIs
+
+
+@dataclass
 class RecordingMocks(pulumi.runtime.Mocks):
     created: list[Registered] = field(default_factory=list)
+    calls: list[Invoked] = field(default_factory=list)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.created.append(Registered(args.typ, args.name, dict(args.inputs)))
@@ -40,13 +52,26 @@ class RecordingMocks(pulumi.runtime.Mocks):
             state["networkInterfaces"] = [
                 {**nic, "networkIp": f"10.9.{i}.{len(self.created) % 250 + 2}"} for i, nic in enumerate(state["networkInterfaces"])
             ]
+        if args.typ == "gcp:serviceaccount/account:Account":
+            state["email"] = f"{state['accountId']}@{state['project']}.iam.gserviceaccount.com"
+            state["member"] = f"serviceAccount:{state['email']}"
         state.setdefault("name", args.name)
         state.setdefault("arn", f"arn:mock:{args.name}")
         state.setdefault("selfLink", f"{args.name}-self-link")
         return f"{args.name}-id", state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], None]:
-        return {}, None
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """Answer the data sources the components read, as the providers would."""
+        self.calls.append(Invoked(args.token, dict(args.args)))
+        if args.token == "aws:ec2/getAmi:getAmi":
+            return {"id": "ami", "rootDeviceName": ROOT_DEVICE, "filters": args.args.get("filters")}, []
+        if args.token == "aws:ec2/getInstances:getInstances":
+            # The instances an auto-scaling group launched: as many as its desired capacity, in arbitrary id order.
+            (group,) = args.args["instanceTags"].values()
+            size = int(self.named(group).inputs["desiredCapacity"])
+            ids = [f"i-{(n * 7919) % 1000:04d}{n:02d}" for n in range(size)]
+            return {"id": group, "ids": ids, "privateIps": [f"10.0.81.{n + 10}" for n in range(size)]}, []
+        return {}, []
 
     def of_type(self, typ: str) -> list[Registered]:
         return [r for r in self.created if r.typ == typ]
@@ -62,6 +87,7 @@ pulumi.runtime.set_mocks(MOCKS, project="gpufabric", stack="test", preview=False
 @pytest.fixture(autouse=True)
 def _fresh_record() -> None:
     MOCKS.created.clear()
+    MOCKS.calls.clear()
     getattr(pulumi.runtime.settings.get_monitor(), "resources", {}).clear()
 
 

@@ -10,7 +10,7 @@ import pytest
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.aws_efa import EfaCluster
 from fabric.plan import ClusterPlan
-from tests.cloud.conftest import RecordingMocks, Registered, edited_plan, example_plan, register, registered_urns
+from tests.cloud.conftest import ROOT_DEVICE, RecordingMocks, Registered, edited_plan, example_plan, register, registered_urns
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
@@ -120,17 +120,41 @@ def test_on_demand_efa_cluster_gets_a_cluster_placement_group() -> None:
     assert "placement" not in mocks.named("c-login-lt").inputs
 
 
-def test_fsx_lustre_sits_on_the_storage_plane_with_its_ports_open_to_the_nodes() -> None:
+def opened_ports(mocks: RecordingMocks, group: str, peer: str) -> set[tuple[int, int]]:
+    """(from, to) tcp port ranges that security group ``group`` accepts from group ``peer``."""
+    return {
+        (int(r.inputs["fromPort"]), int(r.inputs["toPort"]))
+        for r in mocks.of_type(INGRESS)
+        if r.inputs["securityGroupId"] == group and r.inputs.get("referencedSecurityGroupId") == peer and r.inputs["ipProtocol"] == "tcp"
+    }
+
+
+def test_fsx_lustre_opens_988_and_1018_1023_on_both_sides() -> None:
+    """FSx limit-access-security-groups: 988 and 1018-1023 from the file system's own group and the clients' groups,
+    and the same ports on the clients' groups from the file system's group."""
     mocks = build(example_plan("aws-p5"))
     (fsx,) = mocks.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
     assert fsx.inputs["subnetIds"] == "c-storage-id"
+    assert fsx.inputs["securityGroupIds"] == ["c-storage-id"]
     assert fsx.inputs["deploymentType"] == "PERSISTENT_2"
-    opened = {
-        (r.inputs["fromPort"], r.inputs["toPort"])
-        for r in mocks.of_type(INGRESS)
-        if r.inputs["securityGroupId"] == "c-storage-id" and r.inputs.get("referencedSecurityGroupId") == "c-nodes-id"
-    }
-    assert opened == {(988, 988), (1021, 1023)}
+    assert "efaEnabled" not in fsx.inputs
+    lustre = {(988, 988), (1018, 1023)}
+    assert opened_ports(mocks, "c-storage-id", "c-nodes-id") == lustre, "file system from the clients"
+    assert opened_ports(mocks, "c-storage-id", "c-storage-id") == lustre, "file system from itself"
+    assert opened_ports(mocks, "c-nodes-id", "c-storage-id") == lustre, "clients from the file system"
+
+
+def test_fsx_with_efa_joins_the_efa_subnet_and_security_group() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["aws"]["fsx_lustre"]["efa"] = True
+
+    mocks = build(edited_plan("aws-p5", edit))
+    (fsx,) = mocks.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert fsx.inputs["subnetIds"] == "c-compute-id", "EFA traffic stays in the subnet of the clients' EFA interfaces"
+    assert fsx.inputs["securityGroupIds"] == ["c-storage-id", "c-efa-id"]
+    assert fsx.inputs["efaEnabled"] is True
+    assert fsx.inputs["metadataConfiguration"] == {"mode": "AUTOMATIC"}
+    assert fsx.inputs["deploymentType"] == "PERSISTENT_2"
 
 
 def test_ssm_replaces_inbound_ssh() -> None:
@@ -150,11 +174,86 @@ def test_bastion_access_opens_ssh_only_from_the_given_prefixes() -> None:
     }
     (bastion,) = [i for i in mocks.of_type("aws:ec2/instance:Instance") if i.name == "c-bastion"]
     assert bastion.inputs["subnetId"] == "c-oob-id"
+    assert bastion.inputs["rootBlockDevice"] == {"encrypted": True, "volumeType": "gp3"}
 
 
-def test_auto_scaling_group_launches_the_gpu_nodes_from_the_template() -> None:
-    mocks = build(with_type("p5.48xlarge", auto_scaling_group=True))
+def test_auto_scaling_group_puts_every_interface_in_its_planned_subnet() -> None:
+    """asg-in-vpc: Auto Scaling creates each interface in the group's subnet and ignores launch-template subnets."""
+    plan = with_type("p5.48xlarge", auto_scaling_group=True)
+    assert plan.cloud is not None
+    captured: list[dict[str, Any]] = []
+    mocks = register(lambda: EfaCluster("c", CloudClusterArgs(plan=plan)).nodes.apply(captured.append))
     groups = {g.name: g.inputs for g in mocks.of_type("aws:autoscaling/group:Group")}
+    assert sorted(groups) == ["c-gpu-asg", "c-login-asg"]
     assert groups["c-gpu-asg"]["desiredCapacity"] == 16
     assert groups["c-gpu-asg"]["launchTemplate"]["id"] == "c-gpu-lt-id"
-    assert mocks.of_type("aws:ec2/instance:Instance") == []
+    for group in plan.cloud.groups:
+        planned = {f"c-{nic.subnet}-id" for nic in group.nics}
+        assert groups[f"c-{group.group}-asg"]["vpcZoneIdentifiers"] == sorted(planned), "one subnet holds every interface"
+        nics = mocks.named(f"c-{group.group}-lt").inputs["networkInterfaces"]
+        assert len(nics) == len(group.nics)
+        assert all("subnetId" not in n for n in nics), "a template subnet would be ignored, so none is named"
+    assert len([n for n in mocks.named("c-gpu-lt").inputs["networkInterfaces"] if n["interfaceType"] == "efa-only"]) == 32
+    assert [i.name for i in mocks.of_type("aws:ec2/instance:Instance")] == [], "no per-host instances in ASG mode"
+    lookups = [c.args["instanceTags"] for c in mocks.calls if c.token == "aws:ec2/getInstances:getInstances"]
+    assert sorted(lookups, key=str) == [{"aws:autoscaling:groupName": "c-gpu-asg"}, {"aws:autoscaling:groupName": "c-login-asg"}]
+    (nodes,) = captured
+    assert len(nodes) == 17
+    assert nodes["p5-01"]["inband"].startswith("10.0.81.")
+    ids = [nodes[f"p5-{i:02d}"]["instance_id"] for i in range(1, 17)]
+    assert ids == sorted(ids), "planned hostnames follow the instance ids"
+
+
+def test_root_volumes_are_encrypted_gp3_sized_per_type_on_the_ami_root_device() -> None:
+    mocks = build(example_plan("aws-p5"))
+    (ami,) = [c for c in mocks.calls if c.token == "aws:ec2/getAmi:getAmi"]
+    assert ami.args["filters"] == [{"name": "image-id", "values": ["ami-0123456789abcdef0"]}]
+    sizes = {}
+    for template in mocks.of_type(LT):
+        (root,) = template.inputs["blockDeviceMappings"]
+        assert root["deviceName"] == ROOT_DEVICE
+        ebs = root["ebs"]
+        assert (ebs["encrypted"], ebs["volumeType"], ebs["deleteOnTermination"]) == ("true", "gp3", "true")
+        assert "kmsKeyId" not in ebs, "the AWS-managed key unless one is given"
+        sizes[template.name] = ebs["volumeSize"]
+    assert sizes == {"c-gpu-lt": 512, "c-login-lt": 100}
+
+
+def test_customer_kms_key_encrypts_ebs_fsx_and_flow_logs() -> None:
+    key = "arn:aws:kms:us-east-1:123456789012:key/abcd-1234"
+
+    def edit(data: dict[str, Any]) -> None:
+        data["aws"]["encryption"] = {"kms_key_id": key}
+        data["aws"]["root_volume_gib"] = 1024
+
+    mocks = build(edited_plan("aws-p5", edit))
+    for template in mocks.of_type(LT):
+        assert template.inputs["blockDeviceMappings"][0]["ebs"]["kmsKeyId"] == key
+        assert template.inputs["blockDeviceMappings"][0]["ebs"]["volumeSize"] == 1024
+    assert mocks.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")[0].inputs["kmsKeyId"] == key
+    assert mocks.of_type("aws:cloudwatch/logGroup:LogGroup")[0].inputs["kmsKeyId"] == key
+
+
+def test_vpc_flow_logs_capture_all_traffic_and_the_default_security_group_is_emptied() -> None:
+    mocks = build(example_plan("aws-p5"))
+    (flow,) = mocks.of_type("aws:ec2/flowLog:FlowLog")
+    assert (flow.inputs["vpcId"], flow.inputs["trafficType"], flow.inputs["logDestinationType"]) == ("c-vpc-id", "ALL", "cloud-watch-logs")
+    assert flow.inputs["logDestination"] == "arn:mock:c-flow-logs"
+    role = mocks.named("c-flow-logs-role").inputs["assumeRolePolicy"]
+    assert "vpc-flow-logs.amazonaws.com" in role
+    policy = mocks.named("c-flow-logs-policy").inputs["policy"]
+    assert '"Resource": ["arn:mock:c-flow-logs", "arn:mock:c-flow-logs:*"]' in policy
+    (default,) = mocks.of_type("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup")
+    assert default.inputs["vpcId"] == "c-vpc-id"
+    assert "ingress" not in default.inputs
+    assert "egress" not in default.inputs
+
+
+def test_hardening_opt_outs_are_honoured() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["aws"].update(flow_logs=False, restrict_default_security_group=False, encryption={"ebs": False})
+
+    mocks = build(edited_plan("aws-p5", edit))
+    assert mocks.of_type("aws:ec2/flowLog:FlowLog") == []
+    assert mocks.of_type("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup") == []
+    assert {t.inputs["blockDeviceMappings"][0]["ebs"]["encrypted"] for t in mocks.of_type(LT)} == {"false"}

@@ -55,6 +55,7 @@ def test_a3_mega_gets_eight_gpu_vpcs_at_8244_with_a_gvnic_each() -> None:
 
 def test_a3_high_gets_four_gpu_vpcs() -> None:
     def edit(data: dict[str, Any]) -> None:
+        data["gcp"]["capacity"] = {"type": "on-demand"}
         data["nodes"][0]["instance_type"] = "a3-highgpu-8g"
         data["planes"]["compute"]["transport"] = "gpudirect-tcpx"
 
@@ -86,36 +87,142 @@ def test_rdma_vpc_has_no_firewall_rules_and_every_other_vpc_has_its_internal_rul
     assert [(r["network"], r["allows"]) for r in iap] == [("c-inband", [{"protocol": "tcp", "ports": ["22"]}])]
 
 
-def test_gpu_vms_terminate_on_maintenance_and_use_dws_flex_when_asked() -> None:
+def test_flex_start_vms_consume_no_reservation_and_run_a_bounded_time() -> None:
+    """slurm-gcp: FLEX_START, TERMINATE, instanceTerminationAction DELETE, reservation affinity NO_RESERVATION."""
     mocks = build(example_plan("gcp-a3ultra"))
-    scheduling = mocks.named("c-a3u-01").inputs["scheduling"]
-    assert scheduling["onHostMaintenance"] == "TERMINATE"
-    assert scheduling["provisioningModel"] == "FLEX_START"
-    assert scheduling["maxRunDuration"] == {"seconds": 604800}
-    assert "reservationAffinity" not in mocks.named("c-a3u-01").inputs
-
-
-def test_reservation_binds_gpu_vms_to_the_specific_reservation() -> None:
-    def edit(data: dict[str, Any]) -> None:
-        data["gcp"]["capacity"] = {"type": "reservation", "reservation": "a3m-res/reservationBlocks/b1"}
-
-    mocks = build(edited_plan("gcp-a3mega", edit))
-    inputs = mocks.named("c-a3m-01").inputs
-    assert inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
-    assert inputs["reservationAffinity"] == {
-        "type": "SPECIFIC_RESERVATION",
-        "specificReservation": {"key": "compute.googleapis.com/reservation-name", "values": ["a3m-res/reservationBlocks/b1"]},
+    inputs = mocks.named("c-a3u-01").inputs
+    assert inputs["scheduling"] == {
+        "onHostMaintenance": "TERMINATE",
+        "automaticRestart": False,
+        "provisioningModel": "FLEX_START",
+        "instanceTerminationAction": "DELETE",
+        "maxRunDuration": {"seconds": 604800},
     }
+    assert inputs["reservationAffinity"] == {"type": "NO_RESERVATION"}
+
+
+SPECIFIC = {
+    "type": "SPECIFIC_RESERVATION",
+    "specificReservation": {"key": "compute.googleapis.com/reservation-name", "values": ["a3mega-reservation"]},
+}
+
+
+def test_specific_reservation_keeps_standard_vms_and_the_reservations_own_placement() -> None:
+    """slurm-gcp resume.py: ordinary reservations stay STANDARD; "vanilla reservations don't support external policies"."""
+    mocks = build(example_plan("gcp-a3mega"))
+    inputs = mocks.named("c-a3m-01").inputs
+    assert inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    assert inputs["scheduling"]["onHostMaintenance"] == "TERMINATE"
+    assert inputs["reservationAffinity"] == SPECIFIC
+    assert mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy") == []
+    assert all("resourcePolicies" not in r.inputs for r in mocks.of_type(INSTANCE))
     login = [r for r in mocks.of_type(INSTANCE) if r.inputs.get("labels", {}).get("gpufabric-group") == "login"]
     assert login
     assert all("reservationAffinity" not in r.inputs for r in login)
 
 
-def test_compact_placement_policy_packs_the_gpu_group() -> None:
-    mocks = build(example_plan("gcp-a3mega"))
+def test_calendar_reservation_makes_reservation_bound_vms_without_our_placement() -> None:
+    """about-reservation-bound-vms: RESERVATION_BOUND is for future reservations in calendar mode / AI Hypercomputer."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"]["capacity"]["reservation_mode"] = "calendar"
+
+    mocks = build(edited_plan("gcp-a3mega", edit))
+    inputs = mocks.named("c-a3m-01").inputs
+    assert inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+    assert inputs["reservationAffinity"] == SPECIFIC
+    assert mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy") == []
+
+
+def test_reservation_mode_none_keeps_on_demand_vms_off_every_reservation_and_places_them() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"]["capacity"] = {"type": "on-demand", "reservation_mode": "none"}
+        data["gcp"]["placement"] = {"enabled": True, "max_distance": 2}
+
+    mocks = build(edited_plan("gcp-a3mega", edit))
+    inputs = mocks.named("c-a3m-01").inputs
+    assert inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    assert inputs["reservationAffinity"] == {"type": "NO_RESERVATION"}
     (policy,) = mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
     assert policy.inputs["groupPlacementPolicy"] == {"vmCount": 8, "collocation": "COLLOCATED", "maxDistance": 2}
-    assert mocks.named("c-a3m-01").inputs["resourcePolicies"] == f"{policy.name}-self-link"
+    assert inputs["resourcePolicies"] == f"{policy.name}-self-link"
+
+
+def a4x_plan() -> ClusterPlan:
+    def edit(data: dict[str, Any]) -> None:
+        data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=18)
+        data["gcp"]["capacity"] = {"type": "on-demand"}
+        data["gcp"]["placement"] = {"enabled": True}
+
+    return edited_plan("gcp-a3ultra", edit)
+
+
+def test_a4x_gets_two_gvnic_networks_four_mrdma_nics_and_a_1x72_slice_policy() -> None:
+    """gpu-network-bandwidth: 4 CX-7 + 2 Titanium NICs; Cluster Toolkit a4x-vm: a4x_net_0/1 + 4 MRDMA subnets."""
+    mocks = build(a4x_plan())
+    nics = gpu_nics(mocks, "a4x-01")
+    assert [n["nicType"] for n in nics] == ["GVNIC", "GVNIC"] + ["MRDMA"] * 4
+    owner = subnet_network(mocks)
+    assert [owner[n["subnetwork"]] for n in nics] == ["c-inband", "c-storage"] + ["c-rdma"] * 4
+    assert {networks(mocks)[k]["mtu"] for k in ("c-inband", "c-storage", "c-rdma")} == {8896}
+    (policy,) = mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
+    assert policy.inputs["groupPlacementPolicy"] == {"collocation": "COLLOCATED", "gpuTopology": "1x72"}
+    assert len(mocks.of_type(INSTANCE)) == 18
+    assert all(r.inputs["resourcePolicies"] == f"{policy.name}-self-link" for r in mocks.of_type(INSTANCE))
+
+
+def test_every_vm_is_a_shielded_vm_with_the_least_privilege_service_account() -> None:
+    mocks = build(example_plan("gcp-a3mega"))
+    (account,) = mocks.of_type("gcp:serviceaccount/account:Account")
+    assert account.inputs["accountId"] == "c-nodes"
+    roles = sorted((m.inputs["role"], m.inputs["member"]) for m in mocks.of_type("gcp:projects/iAMMember:IAMMember"))
+    member = "serviceAccount:c-nodes@gpufabric-demo.iam.gserviceaccount.com"
+    assert roles == [("roles/logging.logWriter", member), ("roles/monitoring.metricWriter", member)]
+    for vm in mocks.of_type(INSTANCE):
+        assert vm.inputs["shieldedInstanceConfig"] == {"enableVtpm": True, "enableIntegrityMonitoring": True, "enableSecureBoot": False}
+        assert vm.inputs["serviceAccount"] == {
+            "email": "c-nodes@gpufabric-demo.iam.gserviceaccount.com",
+            "scopes": ["https://www.googleapis.com/auth/cloud-platform"],
+        }
+
+
+def test_apis_are_enabled_and_flow_logs_cover_every_subnet_but_the_rdma_ones() -> None:
+    mocks = build(example_plan("gcp-a3ultra"))
+    apis = sorted(s.inputs["service"] for s in mocks.of_type("gcp:projects/service:Service"))
+    assert apis == sorted(
+        [
+            "compute.googleapis.com",
+            "iap.googleapis.com",
+            "logging.googleapis.com",
+            "lustre.googleapis.com",
+            "monitoring.googleapis.com",
+            "oslogin.googleapis.com",
+            "servicenetworking.googleapis.com",
+        ]
+    )
+    assert all(s.inputs["disableOnDestroy"] is False for s in mocks.of_type("gcp:projects/service:Service"))
+    logged = {r.name: "logConfig" in r.inputs for r in mocks.of_type(SUBNET)}
+    assert {k for k, v in logged.items() if v} == {"c-inband", "c-storage"}
+    assert {k for k, v in logged.items() if not v} == {f"c-rdma-{i}" for i in range(8)}
+    (inband,) = [r for r in mocks.of_type(SUBNET) if r.name == "c-inband"]
+    assert inband.inputs["logConfig"] == {
+        "aggregationInterval": "INTERVAL_5_SEC",
+        "flowSampling": 0.5,
+        "metadata": "INCLUDE_ALL_METADATA",
+    }
+
+
+def test_gcp_hardening_opt_outs_and_secure_boot_option() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"].update(flow_logs=False, service_account=False, enable_apis=False, shielded_vm={"secure_boot": True})
+
+    mocks = build(edited_plan("gcp-a3mega", edit))
+    assert mocks.of_type("gcp:projects/service:Service") == []
+    assert mocks.of_type("gcp:serviceaccount/account:Account") == []
+    assert all("logConfig" not in r.inputs for r in mocks.of_type(SUBNET))
+    vm = mocks.named("c-a3m-01").inputs
+    assert "serviceAccount" not in vm
+    assert vm["shieldedInstanceConfig"]["enableSecureBoot"] is True
 
 
 def test_managed_lustre_is_peered_into_the_storage_vpc() -> None:
