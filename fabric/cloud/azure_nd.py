@@ -107,7 +107,12 @@ class NdCluster(pulumi.ComponentResource):
             f"{n}-bastion",
             resource_group_name=self._rg,
             location=region,
+            # Bastion native client: "Connections via native client require the Bastion Standard SKU" and tunnelling
+            # ("Native Client" = enableTunneling); IP-based connection lets `az network bastion ssh|tunnel
+            # --target-ip-address` reach scale-set VMs by the private address the azure_rm inventory reports.
             sku=network.SkuArgs(name="Standard"),
+            enable_tunneling=True,
+            enable_ip_connect=True,
             ip_configurations=[
                 network.BastionHostIPConfigurationArgs(
                     name="bastion",
@@ -157,6 +162,7 @@ class NdCluster(pulumi.ComponentResource):
                     )
                 ]
             ),
+            security_profile=compute.SecurityProfileArgs(encryption_at_host=True) if self._azure.encryption_at_host else None,
             priority=compute.VirtualMachinePriorityTypes.SPOT if self._azure.capacity == "spot" else None,
             eviction_policy=compute.VirtualMachineEvictionPolicyTypes.DELETE if self._azure.capacity == "spot" else None,
         )
@@ -204,13 +210,15 @@ class NdCluster(pulumi.ComponentResource):
 
 
 def _security_rule(rule: FirewallRule) -> network.SecurityRuleArgs:
+    anywhere = rule.peers == ("*",)
     return network.SecurityRuleArgs(
         name=rule.name,
         priority=rule.priority,
         direction=network.SecurityRuleDirection.INBOUND if rule.direction == "ingress" else network.SecurityRuleDirection.OUTBOUND,
-        access=network.SecurityRuleAccess.ALLOW,
+        access=network.SecurityRuleAccess.ALLOW if rule.action == "allow" else network.SecurityRuleAccess.DENY,
         protocol=_PROTOCOLS[rule.protocol],
-        source_address_prefixes=list(rule.peers),
+        source_address_prefix="*" if anywhere else None,
+        source_address_prefixes=None if anywhere else list(rule.peers),
         source_port_range="*",
         destination_address_prefix="*",
         destination_port_ranges=list(rule.ports) if rule.ports else None,

@@ -52,6 +52,7 @@ def test_scale_set_size_is_the_split_point() -> None:
 
 def test_vms_use_the_gen2_hpc_image_accelerated_networking_and_key_only_ssh() -> None:
     profile = scale_sets(build(example_plan("azure-ndv5")))["c-gpu-0"]["virtualMachineProfile"]
+    assert "securityProfile" not in profile, "encryption at host is an option (it needs a subscription feature)"
     assert profile["storageProfile"]["imageReference"] == {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2204", "version": "latest"}
     (nic,) = profile["networkProfile"]["networkInterfaceConfigurations"]
     assert nic["enableAcceleratedNetworking"] is True
@@ -77,19 +78,77 @@ def test_vnet_keeps_clear_of_the_rdma_range_and_gives_each_plane_its_subnet_and_
 def test_storage_nsg_opens_the_lustre_ports_and_amlfs_sits_on_the_storage_subnet() -> None:
     mocks = build(example_plan("azure-ndv5"))
     nsg = mocks.named("c-nsg-storage").inputs["securityRules"]
-    assert sorted(tuple(r["destinationPortRanges"]) for r in nsg) == [("1019-1023",), ("988",)]
-    assert all(r["access"] == "Allow" and r["direction"] == "Inbound" and r["protocol"] == "Tcp" for r in nsg)
+    lustre = [r for r in nsg if r["protocol"] == "Tcp"]
+    assert sorted(tuple(r["destinationPortRanges"]) for r in lustre) == [("1019-1023",), ("988",)]
+    assert all(r["access"] == "Allow" and r["direction"] == "Inbound" for r in lustre)
+    assert all(r["sourceAddressPrefixes"] == ["10.40.0.0/22", "10.40.4.0/22"] for r in lustre)
     (amlfs,) = mocks.of_type("azure-native:storagecache:AmlFilesystem")
     assert amlfs.inputs["filesystemSubnet"] == "c-vnet-id/subnets/storage"
     assert amlfs.inputs["storageCapacityTiB"] == 16
 
 
-def test_ssh_reaches_nodes_only_from_the_bastion_subnet() -> None:
+def first_match(rules: list[dict[str, Any]], source: str, port: int) -> dict[str, Any]:
+    """The inbound rule an NSG applies to tcp ``source`` → ``port``: the lowest priority number that matches wins."""
+
+    def matches(rule: dict[str, Any]) -> bool:
+        sources = rule.get("sourceAddressPrefixes") or [rule.get("sourceAddressPrefix")]
+        from_source = "*" in sources or any(IPv4Network(source + "/32").subnet_of(IPv4Network(p)) for p in sources)
+        ranges = rule.get("destinationPortRanges") or [rule.get("destinationPortRange")]
+        on_port = any(r == "*" or int(r.split("-")[0]) <= port <= int(r.split("-")[-1]) for r in ranges)
+        return rule["direction"] == "Inbound" and rule["protocol"] in ("*", "Tcp") and from_source and on_port
+
+    return min((r for r in rules if matches(r)), key=lambda r: r["priority"])
+
+
+def test_ssh_reaches_nodes_only_from_the_bastion_subnet_and_everything_else_is_denied() -> None:
+    """NSG default AllowVNetInBound (65000) would let the whole VNet in: the explicit deny at 4096 ends each NSG."""
     mocks = build(example_plan("azure-ndv5"))
-    ssh = [r for r in mocks.named("c-nsg-inband").inputs["securityRules"] if r.get("destinationPortRanges") == ["22"]]
-    assert [r["sourceAddressPrefixes"] for r in ssh] == [["10.40.8.0/26"]]
+    rules = mocks.named("c-nsg-inband").inputs["securityRules"]
+    assert first_match(rules, "10.40.8.5", 22)["access"] == "Allow", "from AzureBastionSubnet"
+    assert first_match(rules, "10.40.1.9", 22)["access"] == "Allow", "inside the inband plane"
+    assert first_match(rules, "10.40.4.9", 22) == {
+        "name": "deny-all-inbound",
+        "priority": 4096,
+        "direction": "Inbound",
+        "access": "Deny",
+        "protocol": "*",
+        "sourceAddressPrefix": "*",
+        "sourcePortRange": "*",
+        "destinationAddressPrefix": "*",
+        "destinationPortRange": "*",
+    }, "the storage plane cannot SSH into the nodes"
+    assert first_match(rules, "192.168.7.7", 22)["access"] == "Deny", "nor a peered network"
+    storage = mocks.named("c-nsg-storage").inputs["securityRules"]
+    assert first_match(storage, "10.40.1.9", 988)["access"] == "Allow"
+    assert first_match(storage, "10.40.1.9", 22)["access"] == "Deny"
+    assert max(r["priority"] for r in rules if r["access"] == "Allow") < 4096
+
+
+def test_bastion_allows_native_client_tunnels_to_private_addresses() -> None:
+    mocks = build(example_plan("azure-ndv5"))
     (bastion,) = mocks.of_type("azure-native:network:BastionHost")
     assert bastion.inputs["ipConfigurations"][0]["subnet"] == {"id": "c-vnet-id/subnets/AzureBastionSubnet"}
+    assert bastion.inputs["sku"] == {"name": "Standard"}
+    assert (bastion.inputs["enableTunneling"], bastion.inputs["enableIpConnect"]) == (True, True)
+
+
+def test_nsg_deny_opt_out_and_encryption_at_host_option() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["azure"].update(deny_vnet_inbound=False, encryption_at_host=True)
+
+    mocks = build(edited_plan("azure-ndv5", edit))
+    for nsg in mocks.of_type("azure-native:network:NetworkSecurityGroup"):
+        assert all(r["access"] == "Allow" for r in nsg.inputs["securityRules"])
+    assert all(s.inputs["virtualMachineProfile"]["securityProfile"] == {"encryptionAtHost": True} for s in mocks.of_type(VMSS))
+
+
+def test_120_nodes_in_one_island_with_the_raised_limit() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["azure"].update(scale_set_size=120, raised_scale_set_limit=True)
+
+    sets = scale_sets(build(edited_plan("azure-ndv5", edit)))
+    gpu = {name: s["sku"]["capacity"] for name, s in sets.items() if s["tags"]["gpufabric-group"] == "gpu"}
+    assert gpu == {"c-gpu-0": 120}
 
 
 def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
