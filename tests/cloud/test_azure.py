@@ -91,9 +91,9 @@ def first_match(rules: list[dict[str, Any]], source: str, port: int) -> dict[str
     """The inbound rule an NSG applies to tcp ``source`` → ``port``: the lowest priority number that matches wins."""
 
     def matches(rule: dict[str, Any]) -> bool:
-        sources = rule.get("sourceAddressPrefixes") or [rule.get("sourceAddressPrefix")]
+        sources: list[str] = rule.get("sourceAddressPrefixes") or [rule["sourceAddressPrefix"]]
         from_source = "*" in sources or any(IPv4Network(source + "/32").subnet_of(IPv4Network(p)) for p in sources)
-        ranges = rule.get("destinationPortRanges") or [rule.get("destinationPortRange")]
+        ranges: list[str] = rule.get("destinationPortRanges") or [rule["destinationPortRange"]]
         on_port = any(r == "*" or int(r.split("-")[0]) <= port <= int(r.split("-")[-1]) for r in ranges)
         return rule["direction"] == "Inbound" and rule["protocol"] in ("*", "Tcp") and from_source and on_port
 

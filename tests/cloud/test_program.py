@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import runpy
 from collections import Counter
 
@@ -53,3 +54,18 @@ def test_azure_without_ssh_key_is_refused_with_the_command_that_fixes_it() -> No
     with pytest.raises(pulumi.RunError, match="pulumi config set sshPublicKey"):
         run_program(str(ROOT / "inventories" / "azure-ndv5" / "cluster.yaml"), ssh_key="")
     assert MOCKS.created == []
+
+
+def test_azure_120_nodes_are_built_as_two_scale_sets_and_the_program_warns_of_the_islands(caplog: pytest.LogCaptureFixture) -> None:
+    from tests.cloud.conftest import MOCKS
+
+    with caplog.at_level(logging.WARNING):
+        run_program(str(ROOT / "inventories" / "azure-ndv5" / "cluster.yaml"))
+    gpu = sorted(r.inputs["sku"]["capacity"] for r in MOCKS.of_type("azure-native:compute:VirtualMachineScaleSet") if "gpu" in r.name)
+    assert gpu == [20, 100]
+    warned = [r.getMessage() for r in caplog.records if "InfiniBand islands" in r.getMessage()]
+    assert warned == [
+        f"{ROOT / 'inventories' / 'azure-ndv5' / 'cluster.yaml'}:18: warning: nodes[0].count: 120 VMs become 2 InfiniBand islands "
+        "(100 + 20): InfiniBand does not cross scale sets, so no job spans them over IB; ask Azure support to raise the limit to 300, "
+        "then set scale_set_size: 120 and raised_scale_set_limit: true, or keep each job inside one island"
+    ]
