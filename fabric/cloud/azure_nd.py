@@ -105,6 +105,7 @@ class NdCluster(pulumi.ComponentResource):
         )
         network.BastionHost(
             f"{n}-bastion",
+            bastion_host_name=f"{n}-bastion",  # a fixed name: the README's `az network bastion tunnel -n` uses it
             resource_group_name=self._rg,
             location=region,
             # Bastion native client: "Connections via native client require the Bastion Standard SKU" and tunnelling
@@ -237,6 +238,8 @@ def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]]) 
         "include_vmss_resource_groups": [azure.resource_group],
         "auth_source": "auto",
         "plain_host_names": True,
+        # Nodes have private addresses only; reach them through the Bastion tunnel (README, "Reaching Azure nodes").
+        "hostvar_expressions": {"ansible_host": "private_ipv4_addresses | first"},
         "keyed_groups": [
             {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"},
             {"prefix": "group", "key": "tags['gpufabric-group']"},

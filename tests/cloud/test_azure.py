@@ -130,6 +130,7 @@ def test_bastion_allows_native_client_tunnels_to_private_addresses() -> None:
     assert bastion.inputs["ipConfigurations"][0]["subnet"] == {"id": "c-vnet-id/subnets/AzureBastionSubnet"}
     assert bastion.inputs["sku"] == {"name": "Standard"}
     assert (bastion.inputs["enableTunneling"], bastion.inputs["enableIpConnect"]) == (True, True)
+    assert bastion.inputs["bastionHostName"] == "c-bastion", "the name the README's tunnel command uses"
 
 
 def test_nsg_deny_opt_out_and_encryption_at_host_option() -> None:
@@ -158,3 +159,4 @@ def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
     assert source["plugin"] == "azure.azcollection.azure_rm"
     assert source["include_vmss_resource_groups"] == ["rg-gpufabric-ndv5"]
     assert {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"} in source["keyed_groups"]
+    assert source["hostvar_expressions"] == {"ansible_host": "private_ipv4_addresses | first"}
