@@ -112,7 +112,17 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
                     f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does",
                 )
             )
-    if leaf_radix is None or spine_radix is None:
+    for tier, model, nos in (("leaf", leaf_model, fabric.leaf.nos), ("spine", spine_model, fabric.spine.nos)):
+        skus = model.sonic.skus if model.sonic and nos == "sonic" else None
+        if skus is not None and model.radix(speed) is not None and not any(s.speed_gbps == speed for s in skus):
+            findings.append(
+                Finding(
+                    ("fabric", tier, "model"),
+                    f"SONiC has no {model.name} SKU for {speed} Gb/s ports (its SKUs run {[s.speed_gbps for s in skus]} Gb/s); "
+                    "use hosts at one of those speeds, another model, or another NOS",
+                )
+            )
+    if leaf_radix is None or spine_radix is None or findings:
         raise InputError(findings)
     fanout, spine_fanout = leaf_radix // leaf_model.ports, spine_radix // spine_model.ports
     rails = max((m.ports for m in members), default=1) if fabric.topology == "rail-optimized" else 1
