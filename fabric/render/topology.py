@@ -8,8 +8,9 @@ unit, its leaves ordered by rail and the node groups it serves underneath, or, w
 group's bus at the top of the band; a riser on the right joins every band's bus to its spine group. Parallel cables are
 drawn once and labelled with their count and speed; host cables are coloured by rail.
 
-Everything is placed by arithmetic in one pass over the links (O(cables) time, O(switches) output), deterministically,
-with no external layout program.
+Everything is placed by arithmetic after one pass over the links and a sort of the bundles (O(cables) time and memory
+up to a log factor; the output grows with switches and bundles, never with cables), deterministically, with no external
+layout program.
 """
 
 from __future__ import annotations
@@ -89,7 +90,6 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
 
 def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Structure:
     switches = {s.name: s for s in fabric.switches}
-    nodes: dict[str, NodePlan] = {n.hostname: n for n in plan.nodes}
     pair_count: dict[tuple[str, str], int] = defaultdict(int)
     host_count: dict[tuple[str, str], int] = defaultdict(int)
     downlinks: dict[str, int] = defaultdict(int)
@@ -116,6 +116,12 @@ def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Str
     group_of = {s.name: g for g, members in enumerate(spine_groups) for s in members}
     uplinks = {(leaf, group_of[spine]): count for (leaf, spine), count in pair_count.items()}
     columns = _columns(sorted((switches[n] for n in leaves), key=_leaf_key))
+    _attach_nodes(columns, {n.hostname: n for n in plan.nodes}, host_count, links)
+    return _Structure(spine_groups, columns, uplinks, uplink_speeds, dict(downlinks), sum(host_count.values()), sum(pair_count.values()), host_speeds)
+
+
+def _attach_nodes(columns: list[_Column], nodes: dict[str, NodePlan], host_count: dict[tuple[str, str], int], links: list[Link]) -> None:
+    """One box per node group and column, with its cables per leaf of the column."""
     column_of = {leaf.name: c for c, column in enumerate(columns) for leaf in column.leaves}
     boxes: dict[tuple[int, str], _NodeBox] = {}
     for (leaf, host), count in sorted(host_count.items()):
@@ -131,7 +137,6 @@ def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Str
             boxes[column_of[link.a_device], nodes[link.b_device].group].speeds.add(link.speed_gbps)
     for (c, _), box in sorted(boxes.items()):
         columns[c].boxes.append(box)
-    return _Structure(spine_groups, columns, uplinks, uplink_speeds, dict(downlinks), sum(host_count.values()), sum(pair_count.values()), host_speeds)
 
 
 def _leaf_key(leaf: SwitchPlan) -> tuple[int, int, tuple[tuple[int, str], ...]]:
