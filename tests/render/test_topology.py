@@ -142,3 +142,13 @@ def test_spines_reaching_different_leaves_form_groups_each_with_its_bus(tmp_path
     width, height = png_size(svg, tmp_path)
     assert width <= SCREEN[0]
     assert height <= SCREEN[1]
+
+
+def test_diagram_grows_with_switches_not_cables() -> None:
+    """Four times the scalable units (and cables): about four times the drawing, the same per leaf."""
+    small, large = plan_of("onprem-roce"), eight_su_plan()
+    assert small.fabric is not None
+    assert large.fabric is not None
+    per_leaf = [len(topology_svgs(p)["compute"]) / len(p.fabric.leaves) for p in (small, large) if p.fabric is not None]
+    assert len(large.fabric.links) == 4 * len(small.fabric.links)
+    assert 0.5 < per_leaf[1] / per_leaf[0] < 1.5, per_leaf
