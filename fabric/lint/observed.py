@@ -234,4 +234,11 @@ def parse_frr(device: str, text: str) -> SwitchQos:
 
 
 PARSERS = {"eos": parse_eos, "nxos": parse_nxos, "sonic": parse_sonic, "cumulus": parse_nvue, "frr": parse_frr}
-CONFIG_FILE = {"eos": "startup-config", "nxos": "running-config", "sonic": "config_db.json", "cumulus": "nvue.sh", "frr": "frr.conf"}
+CONFIG_FILE = {
+    "eos": "startup-config",
+    "nxos": "running-config",
+    "sonic": "config_db.json",
+    "cumulus": "nvue.sh",
+    "frr": "frr.conf",
+    "mlnx-os": "running-config",  # no QoS contract (InfiniBand); checked against its command forms only
+}

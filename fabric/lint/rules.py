@@ -9,6 +9,7 @@ from hier_config.exceptions import DuplicateChildError
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
+from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.model.qos import RoceSpec
 from fabric.model.rules import ETHERNET_OVERHEAD
@@ -52,12 +53,16 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
     observed: dict[str, SwitchQos] = {}
     for name, fact in facts.items():
         text = configs.get(name)
-        parser = PARSERS.get(fact.switch.nos)
+        nos = fact.switch.nos
+        if nos not in CONFIG_FILE:
+            continue
+        if text is None:
+            findings.append(LintFinding(name, CONFIG_FILE[nos], "a config", "no file", "the switch has no config to check"))
+            continue
+        findings.extend(_forms(name, nos, fact.switch.nos_version, text))
+        parser = PARSERS.get(nos)
         if parser is None:
             continue  # InfiniBand switches: no Ethernet contract to check
-        if text is None:
-            findings.append(LintFinding(name, CONFIG_FILE[fact.switch.nos], "a config", "no file", "the switch has no config to check"))
-            continue
         try:
             observed[name] = parser(name, text)
         except (ValueError, IndexError, DuplicateChildError) as exc:  # what the parsers raise on malformed text
@@ -70,6 +75,14 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
             findings.extend(_contract(qos, fact.roce))
         findings.extend(_ports(qos, fact, observed=observed, host_mtu=plan.plane("compute").mtu, roce=fact.roce))
     return findings
+
+
+def _forms(device: str, nos: str, release: str, text: str) -> Iterator[LintFinding]:
+    """Every line no cited command form of the switch's NOS and release matches (fabric/lint/forms)."""
+    if not has_forms(nos):
+        return
+    for number, command in unknown_commands(nos, release, text):
+        yield LintFinding(device, f"line {number}", "a known command", repr(command), f"no {nos} {release} command form matches this line")
 
 
 def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:

@@ -304,6 +304,13 @@ def _check_switch_partition(spec: ClusterSpec, pi: int) -> Iterator[Finding]:
         return
     part = spec.infiniband.partitions[pi]
     path = ("infiniband", "partitions", pi)
+    if part.ipoib:
+        yield Finding(
+            (*path, "ipoib"),
+            f"partition '{part.name}': the switch-hosted SM config carries no IPoIB broadcast-group command (none documented); "
+            "create the IPoIB group on the switch by hand or run the SM on hosts (opensm)",
+            "warning",
+        )
     if not any(m.port_guids for m in part.members):
         yield Finding(
             (*path, "members"),
@@ -340,6 +347,13 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Ite
                     (*base, "nodes", ni, "host"),
                     f"'{node.host}' ({group.hardware}) has no port on the InfiniBand fabric; an SM host needs one (e.g. mgmt-server-ib)",
                 )
+    if sm.kind == "switch" and (sm.sweep_interval_s, sm.lmc) != (10, 0):
+        yield Finding(
+            (*base,),
+            f"sweep_interval_s {sm.sweep_interval_s} / lmc {sm.lmc} are not rendered for a switch-hosted SM (no MLNX-OS command "
+            "for them is documented); the switch keeps its defaults",
+            "warning",
+        )
     if len(sm.nodes) == 1:
         yield Finding((*base, "nodes"), "a single subnet manager has no standby; add a second node with a lower priority", "warning")
     if sm.routing_engine == "ar_updn" and sm.kind == "opensm":
