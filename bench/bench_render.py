@@ -120,12 +120,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cases", nargs="*", help="e.g. eos-16x128 sonic-2048 (default: all)")
     parser.add_argument("--pyavd", type=Path, default=PYAVD_PYTHON if PYAVD_PYTHON.exists() else None, help="python of a venv with pyavd 6.4.0")
+    parser.add_argument("--no-pyavd", action="store_true", help="the project alone")
     parser.add_argument("--json", action="store_true", help="the raw runs as JSON")
     parser.add_argument("--configs", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.configs:
         configs_only(*args.configs)
         return
+    if args.no_pyavd:
+        args.pyavd = None
     definitions = {f"eos-{s}x{n}": eos_fabric(s, n) for s, n in SIZES} | {"sonic-2048": SONIC_2048}
     cases = args.cases or list(definitions)
     results: dict[str, dict[str, list[dict[str, float]]]] = {c: {} for c in cases}
@@ -143,24 +146,22 @@ def main() -> None:
 
 
 def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
+    """A Markdown table (it goes into the README as printed): medians, worst peak RSS, ratios, output size."""
     tools = ("render", "configs", "report", "pyavd")
     print(
-        f"{'case':<12} "
-        + " ".join(f"{t + ' s / MiB':>17}" for t in tools)
-        + f" {'× render':>9} {'× configs':>9} {'MB out':>7} {'lines':>8} {'pyavd lines':>11}"
+        "| case | "
+        + " | ".join(f"{t} s / MiB" for t in tools)
+        + " | pyavd ÷ render | pyavd ÷ configs | configs MB / lines | pyavd lines | render s per configs MB |"
     )
+    print("|---" * (len(tools) + 6) + "|")
     for case, runs in results.items():
-        cells, median = [], {}
-        for tool in tools:
-            if tool not in runs:
-                cells.append(f"{'-':>17}")
-                continue
-            median[tool] = statistics.median(r["s"] for r in runs[tool])
-            cells.append(f"{median[tool]:>9.2f} / {max(r['mib'] for r in runs[tool]):>5.0f}")
-        ratios = [f"{median['pyavd'] / median[t]:>8.1f}×" if "pyavd" in median else f"{'-':>9}" for t in ("render", "configs")]
-        out = runs["render"][0]
-        avd = f"{int(runs['pyavd'][0]['lines']):>11}" if "pyavd" in runs else f"{'-':>11}"
-        print(f"{case:<12} " + " ".join(cells) + f" {ratios[0]} {ratios[1]} {out['mb']:>7.2f} {int(out['lines']):>8} {avd}")
+        median = {t: statistics.median(r["s"] for r in runs[t]) for t in tools if t in runs}
+        cells = [f"{median[t]:.2f} / {max(r['mib'] for r in runs[t]):.0f}" if t in runs else "-" for t in tools]
+        ratios = [f"{median['pyavd'] / median[t]:.1f}×" if "pyavd" in median else "-" for t in ("render", "configs")]
+        configs = runs["configs"][0]
+        avd = f"{int(runs['pyavd'][0]['lines']):,}" if "pyavd" in runs else "-"
+        per_mb = median["render"] / configs["mb"]
+        print(f"| {case} | " + " | ".join([*cells, *ratios, f"{configs['mb']:.2f} / {int(configs['lines']):,}", avd, f"{per_mb:.2f}"]) + " |")
 
 
 if __name__ == "__main__":
