@@ -22,7 +22,7 @@ from tests.conftest import DATA, ROOT
 
 HOSTILE = DATA / "hostile"
 CASES = sorted(HOSTILE.glob("*.yaml"))
-COMMANDS = ("validate", "plan", "render", "lint", "diff", "push", "report")
+COMMANDS = ("validate", "plan", "render", "lint", "diff", "push", "report", "verify", "rollback")
 HEADER = re.compile(r"^# expected_error: (\d+): ([^:]*): (.*)$")
 MEMORY_LIMIT = 2 * 1024**3  # address space of the child: the interpreter and its libraries take about 0.6 GiB
 TIMEOUT_S = 300  # for every case through every command; each case takes well under a second once loaded
@@ -35,7 +35,8 @@ from fabric.__main__ import main
 out = tempfile.mkdtemp()
 results = []
 for case in json.loads(sys.argv[1]):
-    for command in (["validate"], ["plan"], ["render", "-o", out + "/r"], ["lint"], ["diff", "--offline"], ["push"], ["report", "-o", out + "/h"]):
+    for command in (["validate"], ["plan"], ["render", "-o", out + "/r"], ["lint"], ["diff", "--offline"], ["push"],
+                    ["report", "-o", out + "/h"], ["verify"], ["rollback", "--to", "x"]):
         err = io.StringIO()
         start = time.monotonic()
         try:
