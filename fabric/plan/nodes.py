@@ -8,7 +8,7 @@ from ipaddress import IPv4Network
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.hardware import HARDWARE
 from fabric.model.cluster import ClusterSpec
-from fabric.model.nodes import NodeGroupSpec
+from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
 from fabric.plan import addressing
 from fabric.plan.fabric import HostAttachment
@@ -45,7 +45,7 @@ class _PlanePorts:
 
 
 def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
-    hostname = group.hostname.format(index=index)
+    hostname = format_hostname(group.hostname, index)
     if group.hardware is None:
         kind = group.instance_type or ""
         return NodePlan(hostname, group.group, group.role, node_id, kind, _CLOUD_GPUS.get(spec.target, {}).get(kind, 0), ())

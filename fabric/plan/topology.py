@@ -15,6 +15,7 @@ from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nodes import format_hostname
 from fabric.model.topology import FabricSpec
 
 
@@ -72,7 +73,7 @@ def fabric_members(spec: ClusterSpec) -> list[FabricMember]:
         link_layer = "infiniband" if spec.planes.compute.transport == "infiniband" else "ethernet"
         names = group.interfaces.get("compute") or ports.interface_names(link_layer)
         for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True):
-            hostname = group.hostname.format(index=index)
+            hostname = format_hostname(group.hostname, index)
             members.extend(FabricMember(hostname, node_id, p, ports.count, names[p]) for p in range(ports.count))
     return sorted(members, key=lambda m: (m.node_id, m.port))
 
