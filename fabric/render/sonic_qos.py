@@ -19,9 +19,12 @@ QOS_MAP = "ROCE"
 WRED = "ROCE_LOSSLESS"
 PRIORITIES = range(8)
 PROFILE_SET = "AZURE"  # the one name SONiC's templates give CABLE_LENGTH and the dynamic buffer parameters
-# files/build_templates/buffers_config.j2 (dynamic_mode) in sonic-buildimage @086b03bd:
+# files/build_templates/buffers_config.j2 (dynamic_mode) in sonic-buildimage: DEFAULT_LOSSLESS_BUFFER_PARAMETER|AZURE
+# default_dynamic_th "0" on every branch; LOSSLESS_TRAFFIC_PATTERN|AZURE mtu "1024" with small_packet_percentage "100"
+# on the 202405 branch and "50" on 202411 (and master @086b03bd).
 DEFAULT_DYNAMIC_TH = "0"
-TRAFFIC_PATTERN = {"mtu": "1024", "small_packet_percentage": "50"}
+TRAFFIC_PATTERN_MTU = "1024"
+SMALL_PACKET_PERCENTAGE = {"202405": "100", "202411": "50"}
 
 
 def _dscp_to_tc(facts: SwitchFacts) -> dict[str, str]:
@@ -98,7 +101,7 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
             **{f"{p.name}|0": {"scheduler": "scheduler.default"} for p in lossless},
         },
         "CABLE_LENGTH": {PROFILE_SET: {p.name: f"{p.cable_m}m" for p in lossless}},
-        **_buffer_tables([p.name for p in lossless], set(roce.pfc_priorities), buffers),
+        **_buffer_tables([p.name for p in lossless], set(roce.pfc_priorities), buffers, facts.switch.nos_version),
     }
     if roce.pfc_watchdog.enabled:
         wd = roce.pfc_watchdog
@@ -109,7 +112,7 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
     return tables
 
 
-def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers) -> dict[str, Any]:
+def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
     """Dynamic-model buffer objects, as the SKU's buffers_defaults_objects.j2 writes them with ``dynamic_mode`` set."""
     separate = buffers.ingress_pools == "separate"
     lossy_ingress = "ingress_lossy_pool" if separate else "ingress_lossless_pool"
@@ -142,5 +145,5 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers) 
         "BUFFER_PORT_INGRESS_PROFILE_LIST": {p: {"profile_list": ingress} for p in ports},
         "BUFFER_PORT_EGRESS_PROFILE_LIST": {p: {"profile_list": "egress_lossless_profile,egress_lossy_profile"} for p in ports},
         "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {PROFILE_SET: {"default_dynamic_th": DEFAULT_DYNAMIC_TH}},
-        "LOSSLESS_TRAFFIC_PATTERN": {PROFILE_SET: dict(TRAFFIC_PATTERN)},
+        "LOSSLESS_TRAFFIC_PATTERN": {PROFILE_SET: {"mtu": TRAFFIC_PATTERN_MTU, "small_packet_percentage": SMALL_PACKET_PERCENTAGE[release]}},
     }

@@ -28,7 +28,13 @@ def config_dbs(case: str) -> dict[str, dict[str, Any]]:
 
 
 def test_the_examples_and_golden_cases_include_sonic() -> None:
-    assert {"onprem-roce", "render/sonic"} <= set(SONIC_CASES)
+    assert {"onprem-roce", "render/sonic", "render/sonic-202405"} <= set(SONIC_CASES)
+
+
+def test_the_release_picks_the_lossless_traffic_pattern_of_its_branch() -> None:
+    # files/build_templates/buffers_config.j2: small_packet_percentage "100" on 202405, "50" on 202411
+    for case, percent in (("render/sonic-202405", "100"), ("render/sonic", "50")):
+        assert config_dbs(case)["leaf01"]["LOSSLESS_TRAFFIC_PATTERN"] == {"AZURE": {"mtu": "1024", "small_packet_percentage": percent}}
 
 
 @pytest.mark.parametrize("case", SONIC_CASES)
