@@ -17,6 +17,7 @@ from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 BASTION_TYPE = "t3.micro"
 ASG_TAG = "aws:autoscaling:groupName"  # the tag Auto Scaling puts on every instance it launches
+ASG_CAPACITY_TIMEOUT = "30m"
 FLOW_LOG_RETENTION_DAYS = 90
 
 
@@ -294,6 +295,9 @@ class EfaCluster(pulumi.ComponentResource):
                 min_size=len(group.hostnames),
                 max_size=len(group.hostnames),
                 vpc_zone_identifiers=[self.subnets[subnet].id],
+                # The provider waits until the group is at capacity before it finishes (pulumi-aws autoscaling.Group
+                # wait_for_capacity_timeout, default 10m); GPU instances with 32 EFAs take longer to come up.
+                wait_for_capacity_timeout=ASG_CAPACITY_TIMEOUT,
                 launch_template=aws.autoscaling.GroupLaunchTemplateArgs(id=template.id, version="$Latest"),
                 opts=self._child,
             )

@@ -31,7 +31,9 @@ class AwsEncryptionSpec(SpecModel):
 
     ebs: bool = Field(default=True, description="Encrypt every EBS root volume (opt-out: false, e.g. for an unencrypted shared AMI policy).")
     kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$")] | None = Field(
-        default=None, description="Customer-managed KMS key ARN for EBS and FSx; the AWS-managed key when absent."
+        default=None,
+        description="Customer-managed KMS key ARN for EBS, FSx and the flow-log group (its key policy must let EC2, FSx and CloudWatch "
+        "Logs use it); the AWS-managed keys when absent.",
     )
 
 

@@ -109,11 +109,12 @@ def _check_machine(spec: ClusterSpec, gi: int, count: int, machine: GcpMachineTy
         # GCP placement-policy-and-workload-policy: "When creating multiple instances for machine series that support
         # partitioning, such as A4X Max and A4X, you must apply a compact placement policy or a workload policy."
         slice_vms = GPUS_PER_SLICE[machine.gpu_topology] // machine.gpus
-        if not placed and gcp.capacity.mode != "calendar":
+        if not placed and gcp.capacity.type != "reservation":
+            # A reservation places its VMs itself (its own policy, or a calendar-mode block that is densely co-located).
             yield Finding(
                 ("gcp", "placement", "enabled"),
                 f"{machine.name} VMs must be created with a compact placement policy (GPU slice {machine.gpu_topology}) "
-                "unless a calendar-mode reservation places them; set placement: {enabled: true}",
+                "unless a reservation places them; set placement: {enabled: true}",
             )
         if placed and count > slice_vms:
             yield Finding(

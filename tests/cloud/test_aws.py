@@ -187,6 +187,7 @@ def test_auto_scaling_group_puts_every_interface_in_its_planned_subnet() -> None
     assert sorted(groups) == ["c-gpu-asg", "c-login-asg"]
     assert groups["c-gpu-asg"]["desiredCapacity"] == 16
     assert groups["c-gpu-asg"]["launchTemplate"]["id"] == "c-gpu-lt-id"
+    assert groups["c-gpu-asg"]["waitForCapacityTimeout"] == "30m", "the nodes are read back once the group is at capacity"
     for group in plan.cloud.groups:
         planned = {f"c-{nic.subnet}-id" for nic in group.nics}
         assert groups[f"c-{group.group}-asg"]["vpcZoneIdentifiers"] == sorted(planned), "one subnet holds every interface"

@@ -251,3 +251,16 @@ def test_stack_output_is_an_ansible_inventory_of_the_created_nodes() -> None:
     assert first["ansible_host"] == first["gpufabric_addresses"]["inband"]
     assert sorted(first["gpufabric_addresses"]) == sorted(["inband", "storage", *(f"rdma-{i}" for i in range(8))])
     assert inventory["all"]["vars"]["gpufabric_transport"] == "gcp-rdma"
+
+
+def test_a4x_on_a_reservation_takes_the_reservations_placement() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=18)
+        data["gcp"]["capacity"] = {"type": "reservation", "reservation": "a4x-res/reservationBlocks/b1"}
+        data["gcp"]["placement"] = {"enabled": False}
+
+    mocks = build(edited_plan("gcp-a3ultra", edit))
+    assert mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy") == []
+    inputs = mocks.named("c-a4x-01").inputs
+    assert inputs["reservationAffinity"]["specificReservation"]["values"] == ["a4x-res/reservationBlocks/b1"]
+    assert inputs["scheduling"]["provisioningModel"] == "STANDARD"
