@@ -44,18 +44,32 @@ def read_definition(path: str | Path) -> str:
     """
     file = str(path)
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            _refuse(file, "the definition is not a regular file (a device, pipe or directory); give the path of a YAML file")
-        if info.st_size > MAX_FILE_BYTES:
-            _refuse(file, f"the definition is {info.st_size} bytes, more than {MAX_FILE_BYTES}; split it or remove what is not needed")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        # Open without blocking (a FIFO would wait for a writer), then judge what was opened, not what the path named a
+        # moment before: no race between the check and the read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                _refuse(file, "the definition is not a regular file (a device, pipe or directory); give the path of a YAML file")
+            if info.st_size > MAX_FILE_BYTES:
+                _refuse(file, f"the definition is {info.st_size} bytes, more than {MAX_FILE_BYTES}; split it or remove what is not needed")
+            data = _read_at_most(fd, MAX_FILE_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         _refuse(file, f"cannot read the definition: {exc.strerror}; check the path")
     if len(data) > MAX_FILE_BYTES:
         _refuse(file, f"the definition is larger than {MAX_FILE_BYTES} bytes; a definition is at most that, split it or remove what is not needed")
     return decode_definition(data, file)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit and (chunk := os.read(fd, limit - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def decode_definition(data: bytes, file: str | None = None) -> str:
