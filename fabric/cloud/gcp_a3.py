@@ -15,7 +15,8 @@ from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudSubnet, F
 
 SERVICE_NETWORKING = "servicenetworking.googleapis.com"
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"
-# With IAM deciding what the account may do, Google recommends the cloud-platform scope on the VM (GCE "Service accounts").
+# With IAM deciding what the account may do, the scope is cloud-platform: "Google recommends custom service accounts that
+# have cloud-platform scope and permissions granted via IAM Roles" (Terraform google provider, google_compute_instance).
 NODE_SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 # Subnet flow logs: 5 s aggregation, half the flows sampled, all metadata (the VPC Flow Logs defaults are 5 s / 0.5).
 FLOW_LOG = gcp.compute.SubnetworkLogConfigArgs(aggregation_interval="INTERVAL_5_SEC", flow_sampling=0.5, metadata="INCLUDE_ALL_METADATA")

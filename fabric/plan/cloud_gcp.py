@@ -28,8 +28,9 @@ IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud'
 # servicenetworking.googleapis.com"); IAP TCP forwarding and OS Login carry the out-of-band SSH path.
 BASE_SERVICES = ("compute.googleapis.com", "iap.googleapis.com", "logging.googleapis.com", "monitoring.googleapis.com", "oslogin.googleapis.com")
 STORAGE_SERVICES = {"filestore": "file.googleapis.com", "managed-lustre": "lustre.googleapis.com"}
-# Least privilege for the nodes' service account: write logs and metrics, nothing else (GCE "Service accounts" best
-# practice: a user-managed account with only roles/logging.logWriter and roles/monitoring.metricWriter).
+# Least privilege for the nodes' service account: a user-managed account (never the Compute Engine default, which holds
+# Editor) that may write logs and metrics, nothing else; CIS GKE 5.2.1 names logging.logWriter and monitoring.metricWriter
+# (plus monitoring.viewer, which only GKE's own agents need) as the node minimum.
 NODE_ROLES = ("roles/logging.logWriter", "roles/monitoring.metricWriter")
 STORAGE_PORTS: dict[str, Ports] = {
     "managed-lustre": (("tcp", "988"),),
