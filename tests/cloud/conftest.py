@@ -108,6 +108,17 @@ def registered_urns() -> list[str]:
     return sorted(getattr(monitor, "resources", {}))
 
 
+_BUILT: dict[str, RecordingMocks] = {}
+
+
+def built_once(key: str, program: Callable[[], object]) -> RecordingMocks:
+    """The record of ``program``, run once per test session: read-only tests of one example share it (keeps tests fast)."""
+    if key not in _BUILT:
+        pulumi.runtime.test(program)()
+        _BUILT[key] = RecordingMocks(created=list(MOCKS.created), calls=list(MOCKS.calls))
+    return _BUILT[key]
+
+
 def register(program: Callable[[], object]) -> RecordingMocks:
     """Run ``program`` under the mock engine until every registration finished; return the record."""
     pulumi.runtime.test(program)()

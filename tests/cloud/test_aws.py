@@ -10,7 +10,7 @@ import pytest
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.aws_efa import EfaCluster
 from fabric.plan import ClusterPlan
-from tests.cloud.conftest import ROOT_DEVICE, RecordingMocks, Registered, edited_plan, example_plan, register, registered_urns
+from tests.cloud.conftest import ROOT_DEVICE, RecordingMocks, Registered, built_once, edited_plan, example_plan, register, registered_urns
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
@@ -19,6 +19,11 @@ EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
 
 def build(plan: ClusterPlan) -> RecordingMocks:
     return register(lambda: EfaCluster("c", CloudClusterArgs(plan=plan)))
+
+
+def built(example: str) -> RecordingMocks:
+    """The example's component as registered, built once for the read-only tests of this module."""
+    return built_once(f"{__name__}:{example}", lambda: build(example_plan(example)))
 
 
 def with_type(instance_type: str, **aws: Any) -> ClusterPlan:
@@ -72,7 +77,7 @@ def test_launch_template_follows_the_efa_layout_of_the_type(instance_type: str, 
 
 
 def test_efa_security_group_allows_everything_to_and_from_itself() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     for kind in (INGRESS, EGRESS):
         rules = [r.inputs for r in mocks.of_type(kind) if r.inputs["securityGroupId"] == "c-efa-id"]
         assert rules == [
@@ -83,7 +88,7 @@ def test_efa_security_group_allows_everything_to_and_from_itself() -> None:
 
 
 def test_no_public_ip_anywhere_on_cluster_nodes() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     for template in mocks.of_type(LT):
         assert all(n["associatePublicIpAddress"] == "false" for n in template.inputs["networkInterfaces"])
     assert all(s.inputs["mapPublicIpOnLaunch"] is False for s in mocks.of_type("aws:ec2/subnet:Subnet"))
@@ -91,7 +96,7 @@ def test_no_public_ip_anywhere_on_cluster_nodes() -> None:
 
 
 def test_only_the_inband_plane_routes_to_the_internet() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     table_of = {r.inputs["subnetId"]: r.inputs["routeTableId"] for r in mocks.of_type("aws:ec2/routeTableAssociation:RouteTableAssociation")}
     routes = {r.name + "-id": r.inputs.get("routes", []) for r in mocks.of_type("aws:ec2/routeTable:RouteTable")}
     assert routes[table_of["c-compute-id"]] == []
@@ -101,7 +106,7 @@ def test_only_the_inband_plane_routes_to_the_internet() -> None:
 
 
 def test_capacity_block_sets_market_type_and_reservation_without_placement_group() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     template = gpu_template(mocks).inputs
     assert template["instanceMarketOptions"] == {"marketType": "capacity-block"}
     target = template["capacityReservationSpecification"]["capacityReservationTarget"]
@@ -132,7 +137,7 @@ def opened_ports(mocks: RecordingMocks, group: str, peer: str) -> set[tuple[int,
 def test_fsx_lustre_opens_988_and_1018_1023_on_both_sides() -> None:
     """FSx limit-access-security-groups: 988 and 1018-1023 from the file system's own group and the clients' groups,
     and the same ports on the clients' groups from the file system's group."""
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     (fsx,) = mocks.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
     assert fsx.inputs["subnetIds"] == "c-storage-id"
     assert fsx.inputs["securityGroupIds"] == ["c-storage-id"]
@@ -158,7 +163,7 @@ def test_fsx_with_efa_joins_the_efa_subnet_and_security_group() -> None:
 
 
 def test_ssm_replaces_inbound_ssh() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     services = sorted(e.inputs["serviceName"] for e in mocks.of_type("aws:ec2/vpcEndpoint:VpcEndpoint"))
     assert services == ["com.amazonaws.us-east-1.ec2messages", "com.amazonaws.us-east-1.ssm", "com.amazonaws.us-east-1.ssmmessages"]
     assert mocks.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")[0].inputs["policyArn"].endswith("AmazonSSMManagedInstanceCore")
@@ -206,7 +211,7 @@ def test_auto_scaling_group_puts_every_interface_in_its_planned_subnet() -> None
 
 
 def test_root_volumes_are_encrypted_gp3_sized_per_type_on_the_ami_root_device() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     (ami,) = [c for c in mocks.calls if c.token == "aws:ec2/getAmi:getAmi"]
     assert ami.args["filters"] == [{"name": "image-id", "values": ["ami-0123456789abcdef0"]}]
     sizes = {}
@@ -236,7 +241,7 @@ def test_customer_kms_key_encrypts_ebs_fsx_and_flow_logs() -> None:
 
 
 def test_vpc_flow_logs_capture_all_traffic_and_the_default_security_group_is_emptied() -> None:
-    mocks = build(example_plan("aws-p5"))
+    mocks = built("aws-p5")
     (flow,) = mocks.of_type("aws:ec2/flowLog:FlowLog")
     assert (flow.inputs["vpcId"], flow.inputs["trafficType"], flow.inputs["logDestinationType"]) == ("c-vpc-id", "ALL", "cloud-watch-logs")
     assert flow.inputs["logDestination"] == "arn:mock:c-flow-logs"

@@ -10,7 +10,7 @@ import yaml
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.azure_nd import NdCluster
 from fabric.plan import ClusterPlan
-from tests.cloud.conftest import RecordingMocks, edited_plan, example_plan, register
+from tests.cloud.conftest import RecordingMocks, built_once, edited_plan, example_plan, register
 
 VMSS = "azure-native:compute:VirtualMachineScaleSet"
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAtest gpufabric"
@@ -23,6 +23,11 @@ def build(plan: ClusterPlan, captured: list[str] | None = None) -> RecordingMock
             cluster.ansible_inventory.apply(captured.append)
 
     return register(program)
+
+
+def built(example: str) -> RecordingMocks:
+    """The example's component as registered, built once for the read-only tests of this module."""
+    return built_once(f"{__name__}:{example}", lambda: build(example_plan(example)))
 
 
 def scale_sets(mocks: RecordingMocks) -> dict[str, dict[str, Any]]:
@@ -63,7 +68,7 @@ def test_vms_use_the_gen2_hpc_image_accelerated_networking_and_key_only_ssh() ->
 
 
 def test_vnet_keeps_clear_of_the_rdma_range_and_gives_each_plane_its_subnet_and_nsg() -> None:
-    mocks = build(example_plan("azure-ndv5"))
+    mocks = built("azure-ndv5")
     (vnet,) = mocks.of_type("azure-native:network:VirtualNetwork")
     prefixes = [IPv4Network(p) for p in vnet.inputs["addressSpace"]["addressPrefixes"]]
     assert not any(p.overlaps(IPv4Network("172.16.0.0/16")) for p in prefixes)
@@ -76,7 +81,7 @@ def test_vnet_keeps_clear_of_the_rdma_range_and_gives_each_plane_its_subnet_and_
 
 
 def test_storage_nsg_opens_the_lustre_ports_and_amlfs_sits_on_the_storage_subnet() -> None:
-    mocks = build(example_plan("azure-ndv5"))
+    mocks = built("azure-ndv5")
     nsg = mocks.named("c-nsg-storage").inputs["securityRules"]
     lustre = [r for r in nsg if r["protocol"] == "Tcp"]
     assert sorted(tuple(r["destinationPortRanges"]) for r in lustre) == [("1019-1023",), ("988",)]
@@ -102,7 +107,7 @@ def first_match(rules: list[dict[str, Any]], source: str, port: int) -> dict[str
 
 def test_ssh_reaches_nodes_only_from_the_bastion_subnet_and_everything_else_is_denied() -> None:
     """NSG default AllowVNetInBound (65000) would let the whole VNet in: the explicit deny at 4096 ends each NSG."""
-    mocks = build(example_plan("azure-ndv5"))
+    mocks = built("azure-ndv5")
     rules = mocks.named("c-nsg-inband").inputs["securityRules"]
     assert first_match(rules, "10.40.8.5", 22)["access"] == "Allow", "from AzureBastionSubnet"
     assert first_match(rules, "10.40.1.9", 22)["access"] == "Allow", "inside the inband plane"
@@ -125,7 +130,7 @@ def test_ssh_reaches_nodes_only_from_the_bastion_subnet_and_everything_else_is_d
 
 
 def test_bastion_allows_native_client_tunnels_to_private_addresses() -> None:
-    mocks = build(example_plan("azure-ndv5"))
+    mocks = built("azure-ndv5")
     (bastion,) = mocks.of_type("azure-native:network:BastionHost")
     assert bastion.inputs["ipConfigurations"][0]["subnet"] == {"id": "c-vnet-id/subnets/AzureBastionSubnet"}
     assert bastion.inputs["sku"] == {"name": "Standard"}

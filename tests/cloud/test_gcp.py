@@ -9,7 +9,7 @@ import yaml
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.gcp_a3 import GpuCluster
 from fabric.plan import ClusterPlan
-from tests.cloud.conftest import RecordingMocks, edited_plan, example_plan, register
+from tests.cloud.conftest import RecordingMocks, built_once, edited_plan, example_plan, register
 
 NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
@@ -26,6 +26,11 @@ def build(plan: ClusterPlan, captured: list[str] | None = None) -> RecordingMock
     return register(program)
 
 
+def built(example: str) -> RecordingMocks:
+    """The example's component as registered, built once for the read-only tests of this module."""
+    return built_once(f"{__name__}:{example}", lambda: build(example_plan(example)))
+
+
 def networks(mocks: RecordingMocks) -> dict[str, dict[str, Any]]:
     return {r.name: r.inputs for r in mocks.of_type(NETWORK)}
 
@@ -40,7 +45,7 @@ def gpu_nics(mocks: RecordingMocks, host: str) -> list[dict[str, Any]]:
 
 
 def test_a3_mega_gets_eight_gpu_vpcs_at_8244_with_a_gvnic_each() -> None:
-    mocks = build(example_plan("gcp-a3mega"))
+    mocks = built("gcp-a3mega")
     nets = networks(mocks)
     gpu = sorted(k for k in nets if k.startswith("c-gpu-"))
     assert gpu == [f"c-gpu-{i}" for i in range(8)]
@@ -65,7 +70,7 @@ def test_a3_high_gets_four_gpu_vpcs() -> None:
 
 
 def test_a3_ultra_gets_two_gvnic_vpcs_and_one_rdma_vpc_with_eight_subnets_and_mrdma_nics() -> None:
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     nets = networks(mocks)
     assert sorted(nets) == ["c-inband", "c-rdma", "c-storage"]
     assert {n["mtu"] for n in nets.values()} == {8896}
@@ -78,7 +83,7 @@ def test_a3_ultra_gets_two_gvnic_vpcs_and_one_rdma_vpc_with_eight_subnets_and_mr
 
 
 def test_rdma_vpc_has_no_firewall_rules_and_every_other_vpc_has_its_internal_rule() -> None:
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     rules = [r.inputs for r in mocks.of_type(FIREWALL)]
     assert not [r for r in rules if r["network"] == "c-rdma"]
     internal = {r["network"] for r in rules if r["sourceRanges"] and r["allows"] == [{"protocol": "all"}]}
@@ -89,7 +94,7 @@ def test_rdma_vpc_has_no_firewall_rules_and_every_other_vpc_has_its_internal_rul
 
 def test_flex_start_vms_consume_no_reservation_and_run_a_bounded_time() -> None:
     """slurm-gcp: FLEX_START, TERMINATE, instanceTerminationAction DELETE, reservation affinity NO_RESERVATION."""
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     inputs = mocks.named("c-a3u-01").inputs
     assert inputs["scheduling"] == {
         "onHostMaintenance": "TERMINATE",
@@ -109,7 +114,7 @@ SPECIFIC = {
 
 def test_specific_reservation_keeps_standard_vms_and_the_reservations_own_placement() -> None:
     """slurm-gcp resume.py: ordinary reservations stay STANDARD; "vanilla reservations don't support external policies"."""
-    mocks = build(example_plan("gcp-a3mega"))
+    mocks = built("gcp-a3mega")
     inputs = mocks.named("c-a3m-01").inputs
     assert inputs["scheduling"]["provisioningModel"] == "STANDARD"
     assert inputs["scheduling"]["onHostMaintenance"] == "TERMINATE"
@@ -172,7 +177,7 @@ def test_a4x_gets_two_gvnic_networks_four_mrdma_nics_and_a_1x72_slice_policy() -
 
 
 def test_every_vm_is_a_shielded_vm_with_the_least_privilege_service_account() -> None:
-    mocks = build(example_plan("gcp-a3mega"))
+    mocks = built("gcp-a3mega")
     (account,) = mocks.of_type("gcp:serviceaccount/account:Account")
     assert account.inputs["accountId"] == "c-nodes"
     roles = sorted((m.inputs["role"], m.inputs["member"]) for m in mocks.of_type("gcp:projects/iAMMember:IAMMember"))
@@ -187,7 +192,7 @@ def test_every_vm_is_a_shielded_vm_with_the_least_privilege_service_account() ->
 
 
 def test_apis_are_enabled_and_flow_logs_cover_every_subnet_but_the_rdma_ones() -> None:
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     apis = sorted(s.inputs["service"] for s in mocks.of_type("gcp:projects/service:Service"))
     assert apis == sorted(
         [
@@ -226,7 +231,7 @@ def test_gcp_hardening_opt_outs_and_secure_boot_option() -> None:
 
 
 def test_managed_lustre_is_peered_into_the_storage_vpc() -> None:
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     (address,) = mocks.of_type("gcp:compute/globalAddress:GlobalAddress")
     assert (address.inputs["purpose"], address.inputs["network"]) == ("VPC_PEERING", "c-storage-id")
     (lustre,) = mocks.of_type("gcp:lustre/instance:Instance")
@@ -235,7 +240,7 @@ def test_managed_lustre_is_peered_into_the_storage_vpc() -> None:
 
 
 def test_nat_serves_only_the_inband_subnet() -> None:
-    mocks = build(example_plan("gcp-a3ultra"))
+    mocks = built("gcp-a3ultra")
     (nat,) = mocks.of_type("gcp:compute/routerNat:RouterNat")
     assert [s["name"] for s in nat.inputs["subnetworks"]] == ["c-inband-id"]
 
