@@ -16,10 +16,6 @@ from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 
-CABLE_NS_PER_M = 5  # propagation delay in copper and fibre
-PFC_RESPONSE_NS = 1_000  # time for the peer to stop sending once it sees a pause frame, rounded up
-BUFFER_CELL = 256
-
 
 @dataclass(frozen=True, slots=True)
 class PortFacts:
@@ -73,17 +69,6 @@ class ManagementFacts:
 
 
 @dataclass(frozen=True, slots=True)
-class BufferProfile:
-    """Lossless headroom for one (speed, cable length) pair: what SONiC's BUFFER_PROFILE and the linter use."""
-
-    name: str
-    speed_gbps: int
-    cable_m: int
-    xoff_bytes: int
-    xon_bytes: int
-
-
-@dataclass(frozen=True, slots=True)
 class SwitchFacts:
     """Everything one switch's configuration is rendered from."""
 
@@ -104,26 +89,6 @@ class SwitchFacts:
     def router_id(self) -> str | None:
         """The loopback address without its length."""
         return self.switch.loopback.split("/")[0] if self.switch.loopback else None
-
-    @property
-    def buffer_profiles(self) -> tuple[BufferProfile, ...]:
-        """One lossless profile per (speed, cable length) among the lossless ports, sorted."""
-        pairs = sorted({(p.speed_gbps, p.cable_m) for p in self.ports if p.lossless})
-        return tuple(buffer_profile(speed, cable, self.ports[0].mtu) for speed, cable in pairs)
-
-
-def buffer_profile(speed_gbps: int, cable_m: int, mtu: int) -> BufferProfile:
-    """Headroom so no byte in flight is dropped after a pause: two cable delays plus the response time at line rate,
-    plus one MTU each way, rounded up to whole buffer cells.
-
-    Example:
-        >>> p = buffer_profile(400, 5, 9216)
-        >>> (p.name, p.xoff_bytes, p.xon_bytes)
-        ('pg_lossless_400000_5m_profile', 71168, 18432)
-    """
-    in_flight = (2 * cable_m * CABLE_NS_PER_M + PFC_RESPONSE_NS) * speed_gbps // 8
-    xoff = -(-(in_flight + 2 * mtu) // BUFFER_CELL) * BUFFER_CELL
-    return BufferProfile(f"pg_lossless_{speed_gbps * 1000}_{cable_m}m_profile", speed_gbps, cable_m, xoff, 2 * mtu)
 
 
 def build_switch_facts(plan: ClusterPlan) -> tuple[SwitchFacts, ...]:
