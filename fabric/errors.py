@@ -3,14 +3,15 @@
     FabricError
     ├── InputError(FabricError, ValueError)    bad cluster definition; carries every Finding
     ├── PlanError(FabricError)                 a valid definition that cannot be planned (pool exhausted, collision)
-    ├── RenderError(FabricError)               a plan that a renderer cannot express
+    ├── RenderError(FabricError)               a plan that a renderer cannot express (or a value that would inject a line)
     ├── StackConfigError(FabricError)          a Pulumi stack whose config cannot build the cluster
     └── PushError(FabricError)                 anything that goes wrong while talking to devices
         ├── ConnectError(PushError)
         ├── ConfigRejectedError(PushError)     carries the rejected command and the device output
         └── CommitError(PushError)
 
-Command-line exit codes: 2 for InputError and PlanError (the definition must change), 1 for the rest.
+Command-line exit codes: 2 for InputError, PlanError and RenderError (the definition must change), 1 for the rest.
+Every message passes through ``printable`` before it is shown, so input cannot forge report lines or drive a terminal.
 """
 
 from __future__ import annotations

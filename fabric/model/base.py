@@ -23,6 +23,7 @@ EnvVarName = Annotated[
     str,
     Field(
         pattern=r"^[A-Z_][A-Z0-9_]*$",
+        max_length=128,
         description="Name of an environment variable that holds the value at run time (never the value itself).",
     ),
 ]
