@@ -6,7 +6,7 @@ import re
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from fabric.catalog.hardware import HARDWARE
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
@@ -46,19 +46,22 @@ class NodeGroupSpec(SpecModel):
     )
     labels: dict[TagKey, TagValue] = Field(default_factory=dict[str, str], max_length=64)
 
-    @model_validator(mode="after")
-    def _every_hostname(self) -> NodeGroupSpec:
+    @field_validator("hostname")
+    @classmethod
+    def _every_hostname(cls, value: str, info: ValidationInfo) -> str:
         """Every index 1..count gives a DNS label: the only varying part is the digits of the index, so the first and
-        the last (longest) name stand for all of them."""
-        for index in sorted({1, max(self.count, 1)}):
-            name = format_hostname(self.hostname, index)
+        the last (longest) name stand for all of them. ``count`` is declared first, so it is validated already."""
+        count = info.data.get("count")
+        last = count if isinstance(count, int) and count > 1 else 1
+        for index in sorted({1, last}):
+            name = format_hostname(value, index)
             if not _NAME.match(name):
                 msg = (
-                    f"hostname pattern {self.hostname!r} gives {name!r} for index {index}, not a DNS label "
+                    f"hostname pattern {value!r} gives {name!r} for index {index}, not a DNS label "
                     "(1-63 of a-z, 0-9 and '-', no '-' at either end); shorten or change the pattern"
                 )
                 raise ValueError(msg)
-        return self
+        return value
 
     @field_validator("hardware")
     @classmethod
