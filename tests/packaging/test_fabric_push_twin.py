@@ -7,32 +7,45 @@ the change; a second run changes nothing.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fabric.apply.lab import LabState, lab_down, lab_up
-from fabric.plan import ClusterPlan
-from tests.apply.conftest import plan as twin_plan
+from fabric.model import ClusterSpec
+from fabric.plan import ClusterPlan, plan_cluster
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 from tests.packaging.conftest import Installed
 
 pytestmark = pytest.mark.slow
-plan = twin_plan  # the twin's own cluster (namespace prefix gftest-), shared with tests/apply
+CLUSTER = "gfpkg"  # namespaces of its own: never those of a developer's twin or of tests/apply (gftest-) running alongside
+
+
+@pytest.fixture(scope="module")
+def plan() -> ClusterPlan:
+    assert os.geteuid() == 0, "the twin needs root; run ./dev test as root"
+    data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
+    data["name"] = CLUSTER
+    return plan_cluster(ClusterSpec.model_validate(data))
 
 
 @pytest.fixture
 def twin(plan: ClusterPlan, tmp_path: Path) -> Iterator[tuple[LabState, Path]]:
-    state_dir = ROOT / ".gpufabric" / "tests" / tmp_path.name  # the frr user cannot reach pytest's private temp root
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir = ROOT / ".gpufabric" / "tests" / f"pkg-{tmp_path.name}"  # the frr user cannot reach pytest's private temp root
+    shutil.rmtree(state_dir, ignore_errors=True)  # a change record left by an interrupted run
+    state_dir.mkdir(parents=True)
     state = lab_up(plan, state_dir)
     try:
         yield state, state_dir
     finally:
         lab_down(plan.name, state_dir)
+        shutil.rmtree(state_dir, ignore_errors=True)
 
 
 def recap(output: str) -> dict[str, int]:
