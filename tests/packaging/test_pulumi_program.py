@@ -27,18 +27,28 @@ import pulumi
 
 
 class Mocks(pulumi.runtime.Mocks):
+    """The engine and the AWS provider: resources echo their inputs, data sources answer as AWS would."""
+
     def __init__(self) -> None:
         self.types: list[str] = []
+        self.inputs: dict[str, dict] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         self.types.append(args.typ)
+        self.inputs[args.name] = dict(args.inputs)
         state = dict(args.inputs)
         if args.typ == "aws:ec2/instance:Instance":
             state["privateIp"] = f"10.0.80.{len(self.types) % 250 + 2}"
         return f"{args.name}-id", state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, None]:
-        return {}, None
+    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list]:
+        if args.token == "aws:ec2/getAmi:getAmi":
+            return {"id": "ami-0123", "rootDeviceName": "/dev/sda1"}, []
+        if args.token == "aws:ec2/getInstances:getInstances":  # the instances an auto-scaling group launched
+            (group,) = args.args["instanceTags"].values()
+            size = int(self.inputs[group]["desiredCapacity"])
+            return {"id": group, "ids": [f"i-{n:04d}" for n in range(size)], "privateIps": [f"10.0.81.{n + 10}" for n in range(size)]}, []
+        return {}, []
 
 
 mocks = Mocks()
