@@ -16,6 +16,9 @@ from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule
 
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 BASTION_TYPE = "t3.micro"
+# The bastion boots the current Amazon Linux 2023 for its x86_64 type, not the cluster's GPU AMI (which may be arm64 or
+# carry a root volume far larger than a bastion needs): AWS publishes the id as this public SSM parameter.
+BASTION_AMI_PARAMETER = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
 ASG_TAG = "aws:autoscaling:groupName"  # the tag Auto Scaling puts on every instance it launches
 ASG_CAPACITY_TIMEOUT = "30m"
 FLOW_LOG_RETENTION_DAYS = 90
@@ -210,9 +213,10 @@ class EfaCluster(pulumi.ComponentResource):
                     opts=self._child,
                 )
             return
+        image = aws.ssm.get_parameter_output(name=BASTION_AMI_PARAMETER, opts=pulumi.InvokeOutputOptions(parent=self)).value
         aws.ec2.Instance(
             f"{n}-bastion",
-            ami=self._aws.image,
+            ami=image,
             instance_type=BASTION_TYPE,
             subnet_id=self.subnets["oob"].id,
             associate_public_ip_address=True,

@@ -36,6 +36,7 @@ class Invoked:
 
 
 ROOT_DEVICE = "/dev/sda1"  # what DescribeImages reports for the Ubuntu Deep Learning AMIs
+BASTION_AMI = "ami-0al2023x86bastion"
 
 
 @dataclass
@@ -65,6 +66,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         self.calls.append(Invoked(args.token, dict(args.args)))
         if args.token == "aws:ec2/getAmi:getAmi":
             return {"id": "ami", "rootDeviceName": ROOT_DEVICE, "filters": args.args.get("filters")}, []
+        if args.token == "aws:ssm/getParameter:getParameter":
+            return {"id": args.args["name"], "name": args.args["name"], "type": "String", "value": BASTION_AMI}, []
         if args.token == "aws:ec2/getInstances:getInstances":
             # The instances an auto-scaling group launched: as many as its desired capacity, in arbitrary id order.
             (group,) = args.args["instanceTags"].values()

@@ -10,7 +10,17 @@ import pytest
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud.aws_efa import EfaCluster
 from fabric.plan import ClusterPlan
-from tests.cloud.conftest import ROOT_DEVICE, RecordingMocks, Registered, built_once, edited_plan, example_plan, register, registered_urns
+from tests.cloud.conftest import (
+    BASTION_AMI,
+    ROOT_DEVICE,
+    RecordingMocks,
+    Registered,
+    built_once,
+    edited_plan,
+    example_plan,
+    register,
+    registered_urns,
+)
 
 LT = "aws:ec2/launchTemplate:LaunchTemplate"
 INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
@@ -180,6 +190,9 @@ def test_bastion_access_opens_ssh_only_from_the_given_prefixes() -> None:
     (bastion,) = [i for i in mocks.of_type("aws:ec2/instance:Instance") if i.name == "c-bastion"]
     assert bastion.inputs["subnetId"] == "c-oob-id"
     assert bastion.inputs["rootBlockDevice"] == {"encrypted": True, "volumeType": "gp3"}
+    assert bastion.inputs["ami"] == BASTION_AMI, "Amazon Linux 2023 x86_64, not the GPU image"
+    (param,) = [c.args["name"] for c in mocks.calls if c.token == "aws:ssm/getParameter:getParameter"]
+    assert param == "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
 
 
 def test_auto_scaling_group_puts_every_interface_in_its_planned_subnet() -> None:
