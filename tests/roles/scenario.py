@@ -60,7 +60,7 @@ class Events:
     def results(self, task: str) -> list[Mapping[str, Any]]:
         """The ``res`` of every host result (not item results) of the task whose name contains ``task``."""
         return [
-            e["event_data"]["res"]
+            e["event_data"].get("res", {"skipped": True})  # a skipped task's event may carry no result
             for e in self.all
             if e.get("event") in ("runner_on_ok", "runner_on_failed", "runner_on_skipped") and task in str(e["event_data"].get("task", ""))
         ]
@@ -91,22 +91,34 @@ def converge(
     return result, events
 
 
-def role_playbook(workdir: Path, *roles: str) -> Path:
-    """A playbook that applies ``roles`` to every host, guarded so it can only ever run inside a container."""
+FAKE_OS_MODULE = """#!/usr/bin/python
+# test-only: replaces the gathered OS facts, so a bookworm container stands in for another OS in check-mode plans
+from ansible.module_utils.basic import AnsibleModule
+
+module = AnsibleModule(argument_spec={"facts": {"type": "dict", "required": True}}, supports_check_mode=True)
+module.exit_json(changed=False, ansible_facts=module.params["facts"])
+"""
+
+
+def role_playbook(workdir: Path, *roles: str, os_facts: Mapping[str, str] | None = None) -> Path:
+    """A playbook that applies ``roles`` to every host, guarded so it can only ever run inside a container.
+
+    ``os_facts`` (distribution, version, architecture, kernel …) replace the gathered ones after the guard: the
+    container then stands in for that OS (check-mode plans only; its packages stay Debian's).
+    """
     path = workdir / f"play-{'-'.join(roles)}.yml"
-    play = [
+    pre_tasks: list[dict[str, object]] = [
         {
-            "name": f"scenario: {', '.join(roles)}",
-            "hosts": "all",
-            "pre_tasks": [
-                {
-                    "name": "Never the test machine itself",
-                    "ansible.builtin.assert": {"that": "ansible_facts.virtualization_type == 'container'"},
-                }
-            ],
-            "roles": [{"role": role} for role in roles],
+            "name": "Never the test machine itself",
+            "ansible.builtin.assert": {"that": "ansible_facts.virtualization_type == 'container'"},
         }
     ]
+    if os_facts:
+        library = workdir / "library"  # a library/ beside the playbook is on Ansible's module path
+        library.mkdir(exist_ok=True)
+        (library / "gpufabric_test_os.py").write_text(FAKE_OS_MODULE, encoding="utf-8")
+        pre_tasks.append({"name": "Stand in for another OS", "gpufabric_test_os": {"facts": dict(os_facts)}})
+    play = [{"name": f"scenario: {', '.join(roles)}", "hosts": "all", "pre_tasks": pre_tasks, "roles": [{"role": role} for role in roles]}]
     path.write_text(json.dumps(play), encoding="utf-8")
     return path
 

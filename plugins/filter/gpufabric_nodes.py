@@ -1,0 +1,115 @@
+"""Ansible filters of the gpufabric node roles: OpenPGP key fingerprints (a downloaded repository key is trusted only
+when it is the pinned one) and port GUIDs checked before they reach opensm's partitions.conf."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+_ARMOR = re.compile(r"-----BEGIN PGP PUBLIC KEY BLOCK-----(.*?)-----END PGP PUBLIC KEY BLOCK-----", re.DOTALL)
+_PUBLIC_KEY = 6  # RFC 4880 §5.5.1.1 / RFC 9580 §5.5.1.1: the primary key packet
+_GUID = re.compile(r"^0x[0-9a-f]{16}$")
+
+
+def pgp_fingerprints(key: str | bytes) -> list[str]:
+    """Fingerprints (upper-case hex) of the primary keys in an OpenPGP public key, armored or binary.
+
+    v4 keys: SHA-1 over 0x99, the two-octet body length and the key packet body (RFC 4880 §12.2); v6 keys: SHA-256
+    over 0x9B, a four-octet length and the body (RFC 9580 §5.5.4). Anything that is not a key gives ``[]``.
+
+    Example:
+        >>> pgp_fingerprints("not a key")
+        []
+    """
+    data = _dearmor(key)
+    fingerprints: list[str] = []
+    for tag, body in _packets(data):
+        if tag != _PUBLIC_KEY or not body:
+            continue
+        if body[0] == 4:
+            fingerprints.append(hashlib.sha1(b"\x99" + len(body).to_bytes(2, "big") + body, usedforsecurity=False).hexdigest().upper())
+        elif body[0] == 6:
+            fingerprints.append(hashlib.sha256(b"\x9b" + len(body).to_bytes(4, "big") + body).hexdigest().upper())
+    return fingerprints
+
+
+def _dearmor(key: str | bytes) -> bytes:
+    text = key.decode("latin-1") if isinstance(key, bytes) else key
+    found = _ARMOR.search(text)
+    if not found:
+        return key if isinstance(key, bytes) else b""
+    lines = [line.strip() for line in found.group(1).strip("\r\n").splitlines()]
+    if lines and ":" in lines[0] and "" in lines:  # armor headers ("Version: …") end at the first empty line
+        lines = lines[lines.index("") + 1 :]
+    body = "".join(line for line in lines if line and not line.startswith("="))
+    try:
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _packets(data: bytes) -> Iterable[tuple[int, bytes]]:
+    """(tag, body) of each packet; stops at the first malformed header."""
+    pos = 0
+    while pos < len(data):
+        header = data[pos]
+        if not header & 0x80:
+            return
+        if header & 0x40:  # new format: tag in the low six bits, one-, two- or five-octet length
+            tag, pos = header & 0x3F, pos + 1
+            if pos >= len(data):
+                return
+            first = data[pos]
+            if first < 192:
+                length, pos = first, pos + 1
+            elif first < 224:
+                if pos + 1 >= len(data):
+                    return
+                length, pos = ((first - 192) << 8) + data[pos + 1] + 192, pos + 2
+            elif first == 255:
+                length, pos = int.from_bytes(data[pos + 1 : pos + 5], "big"), pos + 5
+            else:
+                return  # partial lengths never occur in key packets
+        else:  # old format: tag in bits 5-2, length type in bits 1-0
+            tag, kind, pos = (header >> 2) & 0x0F, header & 0x03, pos + 1
+            if kind == 3:
+                return
+            size = 1 << kind
+            length, pos = int.from_bytes(data[pos : pos + size], "big"), pos + size
+        if pos + length > len(data):
+            return
+        yield tag, data[pos : pos + length]
+        pos += length
+
+
+def port_guids(values: Iterable[Any], where: str = "port GUIDs") -> list[str]:
+    """The values unchanged when every one is ``0x`` and 16 lower-case hex digits; otherwise an error naming each bad one.
+
+    GUIDs are read from each node's sysfs and written into opensm's partitions.conf: a node must not be able to put
+    anything else there.
+
+    Example:
+        >>> port_guids(["0x0c42a10300e17f5a"])
+        ['0x0c42a10300e17f5a']
+        >>> port_guids(["0x0c42a10300e17f5a, ALL=full"], "dgx01")
+        Traceback (most recent call last):
+        ...
+        ValueError: dgx01: '0x0c42a10300e17f5a, ALL=full' is not a port GUID (0x and 16 hex digits)
+    """
+    guids = list(values)
+    bad = [g for g in guids if not isinstance(g, str) or not _GUID.match(g)]
+    if bad:
+        msg = f"{where}: " + "; ".join(f"{g!r} is not a port GUID (0x and 16 hex digits)" for g in bad)
+        raise ValueError(msg)
+    return guids
+
+
+class FilterModule:
+    """Registers the filters with Ansible."""
+
+    def filters(self) -> dict[str, Any]:
+        return {"gpufabric_pgp_fingerprints": pgp_fingerprints, "gpufabric_port_guids": port_guids}

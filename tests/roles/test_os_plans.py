@@ -1,0 +1,202 @@
+"""What each supported OS gets, in check mode: one booted bookworm container stands in for Debian 12, Ubuntu 22.04/24.04
+(with and without /etc/dgx-release: DGX OS 6/7) and Rocky 9 by replacing the gathered OS facts. Their archives cannot
+be reached here, so the tests assert each role's plan and the exact files, repositories and pins check mode would
+write, and that nothing was written. An unsupported OS and a DOCA release NVIDIA publishes no such directory for fail
+in preflight, naming the problem."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.roles.containers import Container, bookworm_image, booted
+from tests.roles.scenario import converge, explain, failures, role_playbook, site
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+
+CUDA = "https://developer.download.nvidia.com/compute/cuda/repos"
+DOCA = "https://linux.mellanox.com/public/repo/doca"
+
+
+def os_facts(distribution: str, version: str, family: str, *, arch: str = "x86_64", kernel: str = "6.8.0-45-generic") -> dict[str, str]:
+    return {
+        "distribution": distribution,
+        "distribution_version": version,
+        "distribution_major_version": version.split(".")[0],
+        "os_family": family,
+        "architecture": arch,
+        "kernel": kernel,
+    }
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
+    """gpu001 of the RoCE site, no network at all: check mode must not need NVIDIA's repositories."""
+    bookworm_image()
+    # as on RHEL: the kernel exclude goes into dnf.conf, repositories into /etc/yum.repos.d
+    files = {"/etc/dnf/dnf.conf": ("[main]\ngpgcheck=1\n", 0o644), "/etc/yum.repos.d/.keep": ("", 0o644)}
+    with booted("gpu001", tmp_path_factory.mktemp("os"), private_network=True, files=files) as container:
+        yield container
+
+
+def plan(node: Container, tmp_path: Path, facts: Mapping[str, str], *, dgx: bool = False, **extravars: object) -> tuple[Any, Any]:
+    """Run rdma_stack and gpu_driver in check mode as ``facts``' OS; return (result, events)."""
+    node.run("echo 'DGX_NAME=\"DGX Server\"' > /etc/dgx-release" if dgx else "rm -f /etc/dgx-release")
+    play = role_playbook(tmp_path, "rdma_stack", "gpu_driver", os_facts=facts)
+    return converge(site("onprem-roce"), [node], play, tmp_path, check=True, extravars={"rdma_stack_source": "doca", **extravars})
+
+
+def written(node: Container) -> list[str]:
+    paths = ("etc/apt/sources.list.d", "etc/apt/preferences.d", "etc/yum.repos.d", "etc/apt/keyrings", "etc/gpufabric", "etc/modprobe.d")
+    return sorted(str(p.relative_to(node.root)) for d in paths for p in (node.root / d).glob("gpufabric*"))
+
+
+def test_ubuntu_2204_gets_docas_per_release_repository_the_cuda_repository_and_per_package_pins(node: Container, tmp_path: Path) -> None:
+    result, events = plan(node, tmp_path, os_facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-126-generic"))
+    assert result.ok, explain(result)
+    [rdma] = events.results("Plan | show it")[:1]
+    assert rdma["_rdma_stack_plan"] == {
+        "os": "Ubuntu 22.04",
+        "dgx": False,
+        "source": "doca",
+        "remove_mlnx_ofed": False,
+        "installed_ofed": "",
+        "packages": ["doca-ofed"],
+        "repository": {
+            "url": f"{DOCA}/3.2.1/ubuntu22.04/x86_64/",
+            "key_url": f"{DOCA}/GPG-KEY-Mellanox.pub",
+            "key_fingerprint": "A024F6F0E6D6A281",
+            "keyring": "/etc/apt/keyrings/gpufabric-doca.asc",
+            "apt_line": f"deb [signed-by=/etc/apt/keyrings/gpufabric-doca.asc] {DOCA}/3.2.1/ubuntu22.04/x86_64/ ./",
+            "pin": rdma["_rdma_stack_plan"]["repository"]["pin"],
+        },
+        "hold": [
+            "linux-image-5.15.0-126-generic",
+            "linux-headers-5.15.0-126-generic",
+            "linux-modules-5.15.0-126-generic",
+            "linux-modules-extra-5.15.0-126-generic",
+            "linux-generic",
+            "linux-image-generic",
+            "linux-headers-generic",
+            "linux-generic-hwe-22.04",
+            "linux-image-generic-hwe-22.04",
+            "linux-headers-generic-hwe-22.04",
+            "linux-nvidia",
+            "linux-image-nvidia",
+            "linux-headers-nvidia",
+        ],
+        "unhold": [],
+        "on_new_modules": "restart openibd",
+    }
+    pin = rdma["_rdma_stack_plan"]["repository"]["pin"]
+    assert (pin["origin"], pin["priority"]) == ("linux.mellanox.com", 990)
+    assert "*" not in pin["packages"] and "rdma-core" in pin["packages"]
+    [repo] = events.results("DOCA repository, one version")
+    assert repo["changed"] and repo["repo"] == rdma["_rdma_stack_plan"]["repository"]["apt_line"]
+    [doca_pin] = events.results("DOCA's packages win")
+    after = doca_pin["diff"][0]["after"]
+    assert 'Pin: origin "linux.mellanox.com"\nPin-Priority: 990\n' in after
+    assert after.splitlines()[1].startswith("Package: rdma-core ibverbs-providers ")
+
+    [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
+    assert gpu["_gpu_driver_plan"] == {
+        "os": "Ubuntu 22.04",
+        "dgx": False,
+        "repository": {
+            "url": f"{CUDA}/ubuntu2204/x86_64/",
+            "key_url": f"{CUDA}/ubuntu2204/x86_64/3bf863cc.pub",
+            "key_fingerprint": "EB693B3035CD5710E231E123A4B469963BF863CC",
+            "keyring": "/etc/apt/keyrings/gpufabric-cuda.asc",
+            "apt_line": f"deb [signed-by=/etc/apt/keyrings/gpufabric-cuda.asc] {CUDA}/ubuntu2204/x86_64/ /",
+        },
+        "prerequisites": ["linux-headers-5.15.0-126-generic"],
+        "driver": ["nvidia-open-570"],
+        "fabricmanager": "nvidia-fabricmanager-570=<the installed driver version>",  # DGX H100 class: NVSwitches
+        "pin": gpu["_gpu_driver_plan"]["pin"],
+        "persistenced_dropin": "/etc/systemd/system/nvidia-persistenced.service.d/gpufabric.conf",
+        "services": ["nvidia-persistenced.service", "nvidia-fabricmanager.service"],
+        "gpudirect": "dmabuf",  # open modules on 5.15: DMA-BUF, NVIDIA's recommendation
+    }
+    [driver_pin] = events.results("pin the driver branch")
+    assert "Pin: version 570.*\nPin-Priority: 990\n" in driver_pin["diff"][0]["after"]
+    [dropin] = events.results("persistenced keeps persistence mode on")
+    assert "ExecStart=\nExecStart=/usr/bin/nvidia-persistenced --user root --persistence-mode --verbose\n" in dropin["diff"][0]["after"]
+    [peermem] = events.results("nvidia-peermem loaded at boot only where")
+    assert peermem.get("skipped")  # DMA-BUF: no nvidia-peermem at boot
+    assert written(node) == []
+
+
+def test_ubuntu_2404_on_grace_gets_the_sbsa_and_arm64_sbsa_repositories(node: Container, tmp_path: Path) -> None:
+    result, events = plan(node, tmp_path, os_facts("Ubuntu", "24.04", "Debian", arch="aarch64"), gpu_driver_gpudirect="peermem")
+    assert result.ok, explain(result)
+    rdma, gpu = (r for r in events.results("Plan | show it"))
+    assert rdma["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/3.2.1/ubuntu24.04/arm64-sbsa/"
+    assert gpu["_gpu_driver_plan"]["repository"]["url"] == f"{CUDA}/ubuntu2404/sbsa/"
+    assert gpu["_gpu_driver_plan"]["gpudirect"] == "peermem"  # allowed: DOCA has the peer-memory API
+    [peermem] = events.results("nvidia-peermem loaded at boot only where")
+    assert peermem["changed"] and peermem["diff"][0]["after"].endswith("nvidia-peermem\n")
+
+
+@pytest.mark.parametrize(("version", "kernel"), [("22.04", "5.15.0-1063-nvidia"), ("24.04", "6.8.0-1017-nvidia")])
+def test_dgx_os_is_verified_and_never_gets_a_driver_or_doca_over_its_own_stack(node: Container, tmp_path: Path, version: str, kernel: str) -> None:
+    result, events = plan(node, tmp_path, os_facts("Ubuntu", version, "Debian", kernel=kernel), dgx=True)
+    assert result.ok, explain(result)
+    rdma, gpu = (r for r in events.results("Plan | show it"))
+    assert rdma["_rdma_stack_plan"]["source"] == "dgx"
+    assert (rdma["_rdma_stack_plan"]["packages"], rdma["_rdma_stack_plan"]["repository"]) == ([], {})
+    assert gpu["_gpu_driver_plan"]["dgx"] is True
+    assert (gpu["_gpu_driver_plan"]["driver"], gpu["_gpu_driver_plan"]["repository"], gpu["_gpu_driver_plan"]["fabricmanager"]) == ([], {}, "")
+    for task in ("DOCA repository, one version", "the CUDA repository", "Install | the driver", "nouveau never binds"):
+        assert all(r.get("skipped") for r in events.results(task)), task
+    [dropin] = events.results("persistenced keeps persistence mode on")  # our settings still apply
+    assert dropin["changed"]
+    assert written(node) == []
+
+
+def test_rocky_9_gets_the_rhel9_repositories_the_driver_module_stream_and_a_dnf_kernel_exclude(node: Container, tmp_path: Path) -> None:
+    result, events = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"))
+    assert result.ok, explain(result)
+    rdma, gpu = (r for r in events.results("Plan | show it"))
+    assert rdma["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/3.2.1/rhel9/x86_64/"
+    assert rdma["_rdma_stack_plan"]["repository"]["keyring"] == "/etc/pki/rpm-gpg/gpufabric-doca.asc"
+    [yum] = events.results("DOCA repository, one version")
+    assert yum["changed"]
+    [exclude] = events.results("keep kernel packages out of upgrades")
+    assert exclude["changed"]
+    assert "excludepkgs=kernel,kernel-core,kernel-modules,kernel-modules-core,kernel-devel,kernel-headers" in exclude["diff"][0]["after"]
+    assert gpu["_gpu_driver_plan"]["repository"]["url"] == f"{CUDA}/rhel9/x86_64/"
+    assert gpu["_gpu_driver_plan"]["driver"] == ["@nvidia-driver:570-open/fm"]
+    assert gpu["_gpu_driver_plan"]["pin"] == {}
+    assert (node.root / "etc/dnf/dnf.conf").read_text() == "[main]\ngpgcheck=1\n"
+    assert written(node) == []
+
+
+def test_a_planned_kernel_upgrade_releases_the_hold(node: Container, tmp_path: Path) -> None:
+    result, events = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), rdma_stack_kernel_upgrade=True)
+    assert result.ok, explain(result)
+    [rdma, _] = events.results("Plan | show it")
+    assert rdma["_rdma_stack_plan"]["hold"] == []
+    assert "kernel-core" in rdma["_rdma_stack_plan"]["unhold"]
+
+
+def test_an_unsupported_os_fails_in_preflight_naming_it_and_the_supported_ones(node: Container, tmp_path: Path) -> None:
+    result, _ = plan(node, tmp_path, os_facts("Ubuntu", "20.04", "Debian", kernel="5.4.0-200-generic"))
+    [(task, message)] = failures(result)["gpu001"]
+    assert task == "Preflight | a supported OS and architecture"
+    assert "Ubuntu 20.04 (Debian, x86_64) is not supported" in message
+    assert "Supported: Debian 12, Ubuntu 22.04 (DGX OS 6), Ubuntu 24.04 (DGX OS 7), RHEL/Rocky 9" in message
+
+
+def test_doca_before_32_needs_the_minor_release_directory(node: Container, tmp_path: Path) -> None:
+    facts = os_facts("Debian", "12.7", "Debian", kernel="6.1.0-26-amd64")
+    result, _ = plan(node, tmp_path, facts, rdma_stack_doca_version="2.9.1")
+    [(task, message)] = failures(result)["gpu001"]
+    assert task == "Preflight | a known source and a DOCA repository NVIDIA publishes"
+    assert "set rdma_stack_doca_os_release, e.g. debian12.5" in message
+    result, events = plan(node, tmp_path, facts, rdma_stack_doca_version="2.9.0", rdma_stack_doca_os_release="debian12.5")
+    assert result.ok, explain(result)
+    assert events.results("Plan | show it")[0]["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/2.9.0/debian12.5/x86_64/"
