@@ -108,8 +108,69 @@ def port_guids(values: Iterable[Any], where: str = "port GUIDs") -> list[str]:
     return guids
 
 
+_NVCONFIG_LINE = re.compile(r"^\s+([A-Z0-9_]+(?:\[\d+\])?)\s+(\S+)\s*$")
+
+
+def nvconfig_values(output: str) -> dict[str, int | str]:
+    r"""The ``Next Boot`` values of ``mlxconfig -d <dev> q [NAMES]`` (or mstconfig), as integers where they are.
+
+    Booleans and enums print as ``False(0)`` or ``DEVICE_DEFAULT(0)``: the number in parentheses is the value.
+
+    Example:
+        >>> out = "Configurations:                              Next Boot\n         ATS_ENABLED                         False(0)\n"
+        >>> nvconfig_values(out + "         ROCE_CC_PRIO_MASK_P1                255\n")
+        {'ATS_ENABLED': 0, 'ROCE_CC_PRIO_MASK_P1': 255}
+    """
+    values: dict[str, int | str] = {}
+    inside = False
+    for line in output.splitlines():
+        if line.startswith("Configurations:"):
+            inside = True
+            continue
+        found = _NVCONFIG_LINE.match(line) if inside else None
+        if found:
+            name, raw = found.groups()
+            number = re.search(r"\((\d+)\)$", raw)
+            values[name] = int(number.group(1)) if number else int(raw) if raw.isdigit() else raw
+    return values
+
+
+def nvconfig_diff(output: str, wanted: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    r"""Settings whose next-boot value differs from ``wanted`` (missing ones included): name → {have, want}.
+
+    Example:
+        >>> nvconfig_diff("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0, "CNP_DSCP_P1": "48"})
+        {'ATS_ENABLED': {'have': 1, 'want': 0}, 'CNP_DSCP_P1': {'have': None, 'want': 48}}
+    """
+    have = nvconfig_values(output)
+    return {name: {"have": have.get(name), "want": int(value)} for name, value in sorted(wanted.items()) if have.get(name) != int(value)}
+
+
+def nvconfig_problems(result: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
+    r"""One line per setting a device (a registered loop result of the read-back) does not have for the next boot.
+
+    Example:
+        >>> result = {"item": {"item": "mlx5_0"}, "rc": 0, "stdout": "Configurations:  Next Boot\n  ATS_ENABLED  True(1)\n"}
+        >>> nvconfig_problems(result, {"ATS_ENABLED": 0})
+        ['mlx5_0: ATS_ENABLED expected 0, next boot 1']
+    """
+    device = result.get("item", {}).get("item", "?")
+    if result.get("rc", 0) != 0:
+        said = (result.get("stderr") or result.get("stdout") or result.get("msg") or "no output").strip().splitlines()
+        return [f"{device}: the query failed ({said[-1] if said else 'no output'})"]
+    return [
+        f"{device}: {name} expected {change['want']}, next boot {'<missing>' if change['have'] is None else change['have']}"
+        for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted).items()
+    ]
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
     def filters(self) -> dict[str, Any]:
-        return {"gpufabric_pgp_fingerprints": pgp_fingerprints, "gpufabric_port_guids": port_guids}
+        return {
+            "gpufabric_pgp_fingerprints": pgp_fingerprints,
+            "gpufabric_port_guids": port_guids,
+            "gpufabric_nvconfig_diff": nvconfig_diff,
+            "gpufabric_nvconfig_problems": nvconfig_problems,
+        }

@@ -3,7 +3,11 @@ print the real tools' formats, and the sysfs tree of mlx5 ports (ECN knobs, RDMA
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
+
+import jinja2
 
 MLNX_QOS = r"""#!/usr/bin/env python3
 # stub mlnx_qos: keeps per-port state in $STUB_DIR/<port>.json (default: its own directory), logs argv, prints the
@@ -96,11 +100,15 @@ UNITS = ("nvidia-persistenced.service", "nvidia-fabricmanager.service")
 
 def fake_gpus(driver: str, count: int) -> dict[str, tuple[str, int]]:
     """Relative path → (text, mode): a stub nvidia-smi reporting ``count`` GPUs on ``driver`` with persistence on,
-    a sysfs tree where nvidia-peermem is loaded, and stand-ins for the driver packages' systemd units."""
+    a sysfs tree where nvidia-peermem is loaded, a procfs version of the open kernel module, a stub
+    nvidia-persistenced, and stand-ins for the driver packages' systemd units."""
     return {
         "srv/gpu/nvidia-smi": (NVIDIA_SMI, 0o755),
         "srv/gpu/gpus.csv": ("".join(f"{i}, {driver}, Enabled\n" for i in range(count)), 0o644),
         "srv/gpu/sys/module/nvidia_peermem/refcnt": ("0\n", 0o644),
+        "srv/gpu/proc/driver/nvidia/version": (f"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  {driver}  Release Build\n", 0o644),
+        # the persistence daemon our drop-in runs (ExecStart=/usr/bin/nvidia-persistenced --user root --persistence-mode …)
+        "usr/bin/nvidia-persistenced": ('#!/bin/sh\necho "nvidia-persistenced $*" >> /srv/gpu/calls.log\nexec sleep infinity\n', 0o755),
         **{
             f"lib/systemd/system/{unit}": (SERVICE.format(name=unit), 0o644)
             for unit in ("nvidia-persistenced.service", "nvidia-fabricmanager.service")
@@ -128,3 +136,64 @@ esac
 def fake_perftest(gbps: str) -> dict[str, tuple[str, int]]:
     """Relative path → (text, mode): a stub ib_write_bw whose clients report ``gbps`` on average."""
     return {"srv/perf/ib_write_bw": (IB_WRITE_BW, 0o755), "srv/perf/bw.gbps": (gbps + "\n", 0o644)}
+
+
+def role_templates(role_dir: Path) -> jinja2.Environment:
+    """A Jinja environment over a role's templates with the Ansible filters they use (quote, regex_replace)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(role_dir / "templates"), undefined=jinja2.StrictUndefined)
+    env.filters["quote"] = lambda value: shlex.quote(str(value))
+    env.filters["regex_replace"] = lambda value, pattern, replacement="": re.sub(pattern, replacement, str(value))
+    return env
+
+
+MLXCONFIG = r"""#!/usr/bin/env python3
+# stub mlxconfig: -d BDF q [NAMES] prints the next-boot values as MFT does; -y -d BDF set K=V … stores them, except names
+# listed in $STUB_DIR/stuck (a NIC that does not take them). State per device in its directory; argv logged.
+import json, os, sys
+d = os.environ.get("STUB_DIR") or os.path.dirname(os.path.abspath(__file__)); args = sys.argv[1:]
+open(os.path.join(d, "calls.log"), "a").write("mlxconfig " + " ".join(args) + "\n")
+dev = args[args.index("-d") + 1]
+path = os.path.join(d, dev + ".nv.json")
+factory = {"ROCE_CC_PRIO_MASK_P1": 0, "CNP_DSCP_P1": 4, "CNP_802P_PRIO_P1": 6, "ATS_ENABLED": 1, "MAX_ACC_OUT_READ": 0}
+st = json.load(open(path)) if os.path.exists(path) else factory
+stuck = open(os.path.join(d, "stuck")).read().split() if os.path.exists(os.path.join(d, "stuck")) else []
+if "set" in args:
+    for kv in args[args.index("set") + 1:]:
+        k, v = kv.split("=", 1)
+        if k not in stuck: st[k] = int(v)
+    json.dump(st, open(path, "w"))
+    print("Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.")
+else:
+    names = args[args.index("q") + 1:] or sorted(st)
+    print(f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nPCI device:     {dev}\n\nConfigurations:                              Next Boot")
+    for n in names:
+        v = st.get(n)
+        if v is None: continue
+        print(f"         {n:<36}{('False(0)', 'True(1)')[v] if n == 'ATS_ENABLED' else v}")
+"""
+
+FLINT = r"""#!/bin/sh
+# stub flint: -d BDF q prints the firmware version in $STUB_DIR/fw.version
+STUB_DIR=${STUB_DIR:-$(dirname "$0")}
+echo "flint $*" >> "$STUB_DIR/calls.log"
+v=$(cat "$STUB_DIR/fw.version")
+printf 'Image type:            FS4\nFW Version:            %s\nProduct Version:       %s\n' "$v" "$v"
+"""
+
+
+def fake_firmware(hcas: list[str], version: str) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): ``stubs/{mlxconfig,flint}`` and, per RDMA device, a PCI device directory its
+    ``sys/class/infiniband/<hca>/device`` link (made by :func:`firmware_links`) points at."""
+    files = {"stubs/mlxconfig": (MLXCONFIG, 0o755), "stubs/flint": (FLINT, 0o755), "stubs/fw.version": (version + "\n", 0o644)}
+    for n, _ in enumerate(hcas):
+        files[f"sys/devices/pci0000:00/0000:{0x18 + n:02x}:00.0/vendor"] = ("0x15b3\n", 0o644)
+    return files
+
+
+def firmware_links(prefix: str, hcas: list[str]) -> str:
+    """Shell commands making ``<prefix>/sys/class/infiniband/<hca>/device`` → its PCI device directory."""
+    return "; ".join(
+        f"mkdir -p {prefix}/sys/class/infiniband/{hca} && ln -sfn {prefix}/sys/devices/pci0000:00/0000:{0x18 + n:02x}:00.0 "
+        f"{prefix}/sys/class/infiniband/{hca}/device"
+        for n, hca in enumerate(hcas)
+    )

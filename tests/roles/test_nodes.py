@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import BIN, ENV, ansible, changed, container_layer, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_gpus, fake_nic, fake_perftest, nic_stub_vars
+from tests.roles.stubs import fake_firmware, fake_gpus, fake_nic, fake_perftest, firmware_links, nic_stub_vars
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
 
@@ -56,7 +56,7 @@ def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Contain
     # the contract file, the persistence unit (enabled) and the udev rule
     env = roce_gpu.read("/etc/gpufabric/nic-qos.env")
     contract = ["DSCP=26", "PRIORITY=3", 'PFC="0,0,0,1,0,0,0,0"', "CNP_DSCP=48", "CNP_PRIORITY=6", "TOS=106", "CABLE_M=5"]
-    for line in [*contract, f'PORTS="{" ".join(ports)}"']:
+    for line in [*contract, f"PORTS='{' '.join(ports)}'"]:
         assert line in env.splitlines()
     assert roce_gpu.run("systemctl is-enabled gpufabric-nic-qos.service").stdout.strip() == "enabled"
     rule = roce_gpu.read("/etc/udev/rules.d/90-gpufabric-nic-qos.rules")
@@ -115,10 +115,15 @@ def test_nic_qos_fails_naming_port_setting_expected_and_actual_when_the_nic_refu
 IB = "/srv/ib"
 
 
-def test_opensm_is_configured_from_the_definition_and_not_started_without_infiniband(tmp_path: Path) -> None:
-    """sm01 of the InfiniBand site: its HCA's GID in a sysfs tree, no InfiniBand MAD interface (none exists here)."""
+def test_opensm_is_configured_for_the_packages_unit_keeps_members_across_limited_runs_and_is_not_started_without_infiniband(
+    tmp_path: Path,
+) -> None:
+    """sm01 of the InfiniBand site with Debian's real opensm package: its HCA's GID in a sysfs tree, no InfiniBand MAD
+    interface (none exists here). dgx01's port GUID is in the SM node's cache from an earlier run: a run limited to
+    sm01 keeps it in the partition."""
     gid = "fe80:0000:0000:0000:0c42:a103:00e1:7f5a"
-    files = {f"{IB}/sys/class/infiniband/mlx5_0/ports/1/gids/0": (gid + "\n", 0o644)}
+    cache = json.dumps({"dgx01": ["0x0c42a10300aa0001"], "gone01": ["0x0c42a10300bb0002"]})  # gone01: no longer in the definition
+    files = {f"{IB}/sys/class/infiniband/mlx5_0/ports/1/gids/0": (gid + "\n", 0o644), "/etc/gpufabric/opensm-members.json": (cache, 0o644)}
     play = [
         {
             "name": "port GUIDs",
@@ -133,18 +138,32 @@ def test_opensm_is_configured_from_the_definition_and_not_started_without_infini
         first, _ = converge(site("onprem-ib"), [sm], playbook, tmp_path, extravars={"opensm_sysfs": f"{IB}/sys"})
         assert first.ok, explain(first)
         conf = sm.read("/etc/opensm/opensm.conf").splitlines()
-        wanted = ["sm_priority 15", "guid 0x0c42a10300e17f5a", "routing_engine ftree", "sweep_interval 10"]
-        for line in [*wanted, "partition_config_file /etc/opensm/partitions.conf"]:
+        for line in ["sm_priority 15", "routing_engine ftree", "sweep_interval 10", "partition_config_file /etc/opensm/partitions.conf"]:
             assert line in conf
+        assert not [line for line in conf if line.startswith(("guid ", "log_file "))]  # opensm@'s command line sets them
+        # the unit the package really has: opensm.service starts opensm@<guid> for PORTS, with --guid on the command line
+        assert sm.read("/etc/default/opensm").splitlines()[-1] == "PORTS=0x0c42a10300e17f5a"
+        unit = sm.run("systemctl cat opensm@0x0c42a10300e17f5a.service").stdout
+        assert "ExecStart=/usr/sbin/opensm --guid %I --log_file /var/log/opensm.%I.log" in unit
         partitions = sm.read("/etc/opensm/partitions.conf")
-        assert "Default=0x7fff, ipoib, mtu=5 : ALL=limited, SELF=full;" in partitions
-        assert re.search(r"^\w+=0x0002, ipoib, mtu=5 : ", partitions, re.MULTILINE)
+        assert "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;" in partitions  # NCCL's pkey index 0: full members
+        # dgx01 from the cache (not in this run), sm01 itself from this run (the definition makes it a limited member)
+        assert "gpu=0x0002, ipoib, mtu=5 : 0x0c42a10300aa0001=full, 0x0c42a10300e17f5a=limited;" in partitions.splitlines(), partitions
+        members = json.loads(sm.read("/etc/gpufabric/opensm-members.json"))
+        assert members == {"dgx01": ["0x0c42a10300aa0001"], "sm01": ["0x0c42a10300e17f5a"]}  # gone01 left the definition
         assert sm.run("systemctl is-enabled opensm.service").stdout.strip() == "enabled"
         assert sm.run("systemctl is-active opensm.service").stdout.strip() == "inactive"  # no IB port: not started
         assert "Unrecognized token" not in sm.run("opensm --version").stdout  # the file parses
         second, _ = converge(site("onprem-ib"), [sm], playbook, tmp_path, extravars={"opensm_sysfs": f"{IB}/sys"})
         assert second.ok, explain(second)
         assert changed(second) == {"sm01": 0}  # the ConditionPathExists trap: a naive "started" changes on every run
+
+        # a node (or a tampered cache) that reports something other than a GUID never reaches partitions.conf
+        (sm.root / "etc/gpufabric/opensm-members.json").write_text(json.dumps({**members, "dgx01": ["0x0c42a10300aa0001, ALL=full"]}))
+        hostile, _ = converge(site("onprem-ib"), [sm], playbook, tmp_path, extravars={"opensm_sysfs": f"{IB}/sys"})
+        [(_, message)] = failures(hostile)["sm01"]
+        assert "'0x0c42a10300aa0001, ALL=full' is not a port GUID (0x and 16 hex digits)" in message
+        assert "0x0c42a10300aa0001, ALL=full" not in sm.read("/etc/opensm/partitions.conf")
 
 
 def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Path) -> None:
@@ -184,11 +203,12 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
         assert changed(second) == {"gpu001": 0}
 
 
-def test_doca_and_the_gpu_driver_in_check_mode_plan_the_exact_repository_packages_and_pins(tmp_path: Path) -> None:
-    """NVIDIA's repositories are unreachable here: check mode must still say exactly what it would do, and do nothing."""
+def test_doca_on_debian_12_in_check_mode_plans_the_repository_pins_and_holds_the_installed_kernel_packages(tmp_path: Path) -> None:
+    """NVIDIA's repositories are unreachable here: check mode must still say exactly what it would do, and do nothing.
+    The running kernel and the linux-image-amd64 metapackage stand in as installed packages: both are held."""
     kernel = os.uname().release
     with booted("gpu001", tmp_path, private_network=True) as node:
-        for package in (f"linux-image-{kernel}", f"linux-headers-{kernel}"):  # as on a node: the running kernel is a package
+        for package in (f"linux-image-{kernel}", f"linux-headers-{kernel}", "linux-image-amd64"):  # as on a node
             built = node.run(
                 f"mkdir -p /tmp/{package}/DEBIAN && printf 'Package: {package}\\nVersion: 1\\nArchitecture: all\\n"
                 f"Maintainer: test <t@example.net>\\nDescription: stands in for the kernel\\n' > /tmp/{package}/DEBIAN/control"
@@ -198,32 +218,24 @@ def test_doca_and_the_gpu_driver_in_check_mode_plan_the_exact_repository_package
         play = role_playbook(tmp_path, "rdma_stack", "gpu_driver")
         result, events = converge(site("onprem-roce"), [node], play, tmp_path, check=True, extravars={"rdma_stack_source": "doca"})
         assert result.ok, explain(result)
-        [doca] = events.results("DOCA plan (check mode")
-        assert doca["rdma_stack_doca_plan"] == {
-            "key_url": "https://linux.mellanox.com/public/repo/doca/GPG-KEY-Mellanox.pub",
-            "key": "/etc/apt/keyrings/doca.asc",
-            "repository": "deb [signed-by=/etc/apt/keyrings/doca.asc] https://linux.mellanox.com/public/repo/doca/2.9.1/debian12/x86_64/ ./",
-            "pin": "linux.mellanox.com",
-            "packages": ["doca-ofed"],
-            "hold": [f"linux-image-{kernel}", f"linux-headers-{kernel}"],
-        }
-        [repository] = events.results("DOCA repository, one version")
-        assert repository["changed"]
-        assert repository["repo"].endswith("/2.9.1/debian12/x86_64/ ./")
-        [pin] = events.results("DOCA's packages win")
-        assert 'Pin: origin "linux.mellanox.com"\nPin-Priority: 1001' in pin["diff"][0]["after"]
-        [hold] = events.results("hold the running kernel")
-        assert [r["item"] for r in hold["results"] if r["changed"]] == [f"linux-image-{kernel}", f"linux-headers-{kernel}"]
-        [driver] = events.results("Install | plan (check mode")
-        assert driver["gpu_driver_plan"] == {
-            "keyring": "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/cuda-keyring_1.1-1_all.deb",
-            "pin": "570.*",
-            "packages": ["nvidia-open-570", "nvidia-fabricmanager-570"],  # DGX H100: NVSwitches, so fabric manager
-        }
-        [branch] = events.results("pin the driver branch")
-        assert "Pin: version 570.*\nPin-Priority: 1001" in branch["diff"][0]["after"]
-        for path in ("etc/apt/sources.list.d/doca.list", "etc/apt/preferences.d/gpufabric-doca", "etc/apt/preferences.d/gpufabric-nvidia-driver"):
+        rdma, gpu = (r for r in events.results("Plan | show it"))
+        repository = rdma["_rdma_stack_plan"]["repository"]
+        assert repository["apt_line"] == (
+            "deb [signed-by=/etc/apt/keyrings/gpufabric-doca.asc] https://linux.mellanox.com/public/repo/doca/3.2.1/debian12/x86_64/ ./"
+        )
+        assert rdma["_rdma_stack_plan"]["packages"] == ["doca-ofed"]
+        [hold] = events.results("hold the running kernel and the metapackages")
+        held = [r["item"] for r in hold["results"] if r["changed"]]
+        assert held == [f"linux-image-{kernel}", f"linux-headers-{kernel}", "linux-image-amd64"]
+        assert gpu["_gpu_driver_plan"]["repository"]["url"] == "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/"
+        assert gpu["_gpu_driver_plan"]["driver"] == ["nvidia-open-570"]
+        for path in (
+            "etc/apt/sources.list.d/gpufabric-doca.list",
+            "etc/apt/preferences.d/gpufabric-doca",
+            "etc/apt/preferences.d/gpufabric-nvidia-driver",
+        ):
             assert not (node.root / path).exists(), f"check mode wrote {path}"
+        assert node.run("apt-mark showhold").stdout == ""
 
 
 @pytest.mark.parametrize(("name", "hosts"), [("onprem-roce", ["gpu001", "stor01", "mgmt01"]), ("onprem-ib", ["dgx01", "stor01", "sm01"])])
@@ -341,32 +353,50 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
         assert report["gpu002"]["failed"] == 1  # and the same path seen from the other side
 
 
-GPU_VARS = {"gpu_driver_nvidia_smi": "/srv/gpu/nvidia-smi", "gpu_driver_sysfs": "/srv/gpu/sys"}
+GPU_VARS = {"gpu_driver_nvidia_smi": "/srv/gpu/nvidia-smi", "gpu_driver_sysfs": "/srv/gpu/sys", "gpu_driver_procfs": "/srv/gpu/proc"}
+PEERMEM = {**GPU_VARS, "gpu_driver_rdma_source": "doca", "gpu_driver_gpudirect": "peermem"}
 
 
-def test_gpu_driver_configures_peermem_and_services_and_checks_every_gpu(tmp_path: Path) -> None:
-    """The driver packages stand in (their units, a stub nvidia-smi, a sysfs with nvidia-peermem loaded): configure
-    and verify run for real; a GPU off the bus and one on another driver branch fail the host, each named."""
+def test_gpu_driver_configures_gpudirect_persistence_and_services_and_checks_every_gpu(tmp_path: Path) -> None:
+    """The driver packages stand in (their units, a stub nvidia-smi and nvidia-persistenced, sysfs and procfs trees):
+    configure and verify run for real. nvidia-peermem with DOCA; a GPU off the bus and one on another driver branch
+    fail the host, each named; DMA-BUF (auto on this kernel) drops nvidia-peermem from boot and needs the open module."""
     with booted("gpu001", tmp_path, files=fake_gpus("570.124.06", 8)) as node:
         play = role_playbook(tmp_path, "gpu_driver")
-        first, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        first, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=PEERMEM)
         assert first.ok, explain(first)
         assert node.read("/etc/modules-load.d/nvidia-peermem.conf").splitlines()[-1] == "nvidia-peermem"
         for unit in ("nvidia-persistenced.service", "nvidia-fabricmanager.service"):  # DGX H100: NVSwitches, so fabric manager
             assert node.run(f"systemctl is-enabled {unit}; systemctl is-active {unit}").stdout.split() == ["enabled", "active"]
-        assert node.read("/srv/gpu/calls.log") == "nvidia-smi --query-gpu=index,driver_version,persistence_mode --format=csv,noheader\n"
-        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        # persistence mode really on: the unit runs NVIDIA's role's command line, not the package's --no-persistence-mode
+        assert "nvidia-persistenced --user root --persistence-mode --verbose" in node.read("/srv/gpu/calls.log")
+        assert node.read("/etc/modprobe.d/gpufabric-blacklist-nouveau.conf").splitlines()[1] == "blacklist nouveau"
+        smi = "nvidia-smi --query-gpu=index,driver_version,persistence_mode --format=csv,noheader"
+        assert [line for line in node.read("/srv/gpu/calls.log").splitlines() if line.startswith("nvidia-smi ")] == [smi]
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=PEERMEM)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
 
-        lines = node.read("/srv/gpu/gpus.csv").splitlines()
+        good = node.read("/srv/gpu/gpus.csv")
+        lines = good.splitlines()
         lines[5] = "5, 560.35.03, Enabled"
         (node.root / "srv/gpu/gpus.csv").write_text("\n".join(lines[:7]) + "\n")  # GPU 7 fell off the bus
-        broken, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        broken, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=PEERMEM)
         [(task, message)] = failures(broken)["gpu001"]
-        assert task == "Verify | the GPUs, the driver and nvidia-peermem are as planned"
+        assert task == "Verify | the GPUs, the driver, fabric manager and the GPUDirect path are as planned"
         assert "GPU 5: driver 560.35.03, persistence Enabled (expected branch 570, Enabled)" in message
         assert "nvidia-smi sees 7 GPU(s), the node has 8" in message
+
+        (node.root / "srv/gpu/gpus.csv").write_text(good)
+        dmabuf, events = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        assert dmabuf.ok, explain(dmabuf)
+        [plan] = events.results("Plan | show it")
+        assert plan["_gpu_driver_plan"]["gpudirect"] == "dmabuf"
+        assert not (node.root / "etc/modules-load.d/nvidia-peermem.conf").exists()  # no -EINVAL at every boot
+        (node.root / "srv/gpu/proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06\n")
+        closed, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
+        [(_, message)] = failures(closed)["gpu001"]
+        assert "the loaded driver is not the open kernel module, which DMA-BUF needs" in message
 
 
 def roce_gid_tree(interfaces: list[dict[str, object]], broken: str | None = None) -> dict[str, tuple[str, int]]:
@@ -437,3 +467,39 @@ def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow
         assert not failures(slow).get("gpu001")
         [(_, message)] = failures(slow)["gpu002"]
         assert f"{rails[0]['name']} ({rails[0]['hca']}) → gpu001: 120.5 Gb/s, below 350" in message
+
+
+FW = "/srv/fw"
+
+
+def test_nic_firmware_sets_the_operators_nvconfig_reads_it_back_and_names_what_a_nic_refuses(tmp_path: Path) -> None:
+    """gpu001's eight RoCE NICs as stub mlxconfig/flint with a PCI tree: only what differs is set (once), read back,
+    the reboot it needs reported; a NIC keeping ATS on and firmware off the pinned version fail the host, named."""
+    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    hcas = sorted({i["hca"] for i in interfaces if i["plane"] == "compute" and i["link_layer"] == "ethernet" and i["hca"]})
+    files = {f"{FW}/{rel}": content for rel, content in fake_firmware(hcas, "28.39.1002").items()}
+    tools = {"nic_firmware_sysfs": f"{FW}/sys", "nic_firmware_mlxconfig": f"{FW}/stubs/mlxconfig", "nic_firmware_flint": f"{FW}/stubs/flint"}
+    with booted("gpu001", tmp_path, private_network=True, files=files) as node:
+        assert node.run(firmware_links(FW, hcas)).returncode == 0
+        play = role_playbook(tmp_path, "nic_firmware")
+        first, events = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tools)
+        assert first.ok, explain(first)
+        sets = [c for c in node.read(f"{FW}/stubs/calls.log").splitlines() if " set " in c]
+        bdfs = [f"0000:{0x18 + n:02x}:00.0" for n in range(len(hcas))]
+        assert sorted(sets) == [f"mlxconfig -y -d {bdf} set ATS_ENABLED=0 CNP_DSCP_P1=48 ROCE_CC_PRIO_MASK_P1=255" for bdf in bdfs]
+        [pending] = [r for r in events.results("Say the NIC settings wait for the next boot") if not r.get("skipped")]
+        assert "takes effect at the next reboot" in pending["msg"]
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tools)
+        assert second.ok, explain(second)
+        assert changed(second) == {"gpu001": 0}
+        assert len([c for c in node.read(f"{FW}/stubs/calls.log").splitlines() if " set " in c]) == len(hcas)  # nothing written again
+
+        node.run(f"echo ATS_ENABLED > {FW}/stubs/stuck; rm {FW}/stubs/{bdfs[0]}.nv.json")  # a NIC that keeps ATS on
+        refused, _ = converge(
+            site("onprem-roce"), [node], play, tmp_path, extravars={**tools, "nic_firmware_policy": "pin", "nic_firmware_version": "28.42.1000"}
+        )
+        [(task, message)] = failures(refused)["gpu001"]
+        assert task == "Verify | every setting is what NVIDIA's operator sets, and the firmware follows the policy"
+        assert f"{hcas[0]}: ATS_ENABLED expected 0, next boot 1" in message
+        assert f"{hcas[1]}: ATS_ENABLED" not in message
+        assert f"{hcas[0]}: firmware 28.39.1002, pinned 28.42.1000" in message

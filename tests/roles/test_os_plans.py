@@ -26,7 +26,7 @@ def os_facts(distribution: str, version: str, family: str, *, arch: str = "x86_6
     return {
         "distribution": distribution,
         "distribution_version": version,
-        "distribution_major_version": version.split(".")[0],
+        "distribution_major_version": version.split(".", maxsplit=1)[0],
         "os_family": family,
         "architecture": arch,
         "kernel": kernel,
@@ -94,9 +94,11 @@ def test_ubuntu_2204_gets_docas_per_release_repository_the_cuda_repository_and_p
     }
     pin = rdma["_rdma_stack_plan"]["repository"]["pin"]
     assert (pin["origin"], pin["priority"]) == ("linux.mellanox.com", 990)
-    assert "*" not in pin["packages"] and "rdma-core" in pin["packages"]
+    assert "*" not in pin["packages"]
+    assert "rdma-core" in pin["packages"]
     [repo] = events.results("DOCA repository, one version")
-    assert repo["changed"] and repo["repo"] == rdma["_rdma_stack_plan"]["repository"]["apt_line"]
+    assert repo["changed"]
+    assert repo["repo"] == rdma["_rdma_stack_plan"]["repository"]["apt_line"]
     [doca_pin] = events.results("DOCA's packages win")
     after = doca_pin["diff"][0]["after"]
     assert 'Pin: origin "linux.mellanox.com"\nPin-Priority: 990\n' in after
@@ -138,7 +140,8 @@ def test_ubuntu_2404_on_grace_gets_the_sbsa_and_arm64_sbsa_repositories(node: Co
     assert gpu["_gpu_driver_plan"]["repository"]["url"] == f"{CUDA}/ubuntu2404/sbsa/"
     assert gpu["_gpu_driver_plan"]["gpudirect"] == "peermem"  # allowed: DOCA has the peer-memory API
     [peermem] = events.results("nvidia-peermem loaded at boot only where")
-    assert peermem["changed"] and peermem["diff"][0]["after"].endswith("nvidia-peermem\n")
+    assert peermem["changed"]
+    assert peermem["diff"][0]["after"].endswith("nvidia-peermem\n")
 
 
 @pytest.mark.parametrize(("version", "kernel"), [("22.04", "5.15.0-1063-nvidia"), ("24.04", "6.8.0-1017-nvidia")])

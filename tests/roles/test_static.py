@@ -9,13 +9,12 @@ import stat
 import subprocess
 from pathlib import Path
 
-import jinja2
 import pytest
 import yaml
 
 from tests.conftest import ROOT
 from tests.roles.scenario import ansible
-from tests.roles.stubs import fake_nic, write_tree
+from tests.roles.stubs import fake_nic, role_templates, write_tree
 
 
 @pytest.mark.parametrize("site", ["onprem-roce", "onprem-ib"])
@@ -62,7 +61,7 @@ def nic(tmp_path: Path, ports: list[str]) -> tuple[Path, dict[str, str]]:
     """A fake sysfs with mlx5 ports, the stubs, and the role's script and contract rendered from its templates."""
     sysfs, stubs = tmp_path / "sys", tmp_path / "stubs"
     write_tree(tmp_path, fake_nic(ports))
-    templates = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "roles" / "nic_qos" / "templates"), undefined=jinja2.StrictUndefined)
+    templates = role_templates(ROOT / "roles" / "nic_qos")
     values = {
         "ansible_managed": "managed by gpufabric",
         "gpufabric_cluster": "t",

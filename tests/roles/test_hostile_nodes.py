@@ -1,0 +1,102 @@
+"""Hostile input on the node side, without a node: a downloaded key is trusted only with the pinned fingerprint, the
+NIC contract file a root shell sources at boot never executes a name, the patterns the roles check interface names and
+addresses with refuse a newline, and port GUIDs are 0x + 16 hex digits before they reach partitions.conf."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+from tests.roles.stubs import role_templates
+
+sys.path.insert(0, str(ROOT / "plugins" / "filter"))
+from gpufabric_nodes import pgp_fingerprints, port_guids  # the filter plugins are not a package
+
+KEY = (Path(__file__).parent / "data" / "test-key.asc").read_text(encoding="utf-8")
+KEY_FINGERPRINT = "3DDC1D98307B802BAB1029A8693EFF6594C2D8DE"  # gpg --with-colons --fingerprint, when the key was made
+
+
+def test_the_fingerprint_of_an_armored_key_is_what_gpg_says() -> None:
+    assert pgp_fingerprints(KEY) == [KEY_FINGERPRINT]
+
+
+def test_a_tampered_or_foreign_key_has_another_or_no_fingerprint() -> None:
+    lines = KEY.splitlines()
+    body = next(n for n, line in enumerate(lines) if line and ":" not in line and not line.startswith("-"))
+    flipped = lines[body][:10] + ("A" if lines[body][10] != "A" else "B") + lines[body][11:]
+    assert pgp_fingerprints("\n".join([*lines[:body], flipped, *lines[body + 1 :]])) != [KEY_FINGERPRINT]
+    assert pgp_fingerprints("<html>404 Not Found</html>") == []
+
+
+@pytest.mark.parametrize("role", ["rdma_stack", "gpu_driver"])
+def test_the_key_checks_compare_against_the_pinned_fingerprint_and_refuse_on_mismatch(role: str) -> None:
+    """The role's assert, evaluated with Jinja as Ansible does: the test key passes when pinned, fails otherwise."""
+    task = next(t for t in yaml.safe_load((ROOT / "roles" / role / "tasks" / "repository_key.yml").read_text()) if "ansible.builtin.assert" in t)
+    condition = task["ansible.builtin.assert"]["that"]
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    env.tests["match"] = lambda value, pattern: re.match(pattern, value) is not None  # Ansible's match test
+    assert "gpufabric_pgp_fingerprints" in task["vars"][f"__{role}_key_fingerprints"]
+    for pinned, expected in ((KEY_FINGERPRINT, True), (KEY_FINGERPRINT[-16:], True), ("A024F6F0E6D6A281", False)):
+        context = {f"__{role}_key_fingerprints": pgp_fingerprints(KEY), f"_{role}_plan": {"repository": {"key_fingerprint": pinned}}}
+        verdict = env.from_string("{{ " + condition + " }}").render(context)
+        assert verdict == str(expected), (pinned, verdict)
+
+
+def test_port_guids_are_refused_unless_16_hex_digits() -> None:
+    assert port_guids(["0x0c42a10300e17f5a", "0x0002c9030002fce9"]) == ["0x0c42a10300e17f5a", "0x0002c9030002fce9"]
+    for bad in ("0x0c42a10300e17f5a\nDefault=0x7fff", "0x0c42a10300e17f5", "ALL", "0x0C42A10300E17F5A ", 7):
+        with pytest.raises(ValueError, match="is not a port GUID"):
+            port_guids([bad], "dgx01")
+
+
+def test_the_nic_contract_file_never_executes_a_port_name(tmp_path: Path) -> None:
+    """Sourced by a root shell at boot: ``eth1$(touch …)`` stays a string (defence in depth behind preflight's check)."""
+    marker = tmp_path / "pwned"
+    hostile = [f"eth1$(touch {marker})", f"eth2`touch {marker}`", "eth3;touch " + str(marker), "eth4'$(id)'"]
+    template = role_templates(ROOT / "roles" / "nic_qos")
+    text = template.get_template("nic-qos.env.j2").render(
+        ansible_managed="managed",
+        gpufabric_cluster="c$(touch x)",
+        nic_qos_ports=hostile,
+        nic_qos_dscp=26,
+        nic_qos_priority=3,
+        nic_qos_pfc_priorities=[3],
+        nic_qos_cnp_dscp=48,
+        nic_qos_cnp_priority=6,
+        nic_qos_tos=106,
+        nic_qos_cable_length_m=5,
+        nic_qos_sysfs=f"/sys$(touch {marker})",
+        nic_qos_mlnx_qos="mlnx_qos",
+        nic_qos_cma_roce_tos="cma_roce_tos",
+    )
+    env = tmp_path / "nic-qos.env"
+    env.write_text(text)
+    done = subprocess.run(["bash", "-c", f'set -u; . {env}; printf "%s\\n" "$PORTS" "$SYSFS"'], capture_output=True, text=True, check=True)
+    assert not marker.exists()
+    assert done.stdout.splitlines() == [" ".join(hostile), f"/sys$(touch {marker})"]
+
+
+def test_network_names_and_addresses_with_a_newline_are_refused_by_the_roles_patterns() -> None:
+    """network_planes and nic_qos check names and addresses with these patterns before anything is written."""
+    patterns = yaml.safe_load((ROOT / "roles" / "network_planes" / "vars" / "main.yml").read_text())
+    name, address = patterns["_network_planes_name_pattern"], patterns["_network_planes_address_pattern"]
+    nic_qos = (ROOT / "roles" / "nic_qos" / "tasks" / "main.yml").read_text()
+    assert name in nic_qos  # the same rule for the RoCE ports
+
+    def matches(pattern: str, value: str) -> bool:  # Ansible's match test: re.match
+        return re.match(pattern, value) is not None
+
+    for good in ("enp24s0np0", "ibp24s0", "eth1.100", "enp170s0f1np1"):
+        assert matches(name, good), good
+    for bad in ("eth1\n[Network]\nDNS=1.2.3.4", "eth1\n", "eth1$(touch /tmp/x)", "a" * 16, "", "../eth0", "eth 1"):
+        assert not matches(name, bad), repr(bad)
+    assert matches(address, "10.100.0.1/31")
+    for bad in ("10.100.0.1/31\nGateway=6.6.6.6", "10.100.0.1/31\n", "10.100.0.1/33", "10.100.0.300/24", "fe80::1/64"):
+        assert not matches(address, bad), repr(bad)
