@@ -5,11 +5,14 @@ converge, then a second run that must change nothing, then what is on the node. 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import ipaddress
 import json
 import os
 import re
 import subprocess
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -503,3 +506,49 @@ def test_nic_firmware_sets_the_operators_nvconfig_reads_it_back_and_names_what_a
         assert f"{hcas[0]}: ATS_ENABLED expected 0, next boot 1" in message
         assert f"{hcas[1]}: ATS_ENABLED" not in message
         assert f"{hcas[0]}: firmware 28.39.1002, pinned 28.42.1000" in message
+
+
+EFA_INSTALLER = """#!/bin/sh
+# stands in for AWS's efa_installer.sh: installs a libfabric fi_info that sees one EFA device and the aws-ofi-nccl plugin
+set -e
+mkdir -p /opt/amazon/efa/bin /opt/amazon/ofi-nccl/lib
+printf '#!/bin/sh\\necho "provider: efa"\\necho "    fabric: efa"\\necho "    domain: rdmap16s27-rdm"\\n' > /opt/amazon/efa/bin/fi_info
+chmod 755 /opt/amazon/efa/bin/fi_info
+: > /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so
+echo "efa_installer.sh $*" > /opt/amazon/efa_installed_packages
+"""
+
+
+def efa_tarball() -> bytes:
+    """aws-efa-installer-<version>.tar.gz as AWS lays it out: aws-efa-installer/efa_installer.sh."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        script = EFA_INSTALLER.encode()
+        info = tarfile.TarInfo("aws-efa-installer/efa_installer.sh")
+        info.size, info.mode, info.mtime = len(script), 0o755, 0
+        tar.addfile(info, io.BytesIO(script))
+    return buffer.getvalue()
+
+
+def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_and_verifies_it(tmp_path: Path) -> None:
+    """An AWS GPU node (the download is a file:// URL into the container): a wrong SHA256 fails the play before anything
+    is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing."""
+    tarball = efa_tarball()
+    aws = {"gpufabric_target": "aws", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz"}
+    play = role_playbook(tmp_path, "cloud_fabric")
+    with booted("gpu001", tmp_path, private_network=True) as node:
+        (node.root / "srv/efa").mkdir(parents=True)
+        (node.root / "srv/efa/aws-efa-installer-1.47.0.tar.gz").write_bytes(tarball)
+        wrong, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**aws, "cloud_fabric_efa_sha256": "0" * 64})
+        [(task, message)] = failures(wrong)["gpu001"]
+        assert task == "Install | the EFA installer, refused unless its SHA256 is the pinned one"
+        assert "checksum" in message.lower()
+        assert not (node.root / "opt/amazon").exists()
+
+        sha256 = {**aws, "cloud_fabric_efa_sha256": hashlib.sha256(tarball).hexdigest()}
+        first, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
+        assert first.ok, explain(first)
+        assert node.read("/opt/amazon/efa_installed_packages") == "efa_installer.sh -y\n"
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
+        assert second.ok, explain(second)
+        assert changed(second) == {"gpu001": 0}
