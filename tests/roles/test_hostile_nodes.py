@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import jinja2
 import pytest
 import yaml
 
+from plugins.filter.gpufabric_nodes import pgp_fingerprints, port_guids
 from tests.conftest import ROOT
 from tests.roles.stubs import role_templates
-
-sys.path.insert(0, str(ROOT / "plugins" / "filter"))
-from gpufabric_nodes import pgp_fingerprints, port_guids  # the filter plugins are not a package
 
 KEY = (Path(__file__).parent / "data" / "test-key.asc").read_text(encoding="utf-8")
 KEY_FINGERPRINT = "3DDC1D98307B802BAB1029A8693EFF6594C2D8DE"  # gpg --with-colons --fingerprint, when the key was made
