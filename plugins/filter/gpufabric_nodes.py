@@ -108,6 +108,19 @@ def port_guids(values: Iterable[Any], where: str = "port GUIDs") -> list[str]:
     return guids
 
 
+def port_guid_map(members: dict[str, Any], where: str = "port GUIDs") -> dict[str, list[str]]:
+    """Host → port GUIDs, each list checked as :func:`port_guids` does (for a cache read back from a node).
+
+    Example:
+        >>> port_guid_map({"dgx01": ["0x0c42a10300aa0001"]})
+        {'dgx01': ['0x0c42a10300aa0001']}
+    """
+    if not isinstance(members, dict):
+        msg = f"{where}: not a mapping of host to port GUIDs"
+        raise TypeError(msg)
+    return {str(host): port_guids(guids if isinstance(guids, list) else [guids], f"{where}, {host}") for host, guids in members.items()}
+
+
 _NVCONFIG_LINE = re.compile(r"^\s+([A-Z0-9_]+(?:\[\d+\])?)\s+(\S+)\s*$")
 
 
@@ -146,22 +159,36 @@ def nvconfig_diff(output: str, wanted: dict[str, Any]) -> dict[str, dict[str, An
     return {name: {"have": have.get(name), "want": int(value)} for name, value in sorted(wanted.items()) if have.get(name) != int(value)}
 
 
-def nvconfig_problems(result: dict[str, Any], wanted: dict[str, Any]) -> list[str]:
-    r"""One line per setting a device (a registered loop result of the read-back) does not have for the next boot.
+def nvconfig_set_args(output: str, wanted: dict[str, Any]) -> list[str]:
+    r"""``NAME=value`` for each setting that differs (the arguments of ``mlxconfig -y -d <dev> set``), sorted by name.
+
+    Example:
+        >>> nvconfig_set_args("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0})
+        ['ATS_ENABLED=0']
+    """
+    return [f"{name}={change['want']}" for name, change in nvconfig_diff(output, wanted).items()]
+
+
+def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any]) -> list[str]:
+    r"""One line per setting a device (the registered loop results of the read-back) does not have for the next boot.
 
     Example:
         >>> result = {"item": {"item": "mlx5_0"}, "rc": 0, "stdout": "Configurations:  Next Boot\n  ATS_ENABLED  True(1)\n"}
-        >>> nvconfig_problems(result, {"ATS_ENABLED": 0})
+        >>> nvconfig_problems([result], {"ATS_ENABLED": 0})
         ['mlx5_0: ATS_ENABLED expected 0, next boot 1']
     """
-    device = result.get("item", {}).get("item", "?")
-    if result.get("rc", 0) != 0:
-        said = (result.get("stderr") or result.get("stdout") or result.get("msg") or "no output").strip().splitlines()
-        return [f"{device}: the query failed ({said[-1] if said else 'no output'})"]
-    return [
-        f"{device}: {name} expected {change['want']}, next boot {'<missing>' if change['have'] is None else change['have']}"
-        for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted).items()
-    ]
+    lines: list[str] = []
+    for result in results:
+        device = result.get("item", {}).get("item", "?")
+        if result.get("rc", 0) != 0:
+            said = str(result.get("stderr") or result.get("stdout") or result.get("msg") or "").strip().splitlines()
+            lines.append(f"{device}: the query failed ({said[-1] if said else 'no output'})")
+            continue
+        lines += [
+            f"{device}: {name} expected {change['want']}, next boot {'<missing>' if change['have'] is None else change['have']}"
+            for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted).items()
+        ]
+    return lines
 
 
 class FilterModule:
@@ -171,6 +198,7 @@ class FilterModule:
         return {
             "gpufabric_pgp_fingerprints": pgp_fingerprints,
             "gpufabric_port_guids": port_guids,
-            "gpufabric_nvconfig_diff": nvconfig_diff,
+            "gpufabric_port_guid_map": port_guid_map,
+            "gpufabric_nvconfig_set_args": nvconfig_set_args,
             "gpufabric_nvconfig_problems": nvconfig_problems,
         }
