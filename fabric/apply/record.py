@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from fabric.apply.secrets import ANY_NOS, mask_lines
+from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 
@@ -76,7 +76,15 @@ def append_audit(
         "diff_sha256": hashlib.sha256(diff_text.encode()).hexdigest(),
         "commit": commit,
         "rollback_to": rollback_to,
-        "devices": {r.device: {"changed": r.changed, "committed": r.committed, "rolled_back": r.rolled_back, "error": r.error} for r in results},
+        "devices": {
+            r.device: {
+                "changed": r.changed,
+                "committed": r.committed,
+                "rolled_back": r.rolled_back,
+                "error": r.error and mask_secrets(ANY_NOS, r.error),
+            }
+            for r in results
+        },
     }
     with (state / "audit.jsonl").open("a", encoding="utf-8") as log:
         log.write(json.dumps(entry, sort_keys=True) + "\n")

@@ -141,7 +141,10 @@ def test_canary_secrets_never_reach_output_records_or_logs(
         assert code == 3, captured.err  # the secrets are not in the candidate: changes pending
         outputs.append(captured.out + captured.err)
     assert "<masked:" in outputs[0], "the removed secret lines show as masked changes"
-    results = [PushResult(name, changed=True, diff=[f"no snmp-server community {CANARIES['FABRIC_CANARY_COMMUNITY']} ro"]) for name in wanted]
+    rejected = f"% Invalid input at 'tacacs-server key 7 {CANARIES['FABRIC_CANARY_TACACS']}'"
+    results = [
+        PushResult(name, changed=True, diff=[f"no snmp-server community {CANARIES['FABRIC_CANARY_COMMUNITY']} ro"], error=rejected) for name in wanted
+    ]
     for result in results:
         record_device(state, "20260101T000001000000Z", result, None)
     append_audit(state, "20260101T000001000000Z", definition, results, commit=False)
