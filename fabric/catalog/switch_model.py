@@ -69,6 +69,9 @@ class SonicPort(_Strict):
     index: Annotated[int, Field(ge=1)]
     speed_gbps: Speed
     breakout_mode: str
+    subport: Annotated[int, Field(ge=0, le=8)] = Field(
+        default=0, description="0 for a cage's only port, else the 1-based port of a broken-out cage (SONiC portconfig.py)."
+    )
 
 
 class SonicBuffers(_Strict):
@@ -272,6 +275,7 @@ class SwitchModel(_Strict):
                         index=cage + 1,
                         speed_gbps=speed_gbps,
                         breakout_mode=sku.breakout_mode,
+                        subport=0 if fanout == 1 else sub + 1,
                     )
                 )
         return (*ports, *sku.other_ports)

@@ -1,8 +1,9 @@
 """Community SONiC: ``config_db.json`` and the one ``frr.conf`` that ``split-unified`` mode runs.
 
 The port layout comes from the switch model's SONiC SKU (``fabric/catalog/data/switches``): every port the SKU has
-is in ``PORT`` with its lanes, alias, index and speed, as SONiC's own ``port_config.ini`` lists them; cabled ports are
-up with the fabric MTU, the rest admin down at SONiC's default MTU. ``BREAKOUT_CFG`` names each cage's breakout mode,
+is in ``PORT`` with its lanes, alias, index, speed and subport, as SONiC itself builds them from the platform's
+``platform.json`` and the SKU's ``hwsku.json`` (``src/sonic-config-engine/portconfig.py``, ``BreakoutCfg``); cabled
+ports are up with the fabric MTU, the rest admin down at SONiC's default MTU. ``BREAKOUT_CFG`` names each cage's breakout mode,
 ``DEVICE_METADATA`` the real ``hwsku`` and ``platform``. QoS and buffers are in ``fabric.render.sonic_qos``.
 """
 
@@ -46,7 +47,7 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     port: dict[str, Any] = {}
     breakout: dict[str, Any] = {}
     for p in model.sonic_ports(speed):
-        entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000)}
+        entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
         if sku.fec and p.speed_gbps == speed:
             entry["fec"] = sku.fec
         if p.name in cabled:

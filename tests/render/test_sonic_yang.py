@@ -127,6 +127,8 @@ def test_unused_ports_are_present_and_down_and_metadata_names_the_sku() -> None:
     assert cabled
     assert all(db["PORT"][p]["mtu"] == "9100" for p in set(db["PORT"]) - cabled)
     assert db["BREAKOUT_CFG"]["Ethernet8"] == {"brkout_mode": "2x400G[200G,100G,50G,40G,25G,10G]"}
+    # portconfig.py BreakoutCfg: 'subport': "0" if total_num_ports == 1 else str(alias_id + 1)
+    assert [db["PORT"][p]["subport"] for p in ("Ethernet0", "Ethernet4", "Ethernet512")] == ["1", "2", "0"]
     metadata = db["DEVICE_METADATA"]["localhost"]
     assert (metadata["hwsku"], metadata["platform"]) == ("Mellanox-SN5600-O128", "x86_64-nvidia_sn5600-r0")
     assert set(db["MGMT_PORT"]) == {k.split("|")[0] for k in db["MGMT_INTERFACE"]}
