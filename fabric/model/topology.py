@@ -54,7 +54,7 @@ def check_ratio(text: str) -> str:
 class TierSpec(SpecModel):
     """A switch tier: one model, one NOS and one NOS release for every switch in it."""
 
-    model: str = Field(description="Switch model from the catalog (fabric/catalog/switches.py).")
+    model: str = Field(description="Switch model from the catalog: one file per model in fabric/catalog/data/switches/.")
     nos: Nos
     nos_version: str | None = Field(
         default=None,
