@@ -111,6 +111,18 @@ def spliced_texts(draw: st.DrawFn) -> str:
     return text
 
 
+TOP_KEYS = ["name", "target", "description", "aws", "gcp", "azure", "planes", "fabric", "roce", "infiniband", "switches", "nodes"]
+VALUES = st.recursive(
+    HOSTILE_VALUES, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=12
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.dictionaries(st.sampled_from(TOP_KEYS), VALUES, max_size=len(TOP_KEYS)))
+def test_generated_documents_raise_only_fabric_errors(data: dict[str, Any]) -> None:
+    _run(yaml.safe_dump(data, allow_unicode=True))
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated_documents())
 def test_mutated_documents_raise_only_fabric_errors(text: str) -> None:
