@@ -18,13 +18,23 @@ DELIBERATE_DIFFERENCES: frozenset[tuple[str, str]] = frozenset(
         ("router bgp", "bgp bestpath as-path multipath-relax"),
     }
 )
-EOS_CASES = [c for c in CASES if any(s.nos == "eos" for s in (plan_of(c).fabric.switches if plan_of(c).fabric else ()))]
+
+
+def has_eos(case: str) -> bool:
+    fabric = plan_of(case).fabric
+    return fabric is not None and any(s.nos == "eos" for s in fabric.switches)
+
+
+EOS_CASES = [c for c in CASES if has_eos(c)]
 INDENT = 3  # EOS indents each level by three spaces
 
 
-def commands(text: str) -> set[tuple[str, ...]]:
+Command = tuple[str, ...]
+
+
+def commands(text: str) -> set[Command]:
     """Every command with the blocks it sits in, e.g. ("interface Ethernet1/1", "mtu 9214"); comments, "!" and "end" dropped."""
-    found: set[tuple[str, ...]] = set()
+    found: set[Command] = set()
     parents: list[str] = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -36,9 +46,10 @@ def commands(text: str) -> set[tuple[str, ...]]:
     return found
 
 
-def is_deliberate(command: tuple[str, ...]) -> bool:
-    block = command[0] if len(command) > 1 else ""
-    return any(block.startswith(prefix) and command[-1] == line for prefix, line in DELIBERATE_DIFFERENCES)
+def is_deliberate(command: Command) -> bool:
+    *blocks, last = command
+    block = blocks[0] if blocks else ""
+    return any(block.startswith(prefix) and last == line for prefix, line in DELIBERATE_DIFFERENCES)
 
 
 def compare(ours: str, avd: str) -> list[str]:

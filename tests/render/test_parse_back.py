@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,7 +15,10 @@ from hier_config import Platform, get_hconfig
 from hier_config.child import HConfigChild
 from hier_config.root import HConfig
 
-from tests.render.conftest import CASES, files_of, plan_of
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.render import render_configs
+from tests.render.conftest import CASES, definition, files_of, plan_of
 
 FRR_FILES = [(case, path) for case in CASES for path in files_of(case) if path.endswith("frr.conf")]
 
@@ -148,3 +152,48 @@ def test_nvue_is_only_nv_set_commands_with_the_roce_contract() -> None:
             "nv set qos egress-scheduler default-global traffic-class 6 mode strict",
         ):
             assert expected in lines, expected
+
+
+def test_nxos_bfd_ports_drop_redirects_unnumbered_gets_its_tcam_carve_and_the_watchdog_its_timers() -> None:
+    for path, text in files_of("render/nxos").items():
+        if not path.endswith("running-config"):
+            continue
+        config = get_hconfig(Platform.CISCO_NXOS, text)
+        top = {c.text for c in config.children}
+        assert "hardware access-list tcam region ing-sup 768" in top, "unnumbered BGP needs the ing-sup carve (and a reload)"
+        # detection 200 ms and restoration 200 ms at a 100 ms polling interval
+        assert {
+            "priority-flow-control watch-dog interval 100",
+            "priority-flow-control watch-dog shutdown-multiplier 2",
+            "priority-flow-control auto-restore multiplier 2",
+        } <= top
+        fabric_ports = [p for p in children(config, "interface Ethernet") if any(t.startswith("bfd interval") for t in texts(p))]
+        assert fabric_ports
+        for port in fabric_ports:
+            assert {"no ip redirects", "no ipv6 redirects", "ipv6 link-local use-bia"} <= texts(port), port.text
+
+
+def test_mlnxos_switch_sm_names_quantum2_ports_its_priority_and_partition_members() -> None:
+    spine = files_of("render/mlnxos")["switches/spine01/running-config"].splitlines()
+    leaf = files_of("render/mlnxos")["switches/leaf-su01-r1/running-config"].splitlines()
+    assert all(re.fullmatch(r"interface ib 1/\d+/[12] description \S+", line) for line in spine if line.startswith("interface ib"))
+    assert "ib sm sm-priority 15" in spine
+    assert "ib sm sm-priority 14" in leaf
+    assert [line for line in spine if line.startswith("ib partition")] == [
+        "ib partition tenant_a pkey 0x0002",
+        "ib partition tenant_a member 0x0c42a10300a1b201 type full",
+        "ib partition tenant_a member 0x0c42a10300a1b202 type full",
+        "ib partition tenant_a member 0x0c42a10300a1b301 type limited",
+    ]
+    other = files_of("render/mlnxos")["switches/leaf-su01-r2/running-config"].splitlines()
+    assert "no ib sm" in other
+    assert not [line for line in other if line.startswith("ib partition")], "partitions belong to switches that run the SM"
+
+
+@pytest.mark.parametrize(("action", "line"), [("drop", "port action drop"), ("alert", "port action notify-only")])
+def test_eos_watchdog_actions_stay_apart(action: str, line: str) -> None:
+    spec = load_cluster(definition("render/eos"))
+    roce = spec.roce.model_copy(update={"pfc_watchdog": spec.roce.pfc_watchdog.model_copy(update={"action": action})})
+    text = render_configs(plan_cluster(spec.model_copy(update={"roce": roce})))["switches/leaf01/startup-config"]
+    profile = only(get_hconfig(Platform.ARISTA_EOS, text), "qos profile ROCE")
+    assert [t for t in texts(profile) if "port action" in t] == [f"priority-flow-control pause watchdog {line}"]
