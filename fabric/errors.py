@@ -5,6 +5,7 @@
     ├── PlanError(FabricError)                 a valid definition that cannot be planned (pool exhausted, collision)
     ├── RenderError(FabricError)               a plan that a renderer cannot express (or a value that would inject a line)
     ├── StackConfigError(FabricError)          a Pulumi stack whose config cannot build the cluster
+    ├── CatalogError(FabricError)              a built-in catalog data file is broken; carries every Finding
     └── PushError(FabricError)                 anything that goes wrong while talking to devices
         ├── ConnectError(PushError)
         ├── ConfigRejectedError(PushError)     carries the rejected command and the device output
@@ -102,6 +103,18 @@ class InputError(FabricError, ValueError):
     def errors(self) -> tuple[Finding, ...]:
         """Only the findings of severity ``error``."""
         return tuple(f for f in self.findings if f.severity == "error")
+
+
+class CatalogError(FabricError):
+    """A data file of the built-in catalog is broken: the installation's fault, not the definition's.
+
+    Not a ``ValueError``, so a model validator that reads the catalog cannot turn it into a finding on the definition.
+    """
+
+    def __init__(self, findings: list[Finding] | tuple[Finding, ...]) -> None:
+        self.findings = tuple(findings)
+        lines = ["gpufabric's built-in catalog is broken; fix these files or reinstall:", *(str(f) for f in self.findings)]
+        super().__init__("\n".join(lines))
 
 
 class PlanError(FabricError):

@@ -1,8 +1,8 @@
 """Switch models, kept as data: one file per model in ``fabric/catalog/data/switches/``, loaded at first use.
 
 ``SWITCH_MODELS`` maps a model name to its ``SwitchModel`` (``fabric.catalog.switch_model``). The files are read and
-validated the first time the mapping is used, once per process; a file with an error stops that first use with an
-``InputError`` naming file, line, field and problem.
+validated the first time the mapping is used, once per process; a file with an error stops that first use with a
+``CatalogError`` naming file, line, field and problem (``load_switch_models`` on another directory raises ``InputError``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fabric.catalog._load import data_files, load_models
 from fabric.catalog.switch_model import Nos, NosSupport, PortNames, SonicBuffers, SonicLayout, SonicPort, SonicSku, SwitchModel
+from fabric.errors import CatalogError, InputError
 
 __all__ = [
     "ETHERNET_NOS",
@@ -48,7 +49,10 @@ def load_switch_models(directory: Path = SWITCH_DATA) -> dict[str, SwitchModel]:
 
 @cache
 def _builtin() -> dict[str, SwitchModel]:
-    return load_switch_models()
+    try:
+        return load_switch_models(SWITCH_DATA)
+    except InputError as exc:  # the package's own files: not something the definition can fix
+        raise CatalogError(exc.findings) from exc
 
 
 class _SwitchCatalog(Mapping[str, SwitchModel]):

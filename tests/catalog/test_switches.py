@@ -164,3 +164,24 @@ def switch_schema_json() -> str:
 
 def test_committed_schema_matches_the_model(update_golden: bool) -> None:
     check_golden(ROOT / "schema" / "switch-model.schema.json", switch_schema_json(), update_golden)
+
+
+def test_a_broken_builtin_file_stops_the_run_instead_of_becoming_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fabric.catalog import switches
+    from fabric.errors import CatalogError
+    from fabric.validate import validate_file
+
+    directory = _copy_catalog(tmp_path)
+    _edit(directory / "sn5600.yaml", "cages: 64", "cage: 64")
+    monkeypatch.setattr(switches, "SWITCH_DATA", directory)
+    switches._builtin.cache_clear()
+    try:
+        with pytest.raises(CatalogError) as caught:
+            validate_file(ROOT / "inventories" / "onprem-roce" / "cluster.yaml")
+    finally:
+        switches._builtin.cache_clear()
+    assert str(caught.value).splitlines() == [
+        "gpufabric's built-in catalog is broken; fix these files or reinstall:",
+        f"{directory}/sn5600.yaml:3: error: cages: Field required",
+        f"{directory}/sn5600.yaml:6: error: cage: Extra inputs are not permitted (got 64)",
+    ]
