@@ -73,6 +73,7 @@ def assemble(out: Path, root: Path = ROOT) -> Path:
     for name in ("galaxy.yml", "README.md", "CHANGELOG.md", "meta", "tests"):
         source = root / "collection" / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target / name)
+    shutil.copy2(root / ".yamllint", target / ".yamllint")  # the repository's YAML style, for ansible-lint of the collection
     shutil.copytree(root / "roles", target / "roles", ignore=shutil.ignore_patterns(*ROLE_EXCLUDES))
     shutil.copytree(root / "playbooks", target / "playbooks")
     # Playbooks that need the collection's own module (it has no short name in the checkout) live in collection/.

@@ -7,6 +7,7 @@ checkout, with the ansible.cfg the README gives: the collection and the package 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -234,3 +235,16 @@ def test_awx_job_templates_feed_the_push_playbook() -> None:
         assert template["diff_mode"] is True
         for key in template["extra_vars"]:
             assert key in playbook, f"{key} is not read by playbooks/fabric_push.yml"
+
+
+def test_ansible_lint_production_on_the_installed_collection(installed: Installed) -> None:
+    """The collection as users get it (FQCN filters, the push playbook) is clean for ansible-lint's production profile.
+
+    galaxy.yml is left out: its publication rules want a license and a repository URL the project has not chosen.
+    """
+    root = installed.collections / "ansible_collections" / "gpufabric" / "fabric"
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "ANSIBLE_COLLECTIONS_PATH": str(installed.collections), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    lint = [str(bin_dir / "ansible-lint"), "--nocolor", "--offline", "--profile", "production", "playbooks", "roles", "plugins"]
+    done = subprocess.run(lint, cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
