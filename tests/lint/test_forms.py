@@ -14,20 +14,11 @@ from fabric.catalog.releases import NOS_RELEASES
 from fabric.lint import lint_configs
 from fabric.lint.forms import FORM_FILES, load_forms, unknown_commands
 from fabric.model import load_cluster
-from fabric.model.cluster import ClusterSpec
 from fabric.plan import plan_cluster
 from fabric.render import render_configs
-from tests.render.conftest import CASES, definition
+from tests.render.conftest import CASES, definition, with_release
 
 CHECKED = sorted(FORM_FILES)
-
-
-def with_release(spec: ClusterSpec, release: str) -> ClusterSpec:
-    """The same definition with both tiers on ``release`` (the NOS stays)."""
-    fabric = spec.fabric
-    assert fabric is not None
-    tiers = {t: getattr(fabric, t).model_copy(update={"nos_version": release}) for t in ("leaf", "spine")}
-    return spec.model_copy(update={"fabric": fabric.model_copy(update=tiers)})
 
 
 @cache

@@ -6,6 +6,7 @@ from functools import cache
 from pathlib import Path
 
 from fabric.model import load_cluster
+from fabric.model.cluster import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
 from tests.conftest import DATA, ROOT
@@ -27,3 +28,11 @@ def plan_of(case: str) -> ClusterPlan:
 @cache
 def files_of(case: str) -> dict[str, str]:
     return render_configs(plan_of(case))
+
+
+def with_release(spec: ClusterSpec, release: str) -> ClusterSpec:
+    """The same definition with both switch tiers on ``release`` (the NOS stays)."""
+    fabric = spec.fabric
+    assert fabric is not None
+    tiers = {t: getattr(fabric, t).model_copy(update={"nos_version": release}) for t in ("leaf", "spine")}
+    return spec.model_copy(update={"fabric": fabric.model_copy(update=tiers)})

@@ -7,8 +7,11 @@ import pytest
 import yaml
 from pyavd import get_device_config, validate_structured_config
 
-from fabric.render import render_avd_configs
-from tests.render.conftest import CASES, files_of, plan_of
+from fabric.catalog.releases import NOS_RELEASES
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render import render_avd_configs, render_configs
+from tests.render.conftest import CASES, definition, files_of, plan_of, with_release
 
 # Lines only our EOS text has, by the block they sit in ("" = top level). README, "What a real switch needs", EOS.
 DELIBERATE_DIFFERENCES: frozenset[tuple[str, str]] = frozenset(
@@ -60,20 +63,25 @@ def compare(ours: str, avd: str) -> list[str]:
     return [f"only in our EOS text: {' > '.join(c)}" for c in only_ours] + [f"only in pyavd's rendering: {' > '.join(c)}" for c in only_avd]
 
 
-def avd_rendering(case: str, switch: str) -> str:
-    structured = yaml.safe_load(render_avd_configs(plan_of(case))[f"structured_configs/{switch}.yml"])
+def avd_rendering(case: str, switch: str, plan: ClusterPlan | None = None) -> str:
+    structured = yaml.safe_load(render_avd_configs(plan or plan_of(case))[f"structured_configs/{switch}.yml"])
     violations = validate_structured_config(structured).validation_result.violations
     assert not violations, [f"{'.'.join(map(str, v.path))}: {v.message}" for v in violations]
     return get_device_config(structured)
 
 
-@pytest.mark.parametrize("case", EOS_CASES)
-def test_eos_text_equals_pyavd_rendering_of_the_same_intent(case: str) -> None:
-    plan = plan_of(case)
+CASE_RELEASES = [(c, r) for c in EOS_CASES for r in NOS_RELEASES["eos"].supported]
+
+
+@pytest.mark.parametrize(("case", "release"), CASE_RELEASES, ids=[f"{c}@{r}" for c, r in CASE_RELEASES])
+def test_eos_text_equals_pyavd_rendering_of_the_same_intent(case: str, release: str) -> None:
+    plan = plan_cluster(with_release(load_cluster(definition(case)), release))
+    files = render_configs(plan)
     assert plan.fabric is not None
     for switch in plan.fabric.switches:
-        ours = files_of(case)[f"switches/{switch.name}/startup-config"]
-        assert compare(ours, avd_rendering(case, switch.name)) == [], switch.name
+        assert switch.nos_version == release
+        ours = files[f"switches/{switch.name}/startup-config"]
+        assert compare(ours, avd_rendering(case, switch.name, plan)) == [], switch.name
 
 
 def test_a_broken_eos_line_is_named() -> None:
