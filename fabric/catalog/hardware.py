@@ -1,16 +1,28 @@
-"""Bare-metal node hardware profiles: GPUs and the NIC ports each profile has on each network plane.
+"""Bare-metal node hardware profiles, kept as data: one file per profile in ``fabric/catalog/data/nodes/``.
+
+``HARDWARE`` maps a profile name to its ``HardwareProfile``: GPUs and the NIC ports the profile has on each network
+plane. The files are read and validated (``fabric.catalog.node_model``) the first time the mapping is used, once per
+process; a broken file stops that first use with an ``InputError`` naming file, line, field and problem.
 
 Interface names follow systemd's predictable naming from the PCI bus number, as DGX OS shows them:
 ``ibp<bus>s0`` when a ConnectX port runs InfiniBand, ``enp<bus>s0np0`` when it runs Ethernet. A node group
-may override the names.
+may override the names, or describe its ports itself (``NodeGroupSpec.ports``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Literal
 
-PlaneName = Literal["compute", "storage", "inband", "oob"]
+from fabric.catalog._load import data_files, load_models
+from fabric.catalog.node_model import NodeProfile, PlaneName
+
+__all__ = ["HARDWARE", "NODE_DATA", "HardwareProfile", "PlaneName", "PortGroup", "load_node_profiles"]
+
+NODE_DATA = Path(__file__).parent / "data" / "nodes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,85 +72,44 @@ class HardwareProfile:
     ports: dict[PlaneName, PortGroup]
 
 
-_DGX_COMPUTE_BUSES = (24, 64, 79, 94, 154, 192, 206, 220)
-_DGX_HCAS = ("mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11")
-_BMC = PortGroup(1, names=("bmc",))
+def to_profile(data: NodeProfile) -> HardwareProfile:
+    """The planner's view of a validated profile file."""
+    ports: dict[PlaneName, PortGroup] = {plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names) for plane, g in data.ports.items()}
+    return HardwareProfile(data.name, data.description, data.gpus, data.gpu_model, data.nvswitch, ports)
 
 
-def _dgx(name: str, description: str, gpu_model: str) -> HardwareProfile:
-    return HardwareProfile(
-        name=name,
-        description=description,
-        gpus=8,
-        gpu_model=gpu_model,
-        nvswitch=True,
-        ports={
-            "compute": PortGroup(400, pci_buses=_DGX_COMPUTE_BUSES, hcas=_DGX_HCAS),
-            "storage": PortGroup(200, names=("enp170s0f0np0", "enp41s0f0np0"), hcas=("mlx5_7", "mlx5_1")),
-            "inband": PortGroup(100, names=("enp170s0f1np1",)),
-            "oob": _BMC,
-        },
-    )
+def load_node_profiles(directory: Path = NODE_DATA) -> dict[str, HardwareProfile]:
+    """Every node profile file of ``directory``, validated, by name.
+
+    Raises:
+        InputError: a file is not YAML or not a valid profile; every problem of every file is listed.
+
+    Example:
+        >>> load_node_profiles()["dgx-h100"].ports["compute"].count
+        8
+    """
+    return {name: to_profile(data) for name, data in load_models(data_files(directory), NodeProfile, where=str(directory)).items()}
 
 
-HARDWARE: dict[str, HardwareProfile] = {
-    "dgx-h100": _dgx("dgx-h100", "NVIDIA DGX H100: 8 x H100 SXM, 8 x ConnectX-7 400G compute ports", "H100-SXM5-80GB"),
-    "dgx-h200": _dgx("dgx-h200", "NVIDIA DGX H200: 8 x H200 SXM, 8 x ConnectX-7 400G compute ports", "H200-SXM5-141GB"),
-    "dgx-b200": _dgx("dgx-b200", "NVIDIA DGX B200: 8 x B200, 8 x ConnectX-7 400G compute ports", "B200-180GB"),
-    "hgx-h100-4x400": HardwareProfile(
-        name="hgx-h100-4x400",
-        description="HGX H100 8-GPU server with 4 x 400G compute ports (one NIC per GPU pair)",
-        gpus=8,
-        gpu_model="H100-SXM5-80GB",
-        nvswitch=True,
-        ports={
-            "compute": PortGroup(400, pci_buses=(27, 93, 155, 219), hcas=("mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3")),
-            "storage": PortGroup(200, names=("enp66s0f0np0",), hcas=("mlx5_4",)),
-            "inband": PortGroup(25, names=("eno1",)),
-            "oob": _BMC,
-        },
-    ),
-    "storage-server": HardwareProfile(
-        name="storage-server",
-        description="Parallel-filesystem server: 2 x 200G storage ports",
-        gpus=0,
-        gpu_model=None,
-        nvswitch=False,
-        ports={
-            "storage": PortGroup(200, names=("enp65s0f0np0", "enp65s0f1np1"), hcas=("mlx5_0", "mlx5_1")),
-            "inband": PortGroup(25, names=("eno1",)),
-            "oob": _BMC,
-        },
-    ),
-    "mgmt-server": HardwareProfile(
-        name="mgmt-server",
-        description="Management / login server",
-        gpus=0,
-        gpu_model=None,
-        nvswitch=False,
-        ports={"inband": PortGroup(25, names=("eno1",)), "oob": _BMC},
-    ),
-    "mgmt-server-ib": HardwareProfile(
-        name="mgmt-server-ib",
-        description="Management server with one 400G ConnectX-7 port on the compute fabric (hosts a subnet manager)",
-        gpus=0,
-        gpu_model=None,
-        nvswitch=False,
-        ports={
-            "compute": PortGroup(400, pci_buses=(65,), hcas=("mlx5_0",)),
-            "inband": PortGroup(25, names=("eno1",)),
-            "oob": _BMC,
-        },
-    ),
-    "lab-node": HardwareProfile(
-        name="lab-node",
-        description="Virtual node of the local twin: one compute port, one in-band port",
-        gpus=0,
-        gpu_model=None,
-        nvswitch=False,
-        ports={
-            "compute": PortGroup(100, names=("eth1",)),
-            "inband": PortGroup(10, names=("eth0",)),
-        },
-    ),
-}
+@cache
+def _builtin() -> dict[str, HardwareProfile]:
+    return load_node_profiles()
+
+
+class _HardwareCatalog(Mapping[str, HardwareProfile]):
+    """The built-in profiles, read on first use."""
+
+    def __getitem__(self, name: str) -> HardwareProfile:
+        return _builtin()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_builtin())
+
+    def __len__(self) -> int:
+        return len(_builtin())
+
+    def __repr__(self) -> str:
+        return f"HARDWARE({', '.join(self)})"
+
+
+HARDWARE: Mapping[str, HardwareProfile] = _HardwareCatalog()

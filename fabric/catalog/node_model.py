@@ -1,0 +1,107 @@
+"""The schema of a node hardware profile data file (``fabric/catalog/data/nodes/<profile>.yaml``): strict, frozen models.
+
+A profile names its GPUs and, per network plane, its ports: their speed, and either the PCI bus number of each port
+(interface names then derive from the bus and the link layer, as systemd names them) or fixed interface names, or both
+(then one bus per name). ``hcas`` gives the RDMA device of each port. Every check names the field and the fix.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+PlaneName = Literal["compute", "storage", "inband", "oob"]
+PORT_SPEEDS: tuple[int, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
+"""Ethernet / InfiniBand port speeds in Gb/s a NIC or BMC port can run (IEEE 802.3 rates; IB HDR 200, NDR 400, XDR 800)."""
+MAX_PORTS = 32
+_IFNAME = r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$"  # Linux IFNAMSIZ: at most 15 characters
+_HCA = r"^[a-z][a-z0-9_]{0,31}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PortGroupSpec(_Strict):
+    """The ports a profile has on one plane."""
+
+    speed_gbps: int = Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")
+    pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
+        default=(), max_length=MAX_PORTS, description="PCI bus number of each port, in the order the ports are cabled."
+    )
+    names: tuple[Annotated[str, Field(pattern=_IFNAME)], ...] = Field(
+        default=(), max_length=MAX_PORTS, description="Fixed interface names; default: derived from pci_buses and the link layer."
+    )
+    hcas: tuple[Annotated[str, Field(pattern=_HCA)], ...] = Field(
+        default=(), max_length=MAX_PORTS, description="RDMA device of each port (mlx5_N); empty when the ports carry no RDMA."
+    )
+
+    @field_validator("speed_gbps")
+    @classmethod
+    def _known_speed(cls, value: int) -> int:
+        if value not in PORT_SPEEDS:
+            msg = f"{value} Gb/s is not a port speed; use one of {list(PORT_SPEEDS)}"
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PortGroupSpec:
+        if not self.names and not self.pci_buses:
+            msg = "give the ports' pci_buses or their names (or both, one bus per name)"
+            raise ValueError(msg)
+        count = len(self.names) or len(self.pci_buses)
+        if self.names and self.pci_buses and len(self.names) != len(self.pci_buses):
+            msg = f"{len(self.names)} names but {len(self.pci_buses)} pci_buses; give one bus per port"
+            raise ValueError(msg)
+        if self.hcas and len(self.hcas) != count:
+            msg = f"{len(self.hcas)} hcas for {count} ports; give one RDMA device per port or none"
+            raise ValueError(msg)
+        # Buses may repeat only beside fixed names (the two ports of a dual-port card share a bus).
+        checked = (("names", self.names), ("hcas", self.hcas), ("pci_buses", () if self.names else self.pci_buses))
+        for what, values in checked:
+            twice = sorted({str(v) for v in values if values.count(v) > 1})
+            if twice:
+                msg = f"{what} lists {', '.join(twice)} more than once; each port has its own"
+                raise ValueError(msg)
+        return self
+
+
+class NodeProfile(_Strict):
+    """A node model, as its data file describes it."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    description: str
+    gpus: Annotated[int, Field(ge=0, le=72)]
+    gpu_model: str | None = None
+    nvswitch: bool = False
+    ports: dict[PlaneName, PortGroupSpec] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> NodeProfile:
+        if (self.gpus > 0) != (self.gpu_model is not None):
+            msg = "gpu_model is given exactly when gpus > 0"
+            raise ValueError(msg)
+        if self.nvswitch and self.gpus < 8:
+            msg = f"nvswitch with {self.gpus} GPUs; NVSwitch boards carry 8 GPUs"
+            raise ValueError(msg)
+        return self
+
+    @field_validator("ports")
+    @classmethod
+    def _one_plane_per_port(cls, ports: dict[PlaneName, PortGroupSpec]) -> dict[PlaneName, PortGroupSpec]:
+        for field in ("names", "pci_buses", "hcas"):
+            _unique_across_planes(ports, field)
+        return ports
+
+
+def _unique_across_planes(ports: dict[PlaneName, PortGroupSpec], field: str) -> None:
+    seen: dict[str, str] = {}
+    for plane, group in ports.items():
+        values = () if field == "pci_buses" and group.names else getattr(group, field)
+        for value in values:
+            key = str(value)
+            if key in seen and seen[key] != plane:
+                msg = f"{field} {key} is on both the {seen[key]} and the {plane} plane; a port belongs to one plane"
+                raise ValueError(msg)
+            seen[key] = plane

@@ -1,0 +1,107 @@
+"""Node hardware profiles as data: every file loads, the planner's figures hold, and a broken file is named exactly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fabric.catalog.hardware import HARDWARE, NODE_DATA, load_node_profiles
+from fabric.catalog.node_model import NodeProfile
+from fabric.errors import InputError
+from tests.conftest import ROOT, check_golden
+
+FILES = sorted(NODE_DATA.glob("*.yaml"))
+
+
+def test_every_data_file_loads_as_a_profile() -> None:
+    assert sorted(HARDWARE) == sorted(f.stem for f in FILES)
+    assert len(FILES) >= 8
+    for file in FILES:
+        assert file.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=../../../../schema/node-profile.schema.json")
+
+
+def test_dgx_h100_compute_ports_follow_the_user_guide() -> None:
+    # DGX H100/H200 User Guide, Table 6 "Network Modules": GPU 0..7 sit behind ibp24s0/mlx5_0 ... ibp220s0/mlx5_11.
+    compute = HARDWARE["dgx-h100"].ports["compute"]
+    assert compute.interface_names("infiniband") == tuple(f"ibp{b}s0" for b in (24, 64, 79, 94, 154, 192, 206, 220))
+    assert compute.hcas == ("mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11")
+    assert compute.interface_names("ethernet")[0] == "enp24s0np0"
+    assert (compute.speed_gbps, HARDWARE["dgx-b200"].gpus, HARDWARE["dgx-b200"].ports["oob"].names) == (400, 8, ("bmc",))
+
+
+def _broken(tmp_path: Path, name: str, text: str) -> Path:
+    directory = tmp_path / "nodes"
+    directory.mkdir()
+    shutil.copy(NODE_DATA / "lab-node.yaml", directory)
+    (directory / f"{name}.yaml").write_text(text, encoding="utf-8")
+    return directory
+
+
+_HEAD = "name: bad\ndescription: x\ngpus: 0\nports:\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "path", "message"),
+    [
+        (
+            "  compute:\n    speed_gbps: 300\n    names: [eth1]\n",
+            6,
+            "ports.compute.speed_gbps",
+            "300 Gb/s is not a port speed; use one of [1, 10, 25, 40, 50, 100, 200, 400, 800, 1600]",
+        ),
+        (
+            "  compute:\n    speed_gbps: 400\n    names: [eth1, eth2]\n    pci_buses: [24]\n",
+            5,
+            "ports.compute",
+            "2 names but 1 pci_buses; give one bus per port",
+        ),
+        (
+            "  compute:\n    speed_gbps: 400\n    pci_buses: [24, 64]\n    hcas: [mlx5_0]\n",
+            5,
+            "ports.compute",
+            "1 hcas for 2 ports; give one RDMA device per port or none",
+        ),
+        (
+            "  compute:\n    speed_gbps: 400\n    pci_buses: [24, 24]\n",
+            5,
+            "ports.compute",
+            "pci_buses lists 24 more than once; each port has its own",
+        ),
+        (
+            "  compute:\n    speed_gbps: 400\n    names: [eth1]\n  inband:\n    speed_gbps: 25\n    names: [eth1]\n",
+            4,
+            "ports",
+            "names eth1 is on both the compute and the inband plane; a port belongs to one plane",
+        ),
+        ("  compute:\n    speed_gbps: 400\n", 5, "ports.compute", "give the ports' pci_buses or their names (or both, one bus per name)"),
+        ("  compute:\n    speed_gbps: 400\n    names: [eth1]\n    mtu: 9000\n", 8, "ports.compute.mtu", "Extra inputs are not permitted"),
+    ],
+)
+def test_a_broken_profile_is_named_with_file_line_and_fix(tmp_path: Path, body: str, line: int, path: str, message: str) -> None:
+    directory = _broken(tmp_path, "bad", _HEAD + body)
+    with pytest.raises(InputError) as caught:
+        load_node_profiles(directory)
+    (finding,) = caught.value.findings
+    assert (finding.file, finding.line, finding.dotted_path) == (f"{directory}/bad.yaml", line, path)
+    assert message in finding.message
+
+
+def test_a_file_named_differently_from_its_profile_is_refused(tmp_path: Path) -> None:
+    directory = _broken(tmp_path, "other", _HEAD + "  inband:\n    speed_gbps: 25\n    names: [eno1]\n")
+    with pytest.raises(InputError) as caught:
+        load_node_profiles(directory)
+    assert [str(f) for f in caught.value.findings] == [f"{directory}/other.yaml:1: error: name: 'bad' lives in other.yaml; name the file bad.yaml"]
+
+
+def node_schema_json() -> str:
+    schema = NodeProfile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "gpufabric node hardware profile"
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def test_committed_schema_matches_the_model(update_golden: bool) -> None:
+    check_golden(ROOT / "schema" / "node-profile.schema.json", node_schema_json(), update_golden)
