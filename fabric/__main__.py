@@ -1,4 +1,4 @@
-"""Command line: ``python -m fabric validate|plan|render|lint|lab|diff|push|rollback|verify|nodes|schema``.
+"""Command line: ``python -m fabric validate|plan|render|lint|lab|diff|push|rollback|verify|nodes|export|schema``.
 
 Exit codes: 0 success; 2 invalid definition (nothing written); 1 any other failure, and lint findings.
 """
@@ -82,6 +82,10 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         from fabric.nodes.cli import add_command
 
         add_command(sub)
+    if command is None or command == "export" or command not in COMMANDS:
+        from fabric.export.cli import add_command as add_export
+
+        add_export(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
@@ -225,7 +229,9 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
 
 
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.export import export_nccl
     from fabric.lint import config_paths, lint_configs, read_configs
+    from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.observed import CONFIG_FILE
     from fabric.render import render_configs
 
@@ -240,6 +246,8 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         files = render_configs(plan)
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
     findings = lint_configs(plan, configs, sources)
+    nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}
+    findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
     if args.json:
         out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
         return EXIT_FAILED if findings else EXIT_OK
@@ -310,6 +318,12 @@ def _run_apply(args: argparse.Namespace, out: Console, err: Console) -> int:
     return run(args, out, err)
 
 
+def _run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.export.cli import run
+
+    return run(args, out, err)
+
+
 def _run_nodes(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.nodes.cli import run
 
@@ -325,6 +339,7 @@ COMMANDS = {
     "report": _cmd_report,
     **dict.fromkeys(APPLY_COMMANDS, _run_apply),
     "nodes": _run_nodes,
+    "export": _run_export,
     "schema": _cmd_schema,
 }
 

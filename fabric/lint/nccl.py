@@ -1,0 +1,88 @@
+"""The NCCL side of the contract: an exported (or hand-edited) NCCL env file against the plan.
+
+NCCL_IB_TC is the IP ToS byte on RoCE v2, so its upper six bits must be the contract's DSCP (NCCL env docs,
+https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html); NCCL_IB_HCA must name the compute ports' HCAs
+in rail order, or NCCL stripes traffic onto the wrong rails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from fabric.errors import Finding, InputError
+from fabric.export.nccl import nccl_groups
+from fabric.lint.rules import LintFinding
+from fabric.plan.types import ClusterPlan
+
+
+def parse_env(text: str) -> dict[str, str]:
+    """``KEY=VALUE`` lines (``export`` and comments allowed), the last one winning as in a shell.
+
+    Example:
+        >>> parse_env("# c\\nexport NCCL_IB_TC=106\\nNCCL_IB_HCA==mlx5_0:1")
+        {'NCCL_IB_TC': '106', 'NCCL_IB_HCA': '=mlx5_0:1'}
+    """
+    env: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip().removeprefix("export ").strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        env[key.strip()] = value.strip().strip("'\"")
+    return env
+
+
+def _hca_names(value: str) -> list[str]:
+    """The device names of an NCCL_IB_HCA value: the ``=`` (exact) prefix and ``:port`` suffixes dropped."""
+    return [item.split(":", 1)[0] for item in value.removeprefix("=").split(",") if item]
+
+
+def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
+    """Findings for NCCL env files, keyed by node group name (``nccl/<group>.env`` as ``export nccl`` writes them).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.export import export_nccl
+        >>> plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
+        >>> lint_nccl(plan, {"gpu": export_nccl(plan)["nccl/gpu.env"].replace("NCCL_IB_TC=106", "NCCL_IB_TC=96")})[0].message
+        'NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)'
+    """
+    groups = {g.group: g for g in nccl_groups(plan)}
+    findings: list[LintFinding] = []
+    for name, text in sorted(files.items()):
+        where = f"nccl/{name}.env"
+        group = groups.get(name)
+        if group is None:
+            findings.append(LintFinding(where, "group", f"one of {sorted(groups)}", name, "no node group with GPUs and RDMA ports has this name"))
+            continue
+        env = parse_env(text)
+        expected = [p.hca or "" for p in group.ports]
+        actual = _hca_names(env.get("NCCL_IB_HCA", ""))
+        if actual != expected:
+            message = "NCCL_IB_HCA must list the compute ports' HCAs in rail order"
+            findings.append(LintFinding(where, "NCCL_IB_HCA", ",".join(expected), ",".join(actual) or "unset", message))
+        if group.transport == "infiniband":
+            continue
+        tc = env.get("NCCL_IB_TC")
+        if tc is None or not tc.isdigit() or int(tc) >> 2 != plan.roce.dscp:
+            message = "NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)"
+            findings.append(LintFinding(where, "NCCL_IB_TC", f"{plan.roce.effective_tos} (DSCP {plan.roce.dscp})", tc or "unset", message))
+    return findings
+
+
+def read_nccl_files(directory: Path) -> dict[str, str]:
+    """``<directory>/nccl/<group>.env`` files by group name (the layout ``export nccl`` writes); empty when none.
+
+    Raises:
+        InputError: a file cannot be read or is not UTF-8 text.
+    """
+    files: dict[str, str] = {}
+    for path in sorted((directory / "nccl").glob("*.env")):
+        try:
+            files[path.stem] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            msg = f"cannot read the NCCL env file ({exc}); it must be a readable UTF-8 text file"
+            raise InputError([Finding((), msg, file=str(path))], str(path)) from exc
+    return files
