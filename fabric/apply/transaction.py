@@ -31,10 +31,19 @@ class PushResult:
 
 
 def transaction(
-    adapter: Adapter, session: Session, candidate: str, backup: str, *, change: str, commit: bool, post_check: PostCheck | None = None
+    adapter: Adapter,
+    session: Session,
+    candidate: str,
+    backup: str,
+    *,
+    change: str,
+    commit: bool,
+    post_check: PostCheck | None = None,
+    previous: str = "",
 ) -> PushResult:
-    """Push ``candidate`` to the device behind ``session`` (open; the caller closes it). ``backup`` is its running config."""
-    diff = adapter.diff(backup, candidate)
+    """Push ``candidate`` to the device behind ``session`` (open; the caller closes it). ``backup`` is its running config,
+    ``previous`` the candidate of the last recorded push (what the plan no longer has is removed)."""
+    diff = adapter.diff(backup, candidate, previous)
     result = PushResult("", changed=bool(diff), diff=diff, backup=backup)
     if not diff or not commit:
         return result
@@ -42,23 +51,24 @@ def transaction(
         adapter.stage(session, change, diff, candidate)
     except Exception as exc:  # noqa: BLE001 - any failure while applying must lead to the rollback below
         result.error = f"rejected: {exc}"
-        result.rolled_back = revert(adapter, session, change, backup)
+        result.rolled_back = revert(adapter, session, change, backup, candidate)
         return _incomplete(result)
     problems = post_check(session) if post_check else []
     if problems:
         result.error = "post-check failed: " + "; ".join(problems)
         result.checks = problems
-        result.rolled_back = revert(adapter, session, change, backup)
+        result.rolled_back = revert(adapter, session, change, backup, candidate)
         return _incomplete(result)
     adapter.confirm(session, change)
     result.committed = True
     return result
 
 
-def revert(adapter: Adapter, session: Session, change: str, backup: str) -> bool:
-    """Undo the change; True when the running config equals the backup afterwards."""
+def revert(adapter: Adapter, session: Session, change: str, backup: str, candidate: str = "") -> bool:
+    """Undo the change; True when the running config equals the backup afterwards (on everything the backup or the
+    candidate owns: a line the change added is seen)."""
     adapter.revert(session, change, backup)
-    return not adapter.diff(adapter.running(session), backup)
+    return not adapter.diff(adapter.running(session), backup, candidate)
 
 
 def _incomplete(result: PushResult) -> PushResult:
@@ -68,15 +78,16 @@ def _incomplete(result: PushResult) -> PushResult:
 
 
 def bgp_no_regression(adapter: Adapter, before: dict[str, str], expected_peers: int, timeout_s: float = 30.0) -> PostCheck:
-    """Post-check: every session established before the change is established again within ``timeout_s``, and the
-    device has its ``expected_peers`` sessions configured. (Sessions to peers not configured yet come up later in the
-    rollout; ``verify`` checks the whole fabric at the end.)"""
+    """Post-check: every session established before the change and still configured is established again within
+    ``timeout_s``, and the device has its ``expected_peers`` sessions configured. A peer no longer configured was
+    removed by the change itself (only the owned diff touches BGP): it is not lost. (Sessions to peers not configured
+    yet come up later in the rollout; ``verify`` checks the whole fabric at the end.)"""
 
     def check(session: Session) -> list[str]:
         deadline = time.monotonic() + timeout_s
         while True:
             state = adapter.bgp_sessions(session)
-            lost = [p for p, s in before.items() if s == "Established" and state.get(p) != "Established"]
+            lost = [p for p, s in before.items() if s == "Established" and p in state and state[p] != "Established"]
             if not lost and len(state) == expected_peers:
                 return []
             if time.monotonic() >= deadline:

@@ -50,6 +50,7 @@ class Replay:
 
     def configure(self, lines: list[str]) -> str:
         step = self._next("configure", lines)
+        self.sent[-1] = "\n".join(lines)
         if "raises" in step:
             raise DeviceError(step["raises"])
         return str(step.get("reply", ""))
@@ -59,6 +60,10 @@ class Replay:
 
     def disconnect(self) -> None:
         return None
+
+
+def _is_read(sent: str) -> bool:
+    return sent.startswith(("show ", "nv config show", "sudo vtysh -c 'show"))
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -71,10 +76,14 @@ def test_transaction_follows_the_device_transcript(path: Path) -> None:
     adapter = ADAPTERS[script["nos"]]
     session = Replay(list(script["steps"]))
     candidate = adapter.candidate(script["files"]) if "files" in script else script["candidate"]
+    previous = adapter.candidate(script["previous_files"]) if "previous_files" in script else script.get("previous", "")
     backup = adapter.running(session)
     check = bgp_no_regression(adapter, adapter.bgp_sessions(session), script.get("peers", 0), timeout_s=0)
-    result = transaction(adapter, session, candidate, backup, change=script["change"], commit=True, post_check=check)
+    result = transaction(adapter, session, candidate, backup, change=script["change"], commit=True, post_check=check, previous=previous)
     assert not session.steps, f"transcript steps never sent: {session.steps[:2]}"
+    changes = [line for sent in session.sent if not _is_read(sent) for line in sent.splitlines()]
+    touched = [(word, line) for word in script.get("untouchable", []) for line in changes if word.lower() in line.lower()]
+    assert not touched, f"the change touches what gpufabric does not own: {touched}"
     expect = script["expect"]
     assert (result.changed, result.committed, result.rolled_back) == (expect["changed"], expect["committed"], expect["rolled_back"])
     if expect["error"] is None:

@@ -1,6 +1,8 @@
 """The device adapter contract (napalm's model), one implementation per NOS.
 
-An adapter turns the rendered files of one switch into a candidate, reads the running config, computes the diff, stages
+An adapter turns the rendered files of one switch into a candidate, reads the running config, computes the diff of
+what gpufabric owns (the rendered sections, cabled interfaces, named objects, SONiC table fields; never users, AAA,
+TACACS, SNMP, ``feature ssh``, eAPI, licences, platform defaults, unused ports or port lanes), stages
 the change under the NOS's safest mechanism (a pending commit that can still be undone), confirms it, or reverts to the
 backup. It also reads the state the post-checks and ``verify`` need. Adapters are stateless; the change id names any
 checkpoint or session they create on the device.
@@ -36,8 +38,16 @@ class Adapter(Protocol):
         """The running config, in the candidate's form."""
         ...
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        """What the change does, one reviewable line each; empty when nothing differs."""
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        """``running`` cut down to what gpufabric owns: what ``candidate`` or the ``previous`` push renders."""
+        ...
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        """What the change does to the owned part, one reviewable line each; empty when nothing differs.
+
+        ``previous`` is the candidate last pushed (the change record): what it has and ``candidate`` lacks is removed;
+        anything neither of them has is never touched.
+        """
         ...
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:

@@ -1,6 +1,15 @@
-"""Cumulus Linux (NVUE): ``nv set``/``nv unset`` into a fresh pending revision, ``nv config apply --confirm``, then
-``--confirm-yes`` after the post-checks or ``--confirm-no`` to roll back at once (NVUE also rolls back by itself when the
-confirm timer runs out).
+"""Cumulus Linux (NVUE): ``nv set``/``nv unset`` of owned paths into a fresh pending revision, ``nv config apply
+--confirm``, then ``--confirm-yes`` after the post-checks or ``--confirm-no`` to roll back at once (NVUE also rolls
+back by itself when the confirm timer runs out).
+
+Ownership is per path: a running ``nv set`` line is owned when the candidate or the previous push sets the same path
+(``interface swp1 link mtu``). ``system aaa``, ``service snmp-server``, unused ports and any path gpufabric does not
+render are never unset. Every command is rebuilt from its parsed words with ``shlex.join``, so a value with spaces
+or quotes (a description) reaches ``nv`` as one argument through the switch's shell.
+
+Source: NVIDIA Cumulus Linux 5.9 user guide, "NVUE CLI" (``nv config show -o commands``, ``nv config apply
+--confirm <time>``, ``--confirm-yes`` / ``--confirm-no``; ``nv unset`` takes the path, or the path and the value
+for a multi-valued key such as ``ip address``).
 """
 
 from __future__ import annotations
@@ -23,25 +32,30 @@ class CumulusAdapter:
     error_pattern = r"^Error|^Invalid|^Usage:"
 
     def candidate(self, files: Mapping[str, str]) -> str:
-        return "\n".join(_commands(files["nvue.sh"])) + "\n"
+        return _text(_commands(files["nvue.sh"]))
 
     def running(self, session: Session) -> str:
-        return "\n".join(_commands(session.show("nv config show -o commands"))) + "\n"
+        return _text(_commands(session.show("nv config show -o commands")))
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        """``nv unset`` for settings only the running config has, then ``nv set`` for the new ones.
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        paths = {_path(words) for words in _commands(candidate) + _commands(previous)}
+        return _text([words for words in _commands(running) if _path(words) in paths])
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        """``nv unset`` for owned settings the candidate no longer has, then ``nv set`` for the new ones.
 
         Example:
             >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\n", "nv set interface swp1 link mtu 9216\\n")
             ['nv set interface swp1 link mtu 9216']
-            >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\n", "")
+            >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\nnv set system aaa user admin\\n", "", "nv set interface swp1 link mtu 9216\\n")
             ['nv unset interface swp1 link mtu']
         """
-        have, want = _commands(running), _commands(candidate)
-        new = [line for line in want if line not in set(have)]
-        overwritten = {_path(line) for line in new}
-        gone = [line for line in have if line not in set(want) and _path(line) not in overwritten]
-        return [" ".join(["nv", "unset", *_path(line)]) for line in gone] + new
+        have, want = _commands(self.owned(running, candidate, previous)), _commands(candidate)
+        new = [words for words in want if words not in have]
+        overwritten = {_path(words) for words in new}
+        gone = [words for words in have if words not in want and (_path(words) not in overwritten or _is_multi(words))]
+        unset = [shlex.join(["nv", "unset", *(words if _is_multi(words) else _path(words))]) for words in gone]
+        return unset + [shlex.join(["nv", "set", *words]) for words in new]
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         checked(session, "nv config detach", self.error_pattern)
@@ -67,10 +81,25 @@ class CumulusAdapter:
         return ip_link_mtus(session.show("ip -j link show"))
 
 
-def _commands(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip().startswith("nv set ")]
+# Keys that hold a set of values: ``nv set`` adds one, so a changed value needs an unset of the old one.
+_MULTI = frozenset({"address", "network", "server", "via", "peer", "static"})
+
+Words = tuple[str, ...]
 
 
-def _path(line: str) -> tuple[str, ...]:
+def _commands(text: str) -> list[Words]:
+    """The words after ``nv set`` of every set line (shell quoting undone)."""
+    return [tuple(shlex.split(line.strip())[2:]) for line in text.splitlines() if line.strip().startswith("nv set ")]
+
+
+def _text(commands: list[Words]) -> str:
+    return "".join(shlex.join(["nv", "set", *words]) + "\n" for words in commands)
+
+
+def _path(words: Words) -> Words:
     """``nv set <path> <value>`` → the path (every line ``nv config show -o commands`` prints ends in a value)."""
-    return tuple(shlex.split(line)[2:-1])
+    return words[:-1]
+
+
+def _is_multi(words: Words) -> bool:
+    return len(words) >= 2 and words[-2] in _MULTI

@@ -1,8 +1,13 @@
-"""Arista EOS: a configure session replaces the whole config, commits under a timer, then is confirmed or aborted.
+"""Arista EOS: a configure session with the owned diff, committed under a timer, then confirmed or aborted.
 
-``configure session gpufabric-<change>`` → ``rollback clean-config`` → the candidate → ``commit timer``: EOS rolls the
-change back by itself unless ``configure session … commit`` confirms it before the timer runs out (napalm's
-``revert_in``). ``configure session … abort`` reverts at once.
+``configure session gpufabric-<change>`` starts from a copy of the running config; the session receives only the
+remediation of what gpufabric owns (``fabric.apply.owned``), never ``rollback clean-config`` (that would drop users,
+AAA, SNMP and eAPI, none of which is rendered). ``commit timer``: EOS rolls the change back by itself unless
+``configure session … commit`` confirms it before the timer runs out (napalm's ``revert_in``).
+``configure session … abort`` reverts at once.
+
+Source: Arista EOS User Manual, "Configuration Sessions" (a session's config starts as a copy of running-config;
+``commit timer hh:mm:ss`` needs a later ``configure session <name> commit`` or the commit is rolled back).
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from collections.abc import Mapping
 
 from hier_config import Platform
 
-from fabric.apply.diff import normalize, platform_remediation
+from fabric.apply.diff import platform_remediation
 from fabric.apply.nos.base import checked, show_json, undo_name
+from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.session import Session
 
 CONFIRM_WITHIN = "00:10:00"
@@ -31,13 +37,16 @@ class EosAdapter:
     def running(self, session: Session) -> str:
         return session.show("show running-config")
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        return platform_remediation(running, candidate, Platform.ARISTA_EOS)
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        return owned_part(running, candidate, previous)
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        lines = platform_remediation(owned_part(running, candidate, previous), candidate, Platform.ARISTA_EOS)
+        return collapse_neighbor_removal(lines, candidate)
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
-        body = [line for line in normalize(candidate).splitlines() if line.strip() != "end"]
         try:
-            session.configure([f"configure session {undo_name(change)}", "rollback clean-config", *body, f"commit timer {CONFIRM_WITHIN}"])
+            session.configure([f"configure session {undo_name(change)}", *diff, f"commit timer {CONFIRM_WITHIN}"])
         finally:
             session.exit_config_mode()
 

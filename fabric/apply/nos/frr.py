@@ -1,7 +1,10 @@
-"""FRR (vtysh over SSH): hier_config remediation applied with an error pattern; revert = remediation back to the backup.
+"""FRR (vtysh over SSH): hier_config remediation of the owned part applied with an error pattern; revert = remediation
+back to the backup.
 
 FRR has no commit-confirm: the change is "staged" by applying the remediation, kept by ``write memory`` after the
-post-checks pass, and undone by applying the inverse remediation computed from the live config.
+post-checks pass, and undone by applying the inverse remediation computed from the live config. The whole rendered
+file is the candidate, but only what gpufabric owns is compared (``fabric.apply.owned``): a static route or prefix
+list added by hand survives a push.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 from collections.abc import Mapping
 
 from fabric.apply.diff import remediation
+from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.session import Session
 
 
@@ -26,8 +30,11 @@ class FrrAdapter:
     def running(self, session: Session) -> str:
         return session.show("show running-config")
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        return remediation(running, candidate)
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        return owned_part(running, candidate, previous)
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        return collapse_neighbor_removal(remediation(owned_part(running, candidate, previous), candidate), candidate)
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         try:
@@ -39,7 +46,7 @@ class FrrAdapter:
         session.show("write memory")
 
     def revert(self, session: Session, change: str, backup: str) -> None:
-        undo = remediation(self.running(session), backup)
+        undo = collapse_neighbor_removal(remediation(self.running(session), backup), backup)  # the whole backup: exactly what ran
         if undo:
             self.stage(session, change, undo, backup)
 

@@ -1,6 +1,9 @@
-"""Cisco NX-OS: a named checkpoint, the remediation lines with an error pattern, then keep or roll back to it.
+"""Cisco NX-OS: a named checkpoint, the remediation of the owned part with an error pattern, then keep or roll back.
 
 NX-OS has no commit timer (napalm raises for ``revert_in``): the checkpoint is the undo, taken before any line is sent.
+Only what gpufabric owns is compared (``fabric.apply.owned``): ``feature ssh``, ``username``, ``tacacs-server``,
+``aaa``, ``snmp-server`` and unused ports are never in the diff (a full remediation would negate them and lock the
+operator out once saved).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from hier_config import Platform
 
 from fabric.apply.diff import platform_remediation
 from fabric.apply.nos.base import checked, show_json, undo_name
+from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.session import Session
 
 
@@ -28,8 +32,12 @@ class NxosAdapter:
     def running(self, session: Session) -> str:
         return session.show("show running-config")
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        return platform_remediation(running, candidate, Platform.CISCO_NXOS)
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        return owned_part(running, candidate, previous)
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        lines = platform_remediation(owned_part(running, candidate, previous), candidate, Platform.CISCO_NXOS)
+        return collapse_neighbor_removal(lines, candidate)
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
         checked(session, f"checkpoint {undo_name(change)}", self.error_pattern)

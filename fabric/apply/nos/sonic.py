@@ -1,8 +1,15 @@
 """Community SONiC: ``config_db`` through the Generic Config Updater, BGP (split mode) through vtysh, one transaction.
 
-``sudo config checkpoint gpufabric-<change>`` → ``sudo config apply-patch`` with an RFC 6902 patch of the tables the
-definition manages (tables it does not manage are never touched) → vtysh remediation → post-checks → ``config save``
-and ``write memory``, or ``sudo config rollback`` to the checkpoint plus the inverse vtysh remediation.
+``sudo config checkpoint gpufabric-<change>`` → ``sudo config apply-patch`` with an RFC 6902 patch → vtysh
+remediation → post-checks → ``config save`` and ``write memory``, or ``sudo config rollback`` to the checkpoint plus
+the inverse vtysh remediation.
+
+Ownership is per field: gpufabric owns the (table, key, field) triples the candidate or the previous push renders.
+The patch adds or replaces owned fields only; it removes an owned field (or a whole key gpufabric created) only when
+the previous push had it and the candidate no longer does, and never removes a PORT or DEVICE_METADATA key. Port
+``lanes``/``alias``/``index``, DEVICE_METADATA ``mac``/``platform``, unused ports and the platform's default buffer
+profiles are not rendered, so they are never in the patch. (GCU computes the config the patch produces and validates
+it against the YANG models: removing ``lanes`` from a PORT is refused — sonic-utilities ``generic_config_updater``.)
 
 The candidate and the running config are one JSON document: ``{"config_db": {...}, "frr": "<frr.conf>"}``.
 """
@@ -14,10 +21,10 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-import jsonpatch  # pyright: ignore[reportMissingTypeStubs]
 
 from fabric.apply.diff import remediation
 from fabric.apply.nos.base import checked, ip_link_mtus, undo_name
+from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.nos.frr import frr_bgp_sessions, frr_routes
 from fabric.apply.session import Session
 
@@ -38,18 +45,25 @@ class SonicAdapter:
         config_db = json.loads(session.show("show runningconfiguration all") or "{}")
         return _document(config_db, session.show("sudo vtysh -c 'show running-config'"))
 
-    def diff(self, running: str, candidate: str) -> list[str]:
-        """The JSON patch ops (one per line) over the managed tables, then the vtysh lines.
+    def owned(self, running: str, candidate: str, previous: str = "") -> str:
+        have, want, before = _load(running), _load(candidate), _load(previous)
+        fields = _fields(want["config_db"]) | _fields(before["config_db"])
+        mine = _fields(have["config_db"]) & fields
+        return _document(_unflatten(have["config_db"], mine), owned_part(have["frr"], want["frr"], before["frr"]))
+
+    def diff(self, running: str, candidate: str, previous: str = "") -> list[str]:
+        """The JSON patch ops (one per line) over the owned fields, then the vtysh lines.
 
         Example:
-            >>> a = _document({"PORT": {"Ethernet0": {"mtu": "9100"}}, "FEATURE": {}}, "")
+            >>> a = _document({"PORT": {"Ethernet0": {"mtu": "9100", "lanes": "0,1,2,3"}}, "FEATURE": {}}, "")
             >>> b = _document({"PORT": {"Ethernet0": {"mtu": "9216"}}}, "")
             >>> SonicAdapter().diff(a, b)
             ['{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9216"}']
         """
-        have, want = json.loads(running), json.loads(candidate)
-        ops = _patch(have["config_db"], want["config_db"])
-        frr = remediation(have["frr"], want["frr"])
+        have, want, before = _load(running), _load(candidate), _load(previous)
+        ops = _patch(have["config_db"], want["config_db"], before["config_db"])
+        frr = remediation(owned_part(have["frr"], want["frr"], before["frr"]), want["frr"])
+        frr = collapse_neighbor_removal(frr, want["frr"])
         return [json.dumps(op, sort_keys=True) for op in ops] + [VTYSH_PREFIX + line for line in frr]
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
@@ -70,7 +84,8 @@ class SonicAdapter:
 
     def revert(self, session: Session, change: str, backup: str) -> None:
         checked(session, f"sudo config rollback {undo_name(change)}", self.error_pattern)
-        undo = remediation(json.loads(self.running(session))["frr"], json.loads(backup)["frr"])
+        frr = json.loads(backup)["frr"]
+        undo = collapse_neighbor_removal(remediation(json.loads(self.running(session))["frr"], frr), frr)
         if undo:
             self._vtysh(session, undo)
         session.show(f"sudo config delete-checkpoint {undo_name(change)}")
@@ -93,7 +108,75 @@ def _document(config_db: dict[str, Any], frr: str) -> str:
     return json.dumps({"config_db": config_db, "frr": frr}, indent=1, sort_keys=True) + "\n"
 
 
-def _patch(running: dict[str, Any], candidate: dict[str, Any]) -> list[dict[str, Any]]:
-    """RFC 6902 ops that make the candidate's tables equal in ``running``; other tables are left alone."""
-    managed = {table: running[table] for table in candidate if table in running}
-    return list(jsonpatch.make_patch(managed, candidate))  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+def _load(document: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(document) if document.strip() else {}
+    return {"config_db": data.get("config_db", {}), "frr": data.get("frr", "")}
+
+
+# Tables whose keys are the hardware or the switch itself: their keys are never removed, only owned fields in them.
+_PERMANENT = frozenset({"PORT", "DEVICE_METADATA"})
+# Removal order: entries that reference others go first (GCU's patch sorter orders by YANG leafref too; this keeps the
+# reviewable diff in an order the device accepts). Additions run in the reverse order.
+_REFERRERS = ("BGP_NEIGHBOR", "ACL_RULE", "BUFFER_PG", "BUFFER_QUEUE", "PORT_QOS_MAP", "QUEUE", "PFC_WD", "CABLE_LENGTH")
+
+Field = tuple[str, str, str | None]  # (table, key, field); field None stands for a key rendered without fields
+
+
+def _fields(config_db: dict[str, Any]) -> set[Field]:
+    """Every (table, key, field) triple of a config_db document."""
+    out: set[Field] = set()
+    for table, entries in config_db.items():
+        for entry, values in (entries or {}).items():
+            out.add((table, entry, None))
+            out |= {(table, entry, name) for name in values or {}}
+    return out
+
+
+def _unflatten(config_db: dict[str, Any], fields: set[Field]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for table, entry, name in sorted(fields, key=lambda f: (f[0], f[1], f[2] or "")):
+        values = out.setdefault(table, {}).setdefault(entry, {})
+        if name is not None:
+            values[name] = config_db[table][entry][name]
+    return out
+
+
+def _pointer(*parts: str) -> str:
+    """An RFC 6901 JSON pointer (``~`` and ``/`` escaped: ``Ethernet0|10.0.0.0/31`` → ``Ethernet0|10.0.0.0~131``)."""
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _rank(table: str) -> int:
+    return _REFERRERS.index(table) if table in _REFERRERS else len(_REFERRERS)
+
+
+def _patch(running: dict[str, Any], candidate: dict[str, Any], previous: dict[str, Any]) -> list[dict[str, Any]]:
+    """Add/replace for owned fields that differ; remove for owned fields the previous push had and the candidate lacks."""
+    removals: list[dict[str, Any]] = []
+    for table in sorted(previous, key=lambda t: (_rank(t), t)):
+        for entry, values in sorted((previous[table] or {}).items(), reverse=True):  # "Ethernet0|10.0.0.0/31" before "Ethernet0"
+            have = running.get(table, {}).get(entry)
+            if have is None:
+                continue
+            want = candidate.get(table, {}).get(entry)
+            if want is None and table not in _PERMANENT and set(have) <= set(values or {}):
+                removals.append({"op": "remove", "path": _pointer(table, entry)})  # a key gpufabric created, all of it ours
+                continue
+            gone = sorted(name for name in values or {} if name in have and name not in (want or {}))
+            removals += [{"op": "remove", "path": _pointer(table, entry, name)} for name in gone]
+    additions: list[dict[str, Any]] = []
+    for table in sorted(candidate, key=lambda t: (-_rank(t), t)):
+        if table not in running:
+            additions.append({"op": "add", "path": _pointer(table), "value": candidate[table]})
+            continue
+        for entry, values in sorted((candidate[table] or {}).items()):
+            have = running[table].get(entry)
+            if have is None:
+                additions.append({"op": "add", "path": _pointer(table, entry), "value": values or {}})
+                continue
+            for name, value in sorted((values or {}).items()):
+                if name not in have:
+                    additions.append({"op": "add", "path": _pointer(table, entry, name), "value": value})
+                elif have[name] != value:
+                    additions.append({"op": "replace", "path": _pointer(table, entry, name), "value": value})
+    return removals + additions
