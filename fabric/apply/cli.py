@@ -2,15 +2,19 @@
 
 Exit codes (for pipelines): 0 nothing to change / push succeeded / fabric verified; 3 changes pending (diff, dry run
 with ``--detailed-exitcode``); 2 invalid definition or arguments; 1 failed (a device rejected its change, failed its
-post-check, could not be reached, drifted from the plan, or the fabric is locked).
+post-check, could not be reached, drifted from the plan, the fabric is locked, or the change record cannot be
+written); 130 interrupted (SIGINT/SIGTERM: devices in flight finished or reverted, the record says which).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +22,7 @@ from rich.console import Console
 
 from fabric.apply.lab import load_state
 from fabric.apply.nos import ADAPTERS
-from fabric.apply.record import append_audit, new_change_id, push_lock, record_device, recorded_state
+from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
 from fabric.apply.rollout import Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
@@ -30,7 +34,7 @@ from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.validate import Validated, validate_file
 
-EXIT_OK, EXIT_FAILED, EXIT_PENDING = 0, 1, 3
+EXIT_OK, EXIT_FAILED, EXIT_PENDING, EXIT_INTERRUPTED = 0, 1, 3, 130
 COMMANDS = {
     "diff": "show what a push would change on every switch (read-only; --offline: against the change record)",
     "push": "push the rendered configs: canary per tier, then batches (dry run unless --commit)",
@@ -54,7 +58,8 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--commit", action="store_true", help="apply; without it only the diffs are shown")
             cmd.add_argument("--parallel", type=int, default=4, help="switches per batch after the canaries (default 4)")
             cmd.add_argument("--continue-on-failure", action="store_true", help="keep rolling out after a failed device")
-            cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP to recover (default 30)")
+            cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP and routes to recover (default 30)")
+            cmd.add_argument("--deadline", type=float, default=120.0, help="overall seconds per device transaction (default 120)")
         if name == "verify":
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
 
@@ -86,7 +91,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     def progress(device: str, step: str) -> None:
         if not args.json:
-            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {step}", highlight=False)
+            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {step}", highlight=False, markup=False)
 
     try:
         if args.command == "diff" and args.offline:
@@ -95,22 +100,49 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
             return _exit(args.command, results)
         access = _access(validated, plan, state)
         if args.command == "verify":
-            return _verify(args, out, plan, access)
-        options = RolloutOptions(
-            commit=args.command in {"push", "rollback"} and args.commit,
-            parallel=max(1, getattr(args, "parallel", 4)),
-            stop_on_failure=not getattr(args, "continue_on_failure", False),
-            post_check_s=getattr(args, "post_check_timeout", 30.0),
-        )
-        rollback_to = getattr(args, "to", None)
-        change, results = push_and_record(
-            plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
-        )
+            return _verify(args, out, plan, access, state)
+        with _stop_on_signals() as stop:
+            options = RolloutOptions(
+                commit=args.command in {"push", "rollback"} and args.commit,
+                parallel=max(1, getattr(args, "parallel", 4)),
+                stop_on_failure=not getattr(args, "continue_on_failure", False),
+                post_check_s=getattr(args, "post_check_timeout", 30.0),
+                deadline_s=getattr(args, "deadline", 120.0),
+                stop=stop,
+            )
+            rollback_to = getattr(args, "to", None)
+            change, results = push_and_record(
+                plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
+            )
     except PushError as exc:
         err.print(f"[bold red]{args.command} refused:[/] {exc}", highlight=False)
         return EXIT_FAILED
     _report(args, out, change, results)
+    if stop.is_set():
+        err.print(
+            f"[bold red]{args.command} interrupted[/]: devices in flight finished, the others were not reached (see the record)", highlight=False
+        )
+        return EXIT_INTERRUPTED
     return _exit(args.command, results)
+
+
+@contextmanager
+def _stop_on_signals() -> Generator[threading.Event]:
+    """SIGINT/SIGTERM set the returned event instead of raising: the rollout finishes the devices in flight."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handler(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    saved = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
 
 
 def push_and_record(
@@ -125,18 +157,26 @@ def push_and_record(
     record: bool = True,
     connector: Connector = open_session,
 ) -> tuple[str, list[PushResult]]:
-    """One change under the fabric's lock: roll it out, then record backups, applied configs and the audit line.
+    """One change, written ahead: under the fabric's lock, the change record (definition, every backup, a "started"
+    audit line) is on disk before the first device is touched, and each device's outcome is appended as it happens.
+    ``record=False`` (``diff``) reads only: no lock, no record.
 
-    ``rollback_to`` pushes what the record says each switch ran after that change instead of the rendered configs.
+    ``rollback_to`` pushes what the record says each switch ran after that change instead of the rendered configs;
+    switches that change never reached are skipped.
     """
+    change = new_change_id()
+    recorded = recorded_state(state) if (state / "changes").is_dir() else {}
+    wanted = candidates(plan) if rollback_to is None else _rollback_targets(plan, state, rollback_to)
+    if not record:
+        return change, push_fabric(plan, wanted, access, options, progress, change=change, connector=connector, previous=recorded)
     with push_lock(state):
-        change = new_change_id()
-        wanted = candidates(plan) if rollback_to is None else _rollback_targets(plan, state, rollback_to)
-        results = push_fabric(plan, wanted, access, options, progress, change=change, connector=connector)
-        if record:
-            for result in results:
-                record_device(state, change, result, wanted[result.device] if result.committed else None)
-            append_audit(state, change, definition, results, commit=options.commit, rollback_to=rollback_to)
+        log = ChangeRecord(state, change)
+        header = log.begin(definition, commit=options.commit, rollback_to=rollback_to)
+        results = push_fabric(
+            plan, wanted, access, options, progress, change=change, connector=connector,
+            record=log, previous=recorded, on_started=lambda devices: log.started(header, devices),
+        )  # fmt: skip
+        log.finished(header, results, interrupted=options.stop.is_set())
     return change, results
 
 
@@ -148,7 +188,7 @@ def offline_diff(plan: ClusterPlan, state: Path) -> list[PushResult]:
     wanted = candidates(plan)
     results: list[PushResult] = []
     for switch in fabric.switches:
-        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name])
+        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
         results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
     return results
 
@@ -159,14 +199,11 @@ def _access(validated: Validated, plan: ClusterPlan, state: Path) -> dict[str, D
 
 
 def _rollback_targets(plan: ClusterPlan, state: Path, change: str) -> dict[str, str]:
+    """Switch → the owned config the record says it ran after ``change``; switches never reached are left out."""
     fabric = plan.fabric
     assert fabric is not None
     recorded = recorded_state(state, change)
-    missing = sorted(s.name for s in fabric.switches if s.name not in recorded)
-    if missing:
-        msg = f"change {change} has no record for {', '.join(missing)}; nothing to roll those back to"
-        raise PushError(msg)
-    return {s.name: recorded[s.name] for s in fabric.switches}
+    return {s.name: recorded[s.name] for s in fabric.switches if s.name in recorded}
 
 
 def _exit(command: str, results: list[PushResult]) -> int:
@@ -175,8 +212,9 @@ def _exit(command: str, results: list[PushResult]) -> int:
     return EXIT_PENDING if command == "diff" and any(r.changed for r in results) else EXIT_OK
 
 
-def _verify(args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess]) -> int:
-    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait)
+def _verify(args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path) -> int:
+    previous = recorded_state(state) if (state / "changes").is_dir() else {}
+    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait, previous=previous)
     if args.json:
         out.print_json(json.dumps({v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}))
     else:

@@ -1,25 +1,35 @@
-"""The change record of a fabric: a lock, per-change backups and applied configs, and an append-only audit log.
+"""The change record of a fabric, written ahead of every device change: a lock, per-change backups, outcomes, audit.
 
-    <state>/push.lock                        held for the whole push (a second push is refused)
-    <state>/changes/<id>/<device>.backup     running config before the change
-    <state>/changes/<id>/<device>.applied    what the device runs after it (only when committed)
-    <state>/changes/<id>/<device>.diff       the remediation sent
-    <state>/audit.jsonl                      one JSON line per push: who, when, definition digest, per-device result
+    <state>/push.lock                         held for the whole push; names its holder (pid, host, start)
+    <state>/changes/<id>/change.json          who, when, the definition (path, sha256, git revision), commit, rollback_to
+    <state>/changes/<id>/definition.yaml      the definition as pushed
+    <state>/changes/<id>/<device>.backup      running config before the change (whole)
+    <state>/changes/<id>/<device>.before      the owned part of it (what a rollback to this change puts back)
+    <state>/changes/<id>/<device>.diff        the remediation sent
+    <state>/changes/<id>/<device>.applied     the candidate, once the device committed it
+    <state>/changes/<id>/outcomes.jsonl       one line per device, appended as it happens (not reached, interrupted, …)
+    <state>/audit.jsonl                       a "started" line before any device is touched, a "finished" line after
 
-Never holds a secret: configs carry none, and access data (keys, passwords) is not recorded.
+Write-ahead: the change directory, the definition, every backup and the "started" line are written and fsynced before
+the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600. Never holds
+a secret: access data (keys, passwords) is not recorded.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import getpass
 import hashlib
 import json
+import os
+import socket
+import subprocess
 from collections.abc import Generator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.transaction import PushResult
@@ -30,65 +40,162 @@ class LockedError(PushError):
     """Another push to the same fabric is running."""
 
 
+class RecordError(PushError):
+    """The change record cannot be written: nothing may be touched."""
+
+
+def _mkdir(path: Path) -> None:
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_file(path: Path, text: str, *, append: bool = False) -> None:
+    """Write (or append) ``text``, mode 0600, and fsync it before returning."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    fd = os.open(path, flags, 0o600)
+    try:
+        data = text.encode()
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if not append:
+        _fsync_dir(path.parent)
+
+
 @contextmanager
 def push_lock(state: Path) -> Generator[None]:
-    """Hold ``<state>/push.lock`` exclusively, or raise LockedError at once (never wait behind another push)."""
+    """Hold ``<state>/push.lock`` exclusively, or raise LockedError at once naming the holder (never wait)."""
     state.mkdir(parents=True, exist_ok=True)
-    handle: IO[str] = (state / "push.lock").open("a+", encoding="utf-8")
+    path = state / "push.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            msg = f"another push holds {state / 'push.lock'}; wait for it to finish (pushes to one fabric never overlap)"
+            holder = path.read_text(encoding="utf-8").strip() or "unknown holder"
+            msg = f"another push holds {path} ({holder}); wait for it to finish (pushes to one fabric never overlap)"
             raise LockedError(msg) from exc
+        holder = f"pid {os.getpid()} on {socket.gethostname()} since {datetime.now(UTC).isoformat(timespec='seconds')}"
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, holder.encode() + b"\n", 0)
         yield
+        os.ftruncate(fd, 0)
     finally:
-        handle.close()
+        os.close(fd)
 
 
 def new_change_id(now: datetime | None = None) -> str:
-    """``20261121T063000Z``-style id, sortable by time."""
+    """``20261121T063000123456Z``-style id, sortable by time."""
     return (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def record_device(state: Path, change: str, result: PushResult, applied: str | None) -> None:
-    """Keep one device's backup, diff and (when committed) applied config under the change."""
-    folder = state / "changes" / change
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{result.device}.backup").write_text(result.backup, encoding="utf-8")
-    diff = mask_lines(ANY_NOS, result.diff)  # the record is read by people; the backup stays verbatim for rollback
-    (folder / f"{result.device}.diff").write_text("\n".join(diff) + ("\n" if diff else ""), encoding="utf-8")
-    if applied is not None:
-        (folder / f"{result.device}.applied").write_text(applied, encoding="utf-8")
+def _revision(definition: Path) -> str | None:
+    """The git commit the definition's checkout is at (with ``+dirty`` when the file differs from it), if any."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        cwd = definition.resolve().parent
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)  # noqa: S607 - git from PATH
+        if head.returncode == 0:
+            argv = ["git", "diff", "--quiet", "HEAD", "--", definition.name]
+            dirty = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=10, check=False)  # noqa: S603 - fixed argv, no shell
+            return head.stdout.strip() + ("+dirty" if dirty.returncode else "")
+    return None
 
 
-def append_audit(
-    state: Path, change: str, definition: Path, results: list[PushResult], *, commit: bool, rollback_to: str | None = None
-) -> dict[str, object]:
-    """Append one line to ``audit.jsonl`` and return it."""
-    diff_text = "\n".join(f"{r.device}\n" + "\n".join(r.diff) for r in sorted(results, key=lambda r: r.device))
-    entry: dict[str, object] = {
-        "change": change,
-        "who": getpass.getuser(),
-        "when": datetime.now(UTC).isoformat(timespec="seconds"),
-        "definition": str(definition),
-        "definition_sha256": hashlib.sha256(definition.read_bytes()).hexdigest(),
-        "diff_sha256": hashlib.sha256(diff_text.encode()).hexdigest(),
-        "commit": commit,
-        "rollback_to": rollback_to,
-        "devices": {
-            r.device: {
-                "changed": r.changed,
-                "committed": r.committed,
-                "rolled_back": r.rolled_back,
-                "error": r.error and mask_secrets(ANY_NOS, r.error),
-            }
-            for r in results
-        },
-    }
-    with (state / "audit.jsonl").open("a", encoding="utf-8") as log:
-        log.write(json.dumps(entry, sort_keys=True) + "\n")
-    return entry
+class ChangeRecord:
+    """One change's record; every write is fsynced, and every failure is a RecordError."""
+
+    def __init__(self, state: Path, change: str) -> None:
+        self.state = state
+        self.change = change
+        self.folder = state / "changes" / change
+
+    def _write(self, path: Path, text: str, *, append: bool = False) -> None:
+        try:
+            write_file(path, text, append=append)
+        except OSError as exc:
+            msg = f"cannot write the change record {path}: {exc.strerror or exc}; fix the state directory ({self.state}) and retry"
+            raise RecordError(msg) from exc
+
+    def begin(self, definition: Path, *, commit: bool, rollback_to: str | None) -> dict[str, Any]:
+        """Create the change directory and write the change's header and definition."""
+        try:
+            _mkdir(self.state / "changes")
+            _mkdir(self.folder)
+            data = definition.read_bytes()
+        except OSError as exc:
+            msg = f"cannot create the change record {self.folder}: {exc.strerror or exc}; fix the state directory and retry"
+            raise RecordError(msg) from exc
+        header: dict[str, Any] = {
+            "change": self.change,
+            "who": getpass.getuser(),
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "definition": str(definition),
+            "definition_sha256": hashlib.sha256(data).hexdigest(),
+            "definition_revision": _revision(definition),
+            "commit": commit,
+            "rollback_to": rollback_to,
+        }
+        self._write(self.folder / "definition.yaml", data.decode(errors="replace"))
+        self._write(self.folder / "change.json", json.dumps(header, indent=1, sort_keys=True) + "\n")
+        return header
+
+    def backup(self, device: str, running: str, owned: str) -> None:
+        """The device's running config (whole, and its owned part) before anything is sent to it."""
+        self._write(self.folder / f"{device}.backup", running)
+        self._write(self.folder / f"{device}.before", owned)
+
+    def started(self, header: dict[str, Any], devices: list[str]) -> None:
+        """The audit's "started" line: from here on devices may be touched."""
+        self._audit({**header, "event": "started", "devices": devices})
+
+    def outcome(self, result: PushResult, applied: str | None) -> None:
+        """One device's outcome, appended as it happens (with its diff and, when committed, its applied config)."""
+        if result.diff:  # masked: the record is read by people; the backup stays verbatim for rollback
+            self._write(self.folder / f"{result.device}.diff", "\n".join(mask_lines(ANY_NOS, result.diff)) + "\n")
+        if applied is not None:
+            self._write(self.folder / f"{result.device}.applied", applied)
+        line = {"device": result.device, "outcome": outcome(result), **_flags(result), "when": datetime.now(UTC).isoformat(timespec="seconds")}
+        self._write(self.folder / "outcomes.jsonl", json.dumps(line, sort_keys=True) + "\n", append=True)
+
+    def finished(self, header: dict[str, Any], results: list[PushResult], *, interrupted: bool) -> dict[str, Any]:
+        """The audit's "finished" line with every device's result."""
+        diff_text = "\n".join(f"{r.device}\n" + "\n".join(r.diff) for r in sorted(results, key=lambda r: r.device))
+        entry = {
+            **header,
+            "event": "interrupted" if interrupted else "finished",
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "diff_sha256": hashlib.sha256(diff_text.encode()).hexdigest(),
+            "devices": {r.device: {"outcome": outcome(r), **_flags(r)} for r in results},
+        }
+        self._audit(entry)
+        return entry
+
+    def _audit(self, entry: dict[str, Any]) -> None:
+        self._write(self.state / "audit.jsonl", json.dumps(entry, sort_keys=True) + "\n", append=True)
+
+
+def _flags(result: PushResult) -> dict[str, Any]:
+    error = result.error and mask_secrets(ANY_NOS, result.error)  # a device's error output may quote a rejected secret line
+    return {"changed": result.changed, "committed": result.committed, "rolled_back": result.rolled_back, "error": error}
+
+
+def outcome(result: PushResult) -> str:
+    """One word for a device's result (``not reached`` when nothing was sent to it)."""
+    if result.error:
+        if not result.reached:
+            return "not reached"
+        return "rolled back" if result.rolled_back else "failed"
+    return "committed" if result.committed else "pending" if result.changed else "unchanged"
 
 
 def recorded_changes(state: Path) -> list[str]:
@@ -97,18 +204,18 @@ def recorded_changes(state: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
 
-def recorded_config(state: Path, change: str, device: str) -> str | None:
-    """What ``device`` ran after ``change`` (its applied config, else its backup if the change did not commit there)."""
-    folder = state / "changes" / change
-    for suffix in ("applied", "backup"):
-        path = folder / f"{device}.{suffix}"
-        if path.exists():
-            return path.read_text(encoding="utf-8")
-    return None
+def _committed(folder: Path) -> set[str]:
+    path = folder / "outcomes.jsonl"
+    if not path.exists():
+        return set()
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {line["device"] for line in lines if line.get("committed")}
 
 
 def recorded_state(state: Path, until: str | None = None) -> dict[str, str]:
-    """Device → the config it ran after change ``until`` (default: the latest), from the newest record at or before it.
+    """Device → the owned config it ran after change ``until`` (default: the latest), from the newest record at or
+    before it: the applied candidate where the change committed, else the owned part of its backup. A device the
+    record never reached has no entry.
 
     Raises PushError when ``until`` names no recorded change.
     """
@@ -119,10 +226,13 @@ def recorded_state(state: Path, until: str | None = None) -> dict[str, str]:
         raise PushError(msg)
     configs: dict[str, str] = {}
     for change in changes:
-        for path in sorted((state / "changes" / change).glob("*.backup")):
-            config = recorded_config(state, change, path.stem)
-            if config is not None:
-                configs[path.stem] = config
+        folder = state / "changes" / change
+        committed = _committed(folder)
+        for path in sorted(folder.glob("*.before")):
+            device = path.stem
+            applied = folder / f"{device}.applied"
+            source = applied if device in committed and applied.exists() else path
+            configs[device] = source.read_text(encoding="utf-8")
         if change == until:
             break
     return configs

@@ -1,23 +1,29 @@
-"""Rollout: canaries first (one switch per tier), then batches with a parallelism limit; stop at the first failure.
+"""Rollout: read every backup first, then canaries (one switch per tier), then batches with a parallelism limit; stop
+at the first failure, or when asked to (SIGINT/SIGTERM: devices in flight finish, the rest are not reached).
 
-Each device runs its own transaction (``fabric.apply.transaction``) through its NOS's adapter: a failing device is
-reverted, devices not reached are left untouched and reported as skipped. When a session dies in the middle of a change,
-the device is reached again and restored from its backup, so no device is left half-configured.
+Each device runs its own transaction (``fabric.apply.transaction``) through its NOS's adapter within one overall
+deadline: a failing device is reverted, devices not reached are left untouched and reported so. When a session dies
+in the middle of a change, the device is reached again and restored from its backup, so no device is left
+half-configured. Every backup and outcome goes to the change record (``fabric.apply.record``) as it happens.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from fabric.apply.checks import all_of, fabric_post_check, planned_routes, reachable_after
 from fabric.apply.lab import LabState
 from fabric.apply.nos import ADAPTERS, Adapter
+from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
 from fabric.apply.session import DeviceAccess, Session, connect
-from fabric.apply.transaction import PushResult, bgp_no_regression, revert, transaction
+from fabric.apply.transaction import PushResult, revert, transaction
 from fabric.model.access import SwitchAccessSpec
 from fabric.plan.facts import build_switch_facts
 from fabric.plan.types import ClusterPlan
@@ -26,7 +32,7 @@ Progress = Callable[[str, str], None]
 Connector = Callable[[DeviceAccess, Adapter], Session]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RolloutOptions:
     """How a push proceeds."""
 
@@ -34,6 +40,9 @@ class RolloutOptions:
     parallel: int = 4
     stop_on_failure: bool = True
     post_check_s: float = 30.0
+    deadline_s: float = 120.0  # one overall deadline per device transaction (read, stage, checks, confirm)
+    reach_check: bool = True  # a fresh SSH login (host key verified) and a show command before confirming
+    stop: threading.Event = field(default_factory=threading.Event)  # set: finish devices in flight, reach no more
 
 
 def open_session(access: DeviceAccess, adapter: Adapter) -> Session:
@@ -94,6 +103,30 @@ def device_access(plan: ClusterPlan, access: SwitchAccessSpec, base: Path, defin
     }
 
 
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One switch of the rollout: its adapter, access, candidate, the candidate last pushed, and what the plan says."""
+
+    name: str
+    adapter: Adapter
+    access: DeviceAccess
+    candidate: str
+    previous: str
+    peers: int
+    routes: Mapping[str, int]
+
+
+def targets(plan: ClusterPlan, candidates: Mapping[str, str], access: Mapping[str, DeviceAccess], previous: Mapping[str, str]) -> list[Target]:
+    """Every switch of the plan that has a candidate, as a rollout target, in plan order."""
+    facts = build_switch_facts(plan)
+    routes = planned_routes(facts)
+    return [
+        Target(f.switch.name, ADAPTERS[f.switch.nos], access[f.switch.name], candidates[f.switch.name], previous.get(f.switch.name, ""),
+               len(f.neighbors), routes.get(f.switch.name, {}))
+        for f in facts if f.switch.name in candidates
+    ]  # fmt: skip
+
+
 def push_fabric(
     plan: ClusterPlan,
     candidates: Mapping[str, str],
@@ -103,80 +136,229 @@ def push_fabric(
     *,
     change: str,
     connector: Connector = open_session,
+    record: ChangeRecord | None = None,
+    previous: Mapping[str, str] | None = None,
+    on_started: Callable[[list[str]], None] | None = None,
 ) -> list[PushResult]:
-    """Push every switch's candidate; returns one result per switch (skipped devices carry an error saying so)."""
+    """Push every switch's candidate; returns one result per switch (devices not reached say why; a switch without a
+    candidate, such as one a rollback target change never reached, is not reached at all).
+
+    First every backup is read and recorded; ``on_started`` then writes the "started" audit line. A RecordError there
+    stops everything before any device is touched.
+    """
     fabric = plan.fabric
     assert fabric is not None
-    nos = {s.name: s.nos for s in fabric.switches}
-    peers = {f.switch.name: len(f.neighbors) for f in build_switch_facts(plan)}
-    results: dict[str, PushResult] = {}
-    failed = False
+    devices = {t.name: t for t in targets(plan, candidates, access, previous or {})}
+    backups, sessions, results = _read_all(list(devices.values()), record, options, connector, progress)
+    try:
+        _rollout(
+            plan, devices, backups=backups, sessions=sessions, results=results, options=options, progress=progress,
+            change=change, connector=connector, record=record, on_started=on_started,
+        )  # fmt: skip
+    finally:
+        for session in sessions.values():
+            _close(session)
+    return [results[s.name] for s in fabric.switches]
+
+
+def _rollout(
+    plan: ClusterPlan,
+    devices: Mapping[str, Target],
+    *,
+    backups: Mapping[str, str],
+    sessions: Mapping[str, Session],
+    results: dict[str, PushResult],
+    options: RolloutOptions,
+    progress: Progress,
+    change: str,
+    connector: Connector,
+    record: ChangeRecord | None,
+    on_started: Callable[[list[str]], None] | None,
+) -> None:
+    """Canaries, then batches: each device's transaction on the session its backup was read in."""
+    fabric = plan.fabric
+    assert fabric is not None
+    for switch in fabric.switches:
+        if switch.name not in devices:
+            results[switch.name] = _not_reached(switch.name, "not reached: the record has no config to return it to", record, progress)
+    if on_started is not None:
+        on_started(sorted(backups))
+    if not options.commit:
+        results.update({name: _dry_run(devices[name], backup, record, progress) for name, backup in backups.items()})
+        return
+    failed = any(r.error for r in results.values())
     for batch in batches(plan, options.parallel):
-        if failed and options.stop_on_failure:
-            for name in batch:
-                results[name] = PushResult(name, changed=False, diff=[], error="skipped: the rollout stopped at an earlier failure")
-                progress(name, "skipped")
+        todo = [name for name in batch if name in backups]
+        if options.stop.is_set() or (failed and options.stop_on_failure):
+            why = "interrupted: stopped before this device" if options.stop.is_set() else "skipped: the rollout stopped at an earlier failure"
+            for name in todo:
+                results[name] = _not_reached(name, why, record, progress)
             continue
 
         def run_one(name: str) -> PushResult:
-            device = _Device(name, ADAPTERS[nos[name]], access[name], peers[name], connector)
-            return device.push(candidates[name], change=change, options=options, progress=progress)
+            device = _Device(devices[name], connector, options, progress, record)
+            return device.run(backups[name], change=change, session=sessions.get(name))
 
-        with ThreadPoolExecutor(max_workers=max(1, len(batch))) as pool:
-            done = list(pool.map(run_one, batch))
+        with ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
+            done = list(pool.map(run_one, todo))
         for result in done:
             results[result.device] = result
             failed = failed or result.error is not None
-    return [results[s.name] for s in fabric.switches]
+
+
+def _read_all(
+    devices: list[Target], record: ChangeRecord | None, options: RolloutOptions, connector: Connector, progress: Progress
+) -> tuple[dict[str, str], dict[str, Session], dict[str, PushResult]]:
+    """Read and record every backup (in parallel) before anything is sent; unreadable devices are not reached. A push
+    keeps the sessions open for its transactions; a dry run closes them."""
+
+    def read(target: Target) -> tuple[str, str | Exception, Session | None]:
+        progress(target.name, "reading backup")
+        try:
+            session = _bounded(connector(target.access, target.adapter), time.monotonic() + options.deadline_s)
+        except Exception as exc:  # noqa: BLE001 - an unreachable device is reported, never raised
+            return target.name, exc, None
+        try:
+            running = target.adapter.running(session)
+        except Exception as exc:  # noqa: BLE001 - same
+            _close(session)
+            return target.name, exc, None
+        if not options.commit:
+            _close(session)
+        return target.name, running, session if options.commit else None
+
+    with ThreadPoolExecutor(max_workers=min(16, max(1, len(devices)))) as pool:
+        read_out = {name: (running, session) for name, running, session in pool.map(read, devices)}
+    backups: dict[str, str] = {}
+    sessions: dict[str, Session] = {}
+    results: dict[str, PushResult] = {}
+    try:
+        for target in devices:
+            running, session = read_out[target.name]
+            if isinstance(running, Exception):
+                results[target.name] = _not_reached(target.name, f"not reached: cannot read the running config ({running})", record, progress)
+                continue
+            if record is not None:
+                record.backup(target.name, running, target.adapter.owned(running, target.candidate, target.previous))
+            backups[target.name] = running
+            if session is not None:
+                sessions[target.name] = session
+    except BaseException:
+        for _, session in read_out.values():
+            if session is not None:
+                _close(session)
+        raise
+    return backups, sessions, results
+
+
+def _dry_run(target: Target, backup: str, record: ChangeRecord | None, progress: Progress) -> PushResult:
+    """What the push would change, from the backup just read (nothing is sent)."""
+    diff = target.adapter.diff(backup, target.candidate, target.previous)
+    result = PushResult(target.name, changed=bool(diff), diff=diff, backup=backup)
+    if record is not None:
+        record.outcome(result, None)
+    progress(target.name, _outcome(result))
+    return result
+
+
+def _not_reached(name: str, why: str, record: ChangeRecord | None, progress: Progress) -> PushResult:
+    result = PushResult(name, changed=False, diff=[], error=why, reached=False)
+    if record is not None:
+        record.outcome(result, None)
+    progress(name, why)
+    return result
+
+
+def _bounded(session: Session, deadline: float) -> Session:
+    """Give a netmiko session the device's deadline (every command's read timeout is cut to what is left)."""
+    if hasattr(session, "deadline"):
+        session.deadline = deadline  # pyright: ignore[reportAttributeAccessIssue]
+    return session
 
 
 @dataclass(frozen=True, slots=True)
 class _Device:
-    name: str
-    adapter: Adapter
-    access: DeviceAccess
-    peers: int
+    target: Target
     connector: Connector
+    options: RolloutOptions
+    progress: Progress
+    record: ChangeRecord | None
 
-    def push(self, candidate: str, *, change: str, options: RolloutOptions, progress: Progress) -> PushResult:
-        progress(self.name, "connecting")
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    def run(self, backup: str, *, change: str, session: Session | None = None) -> PushResult:
+        """The device's transaction (on ``session`` when open, else a new one); never raises (a failure, even in the
+        recovery, is the device's result)."""
         try:
-            session = self.connector(self.access, self.adapter)
+            result = self._push(backup, change, session)
+        except Exception as exc:  # noqa: BLE001 - e.g. the recovery itself failed: report it, keep the rollout going
+            result = PushResult(self.name, changed=True, diff=[], error=f"push failed: {exc}; ROLLBACK UNKNOWN: check the device", backup=backup)
+        result.device = self.name
+        if self.record is not None:
+            self.record.outcome(result, self.target.candidate if result.committed else None)
+        self.progress(self.name, _outcome(result))
+        return result
+
+    def _push(self, backup: str, change: str, session: Session | None) -> PushResult:
+        deadline = time.monotonic() + self.options.deadline_s
+        self.progress(self.name, "connecting")
+        try:
+            session = _bounded(session or self.connector(self.target.access, self.target.adapter), deadline)
         except Exception as exc:  # noqa: BLE001 - any transport failure is this device's failure, reported, never raised
-            progress(self.name, "failed")
-            return PushResult(self.name, changed=False, diff=[], error=f"cannot connect: {exc}")
-        backup: str | None = None
+            return PushResult(self.name, changed=False, diff=[], error=f"not reached: cannot connect ({exc})", backup=backup, reached=False)
         try:
-            backup = self.adapter.running(session)
-            progress(self.name, "applying" if options.commit else "diff")
-            check = bgp_no_regression(self.adapter, self.adapter.bgp_sessions(session), self.peers, options.post_check_s)
-            result = transaction(self.adapter, session, candidate, backup, change=change, commit=options.commit, post_check=check)
+            return self._transaction(session, backup, change, deadline)
         except Exception as exc:  # noqa: BLE001 - e.g. the session died mid-change: restore from the backup, report it
-            result = self._recover(backup, change, exc) if options.commit and backup is not None else None
-            result = result or PushResult(self.name, changed=False, diff=[], error=f"session failed: {exc}", backup=backup or "")
+            if self.options.commit:
+                return self._recover(backup, change, exc)
+            return PushResult(self.name, changed=False, diff=[], error=f"session failed: {exc}", backup=backup)
         finally:
             _close(session)
-        result.device = self.name
-        progress(self.name, _outcome(result))
-        return result
+
+    def _transaction(self, session: Session, backup: str, change: str, deadline: float) -> PushResult:
+        adapter, target = self.target.adapter, self.target
+        running = adapter.running(session)
+        if running != backup and self.record is not None:
+            self.record.backup(self.name, running, adapter.owned(running, target.candidate, target.previous))  # changed since the read
+        self.progress(self.name, "applying" if self.options.commit else "diff")
+        if not self.options.commit:
+            return transaction(adapter, session, target.candidate, running, change=change, commit=False, previous=target.previous)
+        check = fabric_post_check(
+            adapter, adapter.bgp_sessions(session), adapter.routes(session), expected_peers=target.peers, planned_routes=target.routes,
+            timeout_s=max(0.0, min(self.options.post_check_s, deadline - time.monotonic())), waiting=lambda what: self.progress(self.name, what),
+        )  # fmt: skip
+        if self.options.reach_check:
+            fresh = lambda: _bounded(self.connector(target.access, adapter), deadline)  # noqa: E731 - a one-line factory
+            check = all_of(check, reachable_after(fresh, adapter.reach_command))
+        return transaction(adapter, session, target.candidate, running, change=change, commit=True, post_check=check, previous=target.previous)
 
     def _recover(self, backup: str, change: str, exc: Exception) -> PushResult:
         """Reach the device again and put its backup back; the result says whether that worked."""
         error = f"session failed mid-change: {exc}"
         result = PushResult(self.name, changed=True, diff=[], error=error, backup=backup)
+        adapter = self.target.adapter
+        self.progress(self.name, "recovering: restoring the backup")
         try:
-            session = self.connector(self.access, self.adapter)
+            session = _bounded(self.connector(self.target.access, adapter), time.monotonic() + RECOVERY_S)
         except Exception as again:  # noqa: BLE001 - reported: the device needs a human
             result.error = f"{error}; ROLLBACK INCOMPLETE: cannot reconnect ({again})"
             return result
         try:
-            untouched = not self.adapter.diff(self.adapter.running(session), backup)
-            result.rolled_back = untouched or revert(self.adapter, session, change, backup)
+            untouched = not adapter.diff(adapter.running(session), backup, self.target.candidate)
+            result.rolled_back = untouched or revert(adapter, session, change, backup, self.target.candidate)
             result.changed = not untouched
+        except Exception as again:  # noqa: BLE001 - reported: the device needs a human
+            result.error = f"{error}; ROLLBACK INCOMPLETE: {again}"
+            return result
         finally:
             _close(session)
         result.error = f"{error}; restored from the backup" if result.rolled_back else f"{error}; ROLLBACK INCOMPLETE"
         return result
+
+
+RECOVERY_S = 60.0
 
 
 def _close(session: Session) -> None:
@@ -186,5 +368,5 @@ def _close(session: Session) -> None:
 
 def _outcome(result: PushResult) -> str:
     if result.error:
-        return "rolled back" if result.rolled_back else "failed"
+        return result.error if not result.reached else ("rolled back: " if result.rolled_back else "failed: ") + result.error
     return "committed" if result.committed else "pending" if result.changed else "unchanged"

@@ -6,8 +6,11 @@ a key file named by the environment or from the SSH agent; they are never logged
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from fabric.errors import PushError
 
 if TYPE_CHECKING:
     from netmiko import BaseConnection
@@ -25,6 +28,10 @@ WEAK_SSH_ALGORITHMS: dict[str, tuple[str, ...]] = {
     "kex": ("diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1"),
     "pubkeys": ("ssh-dss",),
 }
+
+
+class DeadlineError(PushError):
+    """The device's transaction ran out of time (a hung device)."""
 
 
 class Session(Protocol):
@@ -53,12 +60,23 @@ class NetmikoSession:
     def __init__(self, connection: BaseConnection, error_pattern: str) -> None:
         self._conn = connection
         self._error_pattern = error_pattern
+        self.deadline: float | None = None  # time.monotonic() value no command may run past (the device's deadline)
+
+    def _timeout(self, command: str) -> float:
+        if self.deadline is None:
+            return COMMAND_TIMEOUT_S
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            msg = f"deadline reached before {command!r}"
+            raise DeadlineError(msg)
+        return min(COMMAND_TIMEOUT_S, max(1.0, left))
 
     def show(self, command: str) -> str:
-        return str(self._conn.send_command(command, read_timeout=COMMAND_TIMEOUT_S))
+        return str(self._conn.send_command(command, read_timeout=self._timeout(command)))
 
     def configure(self, lines: list[str]) -> str:
-        return self._conn.send_config_set(lines, error_pattern=self._error_pattern, read_timeout=COMMAND_TIMEOUT_S)
+        timeout = self._timeout(lines[0] if lines else "")
+        return self._conn.send_config_set(lines, error_pattern=self._error_pattern, read_timeout=timeout)
 
     def exit_config_mode(self) -> None:
         self._conn.exit_config_mode()

@@ -27,6 +27,7 @@ class PushResult:
     rolled_back: bool = False
     error: str | None = None
     backup: str = ""
+    reached: bool = True  # False: nothing was sent to the device (unreachable, skipped, interrupted before it)
     checks: list[str] = field(default_factory=list[str])
 
 

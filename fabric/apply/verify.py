@@ -1,7 +1,9 @@
 """Read-only drift check of the live fabric against the plan: running vs rendered, BGP, ECMP and MTU per switch.
 
-Nothing is configured: every command is a ``show``. With ``wait_s`` the check is repeated until the fabric agrees or the
-time is up (a fabric converging after a push).
+Nothing is configured: every command is a ``show``. Routing is compared with the plan: every other leaf's loopback
+and host prefixes present with the planned ECMP width (``fabric.apply.checks.planned_routes``). With ``wait_s`` the
+fabric must be clean for ``hold`` consecutive samples (a hold time) before the time is up, not for one lucky sample:
+a fabric that converges and then loses routes again is not verified.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from fabric.apply.checks import planned_routes
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.rollout import Connector, open_session
 from fabric.apply.session import DeviceAccess
@@ -38,41 +41,38 @@ def verify_fabric(
     access: Mapping[str, DeviceAccess],
     *,
     wait_s: float = 0.0,
+    hold: int = 3,
+    interval_s: float = 1.0,
+    previous: Mapping[str, str] | None = None,
     connector: Connector = open_session,
 ) -> list[DeviceVerdict]:
-    """Check every switch (in parallel); repeat the failing ones until they agree or ``wait_s`` has passed."""
+    """Check every switch (in parallel). With ``wait_s``, sample the whole fabric every ``interval_s`` until ``hold``
+    consecutive samples are clean (then it is verified) or ``wait_s`` has passed (then the last sample is the verdict).
+    Without ``wait_s``, one sample decides."""
     facts = {f.switch.name: f for f in build_switch_facts(plan)}
-    expected = expected_routes(list(facts.values()))
+    expected = planned_routes(list(facts.values()))
     deadline = time.monotonic() + wait_s
+    needed = max(1, hold) if wait_s > 0 else 1
+    clean = 0
 
     def one(name: str) -> DeviceVerdict:
-        while True:
-            verdict = _check(facts[name], candidates[name], access[name], expected.get(name, {}), connector)
-            if verdict.ok or time.monotonic() >= deadline:
-                return verdict
-            time.sleep(1.0)
+        return _check(facts[name], candidates[name], (previous or {}).get(name, ""), access[name], routes=expected.get(name, {}), connector=connector)
 
     with ThreadPoolExecutor(max_workers=min(8, max(1, len(facts)))) as pool:
-        return list(pool.map(one, list(facts)))
+        while True:
+            verdicts = list(pool.map(one, list(facts)))
+            clean = clean + 1 if all(v.ok for v in verdicts) else 0
+            if clean >= needed or time.monotonic() >= deadline:
+                if 0 < clean < needed:
+                    for verdict in verdicts:
+                        verdict.problems.append(f"clean for {clean} sample(s) only, {needed} needed (hold time)")
+                return verdicts
+            time.sleep(interval_s)
 
 
-def expected_routes(facts: list[SwitchFacts]) -> dict[str, dict[str, int]]:
-    """Leaf → {prefix of every other leaf: ECMP width}, the width being the leaf's number of fabric uplinks.
-
-    Example:
-        >>> from fabric.model import load_cluster
-        >>> from fabric.plan import plan_cluster
-        >>> routes = expected_routes(build_switch_facts(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))
-        >>> sorted(routes["leaf01"].items())
-        [('10.100.0.4/31', 2), ('10.100.0.6/31', 2), ('10.255.1.2/32', 2)]
-    """
-    leaves = [f for f in facts if f.switch.tier == "leaf"]
-    return {
-        leaf.switch.name: {prefix: len(leaf.neighbors) for other in leaves if other is not leaf for prefix in other.originated} for leaf in leaves
-    }
-
-
-def _check(facts: SwitchFacts, candidate: str, access: DeviceAccess, routes: Mapping[str, int], connector: Connector) -> DeviceVerdict:
+def _check(
+    facts: SwitchFacts, candidate: str, previous: str, access: DeviceAccess, *, routes: Mapping[str, int], connector: Connector
+) -> DeviceVerdict:
     name = facts.switch.name
     adapter = ADAPTERS[facts.switch.nos]
     verdict = DeviceVerdict(name)
@@ -82,7 +82,7 @@ def _check(facts: SwitchFacts, candidate: str, access: DeviceAccess, routes: Map
         verdict.problems.append(f"cannot connect: {exc}")
         return verdict
     try:
-        verdict.drift = adapter.diff(adapter.running(session), candidate)
+        verdict.drift = adapter.diff(adapter.running(session), candidate, previous)
         bgp = adapter.bgp_sessions(session)
         down = sorted(peer for peer, state in bgp.items() if state != "Established")
         if down:

@@ -46,6 +46,8 @@ def test_diff_push_diff_exit_codes_and_the_change_record(twin: tuple[LabState, P
     clean = fabric("diff", str(cluster), "--state", str(state))
     assert clean.returncode == 0, clean.stdout + clean.stderr
     audit = [json.loads(line) for line in (state / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [a["event"] for a in audit] == ["started", "finished", "started", "finished"]
+    audit = [a for a in audit if a["event"] == "finished"]
     assert [(a["commit"], sorted(a["devices"])) for a in audit] == [
         (False, ["leaf01", "leaf02", "spine01", "spine02"]),
         (True, ["leaf01", "leaf02", "spine01", "spine02"]),

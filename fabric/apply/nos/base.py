@@ -29,6 +29,7 @@ class Adapter(Protocol):
     nos: str
     device_type: str  # netmiko driver
     error_pattern: str  # a line of output matching it means the device rejected a command
+    reach_command: str  # a show command a fresh login must run before a change is confirmed (no lock-out)
 
     def candidate(self, files: Mapping[str, str]) -> str:
         """The candidate config from the switch's rendered files (``frr.conf``, ``eos.cfg``, ...)."""

@@ -30,6 +30,7 @@ class CumulusAdapter:
     nos = "cumulus"
     device_type = "cumulus_linux"
     error_pattern = r"^Error|^Invalid|^Usage:"
+    reach_command = "nv show system"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
         return _text(_commands(files["nvue.sh"]))
@@ -47,7 +48,8 @@ class CumulusAdapter:
         Example:
             >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\n", "nv set interface swp1 link mtu 9216\\n")
             ['nv set interface swp1 link mtu 9216']
-            >>> CumulusAdapter().diff("nv set interface swp1 link mtu 9000\\nnv set system aaa user admin\\n", "", "nv set interface swp1 link mtu 9216\\n")
+            >>> running = "nv set interface swp1 link mtu 9000\\nnv set system aaa user admin\\n"
+            >>> CumulusAdapter().diff(running, "", "nv set interface swp1 link mtu 9216\\n")
             ['nv unset interface swp1 link mtu']
         """
         have, want = _commands(self.owned(running, candidate, previous)), _commands(candidate)

@@ -30,6 +30,7 @@ class EosAdapter:
     nos = "eos"
     device_type = "arista_eos"
     error_pattern = r"^% "  # "% Invalid input", "% Incomplete command", ...
+    reach_command = "show version"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
         return files["startup-config"]

@@ -23,6 +23,7 @@ class FrrAdapter:
     nos = "frr"
     device_type = "cisco_ios"  # netmiko's driver that speaks vtysh (shared/reference/test-harness.md A.3a)
     error_pattern = r"^% "  # FRR prefixes every rejected line with "% " (Unknown command, Invalid input, ...)
+    reach_command = "show version"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
         return files["frr.conf"]

@@ -25,6 +25,7 @@ class NxosAdapter:
     nos = "nxos"
     device_type = "cisco_nxos"
     error_pattern = r"^% |^ERROR:|Invalid command"
+    reach_command = "show version"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
         return files["running-config"]

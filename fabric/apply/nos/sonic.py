@@ -21,11 +21,10 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-
 from fabric.apply.diff import remediation
 from fabric.apply.nos.base import checked, ip_link_mtus, undo_name
-from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.nos.frr import frr_bgp_sessions, frr_routes
+from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.session import Session
 
 VTYSH_PREFIX = "vtysh: "
@@ -37,6 +36,7 @@ class SonicAdapter:
     nos = "sonic"
     device_type = "linux"
     error_pattern = r"^Error|^Failed|^% |Traceback"
+    reach_command = "show version"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
         return _document(json.loads(files["config_db.json"]), files["frr.conf"])
@@ -104,7 +104,7 @@ class SonicAdapter:
         checked(session, f"sudo vtysh {args}", self.error_pattern)
 
 
-def _document(config_db: dict[str, Any], frr: str) -> str:
+def _document(config_db: ConfigDb, frr: str) -> str:
     return json.dumps({"config_db": config_db, "frr": frr}, indent=1, sort_keys=True) + "\n"
 
 
@@ -119,10 +119,11 @@ _PERMANENT = frozenset({"PORT", "DEVICE_METADATA"})
 # reviewable diff in an order the device accepts). Additions run in the reverse order.
 _REFERRERS = ("BGP_NEIGHBOR", "ACL_RULE", "BUFFER_PG", "BUFFER_QUEUE", "PORT_QOS_MAP", "QUEUE", "PFC_WD", "CABLE_LENGTH")
 
+ConfigDb = dict[str, dict[str, dict[str, Any]]]  # table → key → field → value
 Field = tuple[str, str, str | None]  # (table, key, field); field None stands for a key rendered without fields
 
 
-def _fields(config_db: dict[str, Any]) -> set[Field]:
+def _fields(config_db: ConfigDb) -> set[Field]:
     """Every (table, key, field) triple of a config_db document."""
     out: set[Field] = set()
     for table, entries in config_db.items():
@@ -132,8 +133,8 @@ def _fields(config_db: dict[str, Any]) -> set[Field]:
     return out
 
 
-def _unflatten(config_db: dict[str, Any], fields: set[Field]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _unflatten(config_db: ConfigDb, fields: set[Field]) -> ConfigDb:
+    out: ConfigDb = {}
     for table, entry, name in sorted(fields, key=lambda f: (f[0], f[1], f[2] or "")):
         values = out.setdefault(table, {}).setdefault(entry, {})
         if name is not None:
@@ -150,7 +151,7 @@ def _rank(table: str) -> int:
     return _REFERRERS.index(table) if table in _REFERRERS else len(_REFERRERS)
 
 
-def _patch(running: dict[str, Any], candidate: dict[str, Any], previous: dict[str, Any]) -> list[dict[str, Any]]:
+def _patch(running: ConfigDb, candidate: ConfigDb, previous: ConfigDb) -> list[dict[str, Any]]:
     """Add/replace for owned fields that differ; remove for owned fields the previous push had and the candidate lacks."""
     removals: list[dict[str, Any]] = []
     for table in sorted(previous, key=lambda t: (_rank(t), t)):
