@@ -261,7 +261,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
-    from fabric.apply.lab import cross_rack_ping, lab_down, lab_status, lab_up
+    from fabric.apply.lab import cross_rack_ping, lab_down, lab_namespaces, lab_status, lab_up
 
     plan = validate_file(args.file).plan
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
@@ -280,7 +280,7 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
         )
         return EXIT_OK if ping.ok else EXIT_FAILED
     elif args.action == "down":
-        removed = lab_down(plan.name, state_dir)
+        removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
         out.print(f"[green]twin down[/]: removed {len(removed)} (processes and namespaces)", highlight=False)
     else:
         out.print_json(json.dumps(lab_status(state_dir)))

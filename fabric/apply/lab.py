@@ -1,9 +1,14 @@
 """The local twin of an on-prem fabric: one network namespace per switch running FRR, one per node, veth links exactly as
-the cabling plan says, and one sshd on 127.0.0.1 (a port per switch) through which netmiko reaches each switch's vtysh.
+the cabling plan says, and one sshd per switch on 127.0.0.1 (its own port) through which netmiko reaches that switch's
+vtysh. One sshd per switch: a single sshd holds at most 16 listen sockets (OpenSSH ``MAX_LISTEN_SOCKS``), so one
+daemon for every switch stops at 16 switches.
 
 The twin starts with no fabric configuration: only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround).
 Everything else reaches the switches through the push. Traffic stays inside the twin's namespaces and on loopback.
-``down`` stops every process it started, by PID, and deletes every namespace; ``up`` cleans up a previous twin first.
+``down`` stops every process it started, by PID (and, when the state file is lost or corrupt, every process whose
+command line names the twin's directory), and deletes exactly the twin's namespaces (``<cluster>-<device>`` from the
+state and the plan, never a prefix match); ``up`` cleans up a previous twin first. The state file is written
+atomically (temporary file, fsync, rename).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +61,7 @@ class LabState:
     switches: tuple[LabSwitch, ...]
     client_key: str
     known_hosts: str
+    processes: tuple[tuple[str, int], ...] = ()  # ("leaf01/bgpd", pid): what ``status`` names when one dies
 
     def switch(self, name: str) -> LabSwitch:
         """The twin switch called ``name``."""
@@ -82,6 +89,15 @@ def namespace(cluster: str, device: str) -> str:
     return f"{cluster}-{device}"
 
 
+def lab_namespaces(plan: ClusterPlan) -> tuple[str, ...]:
+    """Every namespace the twin of ``plan`` has: one per switch and one per cabled node, exactly."""
+    fabric = plan.fabric
+    if fabric is None:
+        return ()
+    devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
+    return tuple(namespace(plan.name, d) for d in devices)
+
+
 def _preflight() -> None:
     if os.geteuid() != 0:
         msg = "the twin needs root (network namespaces, veth links); run it as root"
@@ -104,16 +120,19 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
         msg = f"cluster '{plan.name}': the twin runs FRR switches only; set fabric.leaf/spine nos: frr (model lab-vswitch)"
         raise LabError(msg)
     directory = directory.resolve()
-    lab_down(plan.name, directory)
+    namespaces = lab_namespaces(plan)
+    lab_down(plan.name, directory, namespaces)
     directory.mkdir(parents=True, exist_ok=True)
     _check_reachable(directory)
-    devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
-    namespaces = tuple(namespace(plan.name, d) for d in devices)
+    taken = sorted(set(namespaces) & _netns())
+    if taken:
+        msg = f"namespaces {', '.join(taken)} exist and belong to no twin under {directory}; run 'lab down' with that twin's state"
+        raise LabError(msg)
     _save(LabState(plan.name, str(directory), namespaces, (), (), "", ""), directory)  # a crash from here on is cleaned up
     try:
         state = _build(plan, directory, namespaces)
     except BaseException:
-        lab_down(plan.name, directory)  # never leave half a twin behind
+        lab_down(plan.name, directory, namespaces)  # never leave half a twin behind
         raise
     _save(state, directory)
     return state
@@ -123,7 +142,7 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
     """Namespaces, cables, FRR per switch, sshd; the caller removes everything if any step fails."""
     fabric = plan.fabric
     assert fabric is not None
-    pids: list[int] = []
+    processes: list[tuple[str, int]] = []
     for ns in namespaces:
         _run("ip", "netns", "add", ns)
         _run("ip", "-n", ns, "link", "set", "lo", "up")
@@ -134,10 +153,12 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         forwarding = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1", "net.ipv4.fib_multipath_hash_policy=1")
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
-        pids += _start_frr(switch.name, ns, run_dir)
+        processes += [(f"{switch.name}/{daemon}", pid) for daemon, pid in zip(FRR_DAEMONS, _start_frr(switch.name, ns, run_dir), strict=True)]
         switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
-    ssh_pid, client_key, known_hosts = _start_sshd(directory, switches)
-    return LabState(plan.name, str(directory), namespaces, (*pids, ssh_pid), tuple(switches), client_key, known_hosts)
+    ssh_pids, client_key, known_hosts = _start_sshd(directory, switches)
+    processes += [(f"{s.name}/sshd", pid) for s, pid in zip(switches, ssh_pids, strict=True)]
+    pids = tuple(pid for _, pid in processes)
+    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes))
 
 
 def _free_port() -> int:
@@ -210,8 +231,8 @@ def _wait_pid(pid_file: Path, timeout_s: float = 10.0) -> int:
     raise LabError(msg)
 
 
-def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[int, str, str]:
-    """One sshd on 127.0.0.1, a port per switch whose ForceCommand is that switch's vtysh; keys made for this twin."""
+def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[list[int], str, str]:
+    """One sshd per switch on 127.0.0.1 (its own port), whose ForceCommand is that switch's vtysh; keys made for this twin."""
     ssh = directory / "ssh"
     ssh.mkdir(parents=True, exist_ok=True)
     host_key, client_key = ssh / "hostkey_ed25519", ssh / "client_ed25519"
@@ -222,9 +243,8 @@ def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[int, str, s
     host_pub = host_key.with_suffix(".pub").read_text(encoding="utf-8").split()
     known_hosts = ssh / "known_hosts"
     known_hosts.write_text("".join(f"[127.0.0.1]:{s.ssh_port} {host_pub[0]} {host_pub[1]}\n" for s in switches), encoding="utf-8")
-    lines = [f"ListenAddress 127.0.0.1:{s.ssh_port}" for s in switches] + [
+    common = [
         f"HostKey {host_key}",
-        f"PidFile {ssh / 'sshd.pid'}",
         f"AuthorizedKeysFile {ssh / 'authorized_keys'}",
         "PermitRootLogin prohibit-password",
         "AllowUsers root",
@@ -238,51 +258,99 @@ def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[int, str, s
         "X11Forwarding no",
         "MaxStartups 50:30:100",
     ]
-    for s in switches:
-        lines += [
-            f"Match LocalPort {s.ssh_port}",
-            f"    ForceCommand /usr/sbin/ip netns exec {s.namespace} /usr/bin/vtysh --vty_socket {s.run_dir}/run --config_dir {s.run_dir}",
-        ]
-    config = ssh / "sshd_config"
-    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     Path("/run/sshd").mkdir(exist_ok=True)
-    (ssh / "sshd.pid").unlink(missing_ok=True)
-    _run(str(SSHD), "-t", "-f", str(config))
-    _run(str(SSHD), "-f", str(config), "-E", str(ssh / "sshd.log"))
-    return _wait_pid(ssh / "sshd.pid"), str(client_key), str(known_hosts)
+    for s in switches:
+        config = ssh / f"sshd_{s.name}.conf"
+        lines = [
+            f"ListenAddress 127.0.0.1:{s.ssh_port}",
+            f"PidFile {ssh / f'sshd_{s.name}.pid'}",
+            *common,
+            f"ForceCommand /usr/sbin/ip netns exec {s.namespace} /usr/bin/vtysh --vty_socket {s.run_dir}/run --config_dir {s.run_dir}",
+        ]
+        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (ssh / f"sshd_{s.name}.pid").unlink(missing_ok=True)
+    _run(str(SSHD), "-t", "-f", str(ssh / f"sshd_{switches[0].name}.conf"))
+    for s in switches:
+        _run(str(SSHD), "-f", str(ssh / f"sshd_{s.name}.conf"), "-E", str(ssh / f"sshd_{s.name}.log"))
+    return [_wait_pid(ssh / f"sshd_{s.name}.pid") for s in switches], str(client_key), str(known_hosts)
 
 
 def _save(state: LabState, directory: Path) -> None:
-    (directory / "lab.json").write_text(_STATE.dump_json(state, indent=1).decode() + "\n", encoding="utf-8")
+    """Write ``lab.json`` atomically: a reader sees the old state or the new one, never half of one."""
+    path = directory / "lab.json"
+    tmp = directory / f".lab.json.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, _STATE.dump_json(state, indent=1) + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    tmp.replace(path)
 
 
 def load_state(directory: Path) -> LabState | None:
-    """The recorded twin under ``directory``, if any."""
+    """The recorded twin under ``directory``, if any.
+
+    Raises:
+        LabError: ``lab.json`` is unreadable or corrupt (``lab down`` still works: it finds the twin without it).
+    """
     path = directory.resolve() / "lab.json"
     if not path.exists():
         return None
-    return _STATE.validate_json(path.read_text(encoding="utf-8"))
+    try:
+        return _STATE.validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        msg = f"{path} is corrupt ({str(exc).splitlines()[0]}); run 'python -m fabric lab down' and 'lab up' again"
+        raise LabError(msg) from exc
 
 
-def lab_down(cluster: str, directory: Path) -> list[str]:
-    """Stop every recorded process (by PID) and delete every namespace of the twin, recorded or left by a crash.
+def _netns() -> set[str]:
+    return {line.split()[0] for line in _run("ip", "netns", "list", check=False).stdout.splitlines() if line.strip()}
+
+
+def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> list[str]:
+    """Stop every process of the twin and delete exactly its namespaces, even when ``lab.json`` is lost or corrupt.
+
+    The processes are the recorded PIDs, the PID files under ``directory`` and every process whose command line names
+    ``directory`` (each checked to run from the twin's files before it is stopped). The namespaces are the recorded
+    ones and ``namespaces`` (from the plan) — never every namespace that starts with ``<cluster>-``.
 
     Returns:
         What was removed, for the report.
     """
     directory = directory.resolve()
-    state = load_state(directory)
-    removed: list[str] = []
-    pids = list(state.pids) if state else []
-    pids += [int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if p.read_text(encoding="utf-8").strip().isdigit()]
-    removed += [f"process {pid}" for pid in sorted(set(pids)) if _started_here(pid, directory) and _stop(pid)]
-    existing = set(_run("ip", "netns", "list", check=False).stdout.split())
-    recorded = set(state.namespaces) if state else set[str]()
-    for ns in sorted(n for n in existing if n in recorded or n.startswith(f"{cluster}-")):
+    try:
+        state = load_state(directory)
+    except LabError:
+        state = None  # corrupt: find the twin from its processes and the plan instead
+    pids = set(state.pids if state else ())
+    pids |= {int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if _read(p).strip().isdigit()}
+    pids |= _processes_under(directory)
+    removed = [f"process {pid}" for pid in sorted(pids) if _started_here(pid, directory) and _stop(pid)]
+    wanted = set(state.namespaces if state else ()) | set(namespaces)
+    if state is not None and state.cluster != cluster:
+        wanted = set(namespaces)  # a state of another cluster in this directory: only this plan's namespaces
+    for ns in sorted(wanted & _netns()):
         _run("ip", "netns", "delete", ns, check=False)
         removed.append(f"namespace {ns}")
     (directory / "lab.json").unlink(missing_ok=True)
     return removed
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def _processes_under(directory: Path) -> set[int]:
+    """Every process whose command line names ``directory`` (FRR daemons and sshd of this twin)."""
+    found: set[int] = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and int(proc.name) != os.getpid() and _started_here(int(proc.name), directory):
+            found.add(int(proc.name))
+    return found
 
 
 def _started_here(pid: int, directory: Path) -> bool:
@@ -291,7 +359,7 @@ def _started_here(pid: int, directory: Path) -> bool:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return False
-    return str(directory) in cmdline
+    return any(arg == str(directory) or arg.startswith(f"{directory}/") for arg in cmdline.split())
 
 
 def _stop(pid: int) -> bool:
@@ -318,18 +386,25 @@ def is_alive(pid: int) -> bool:
 
 
 def lab_status(directory: Path) -> dict[str, object]:
-    """Which recorded processes are alive and which namespaces exist."""
+    """Which recorded processes are alive (the dead ones named) and which namespaces exist."""
     state = load_state(directory)
     if state is None:
         return {"up": False}
-    existing = set(_run("ip", "netns", "list", check=False).stdout.split())
-    alive = [pid for pid in state.pids if is_alive(pid)]
-    return {
-        "up": len(alive) == len(state.pids) and set(state.namespaces) <= existing,
-        "processes": f"{len(alive)}/{len(state.pids)} running",
-        "namespaces": f"{len(set(state.namespaces) & existing)}/{len(state.namespaces)} present",
+    existing = _netns()
+    named = state.processes or tuple((f"pid {pid}", pid) for pid in state.pids)
+    dead = [name for name, pid in named if not is_alive(pid)]
+    missing = sorted(set(state.namespaces) - existing)
+    status: dict[str, object] = {
+        "up": not dead and not missing,
+        "processes": f"{len(named) - len(dead)}/{len(named)} running",
+        "namespaces": f"{len(state.namespaces) - len(missing)}/{len(state.namespaces)} present",
         "switches": {s.name: f"ssh 127.0.0.1:{s.ssh_port}" for s in state.switches},
     }
+    if dead:
+        status["dead"] = dead
+    if missing:
+        status["missing_namespaces"] = missing
+    return status
 
 
 @dataclass(frozen=True, slots=True)

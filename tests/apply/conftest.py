@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabric.apply.lab import LabState, lab_down, lab_up
+from fabric.apply.lab import LabState, lab_down, lab_namespaces, lab_up
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from tests.conftest import ROOT
@@ -44,7 +44,7 @@ def twin(plan: ClusterPlan, state_dir: Path) -> Iterator[tuple[LabState, Path]]:
     try:
         yield state, directory
     finally:
-        lab_down(plan.name, directory)
+        lab_down(plan.name, directory, lab_namespaces(plan))
 
 
 def netns_list() -> list[str]:

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from fabric.apply.lab import LabError, LabState, is_alive, lab_down, lab_status, lab_up, namespace
-from fabric.plan import ClusterPlan
+from fabric.apply.lab import LabError, LabState, is_alive, lab_down, lab_namespaces, lab_status, lab_up, load_state, namespace
+from fabric.model import ClusterSpec
+from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
 from tests.apply.conftest import CLUSTER, CONVERGE_S, netns_list
+from tests.conftest import ROOT
 
 
 def vtysh(state: LabState, switch: str, *args: str) -> str:
@@ -77,7 +80,7 @@ def test_down_removes_every_process_and_namespace(plan: ClusterPlan, state_dir: 
     state = lab_up(plan, directory)
     assert lab_status(directory)["up"] is True
     assert all(is_alive(pid) for pid in state.pids)
-    lab_down(plan.name, directory)
+    lab_down(plan.name, directory, lab_namespaces(plan))
     assert not [n for n in netns_list() if n.startswith(f"{CLUSTER}-")]
     assert not [pid for pid in state.pids if is_alive(pid)]
     assert lab_status(directory) == {"up": False}
@@ -97,7 +100,7 @@ def test_up_after_a_crash_cleans_up_first_and_never_kills_a_foreign_process(plan
             assert lab_status(directory)["up"] is True
             assert sorted(n for n in netns_list() if n.startswith(f"{CLUSTER}-")) == sorted(second.namespaces)
         finally:
-            lab_down(plan.name, directory)
+            lab_down(plan.name, directory, lab_namespaces(plan))
     finally:
         bystander.kill()
         bystander.wait()
@@ -109,3 +112,51 @@ def test_a_state_directory_frr_cannot_reach_is_refused_before_anything_starts(pl
     with pytest.raises(LabError, match="not searchable by others"):
         lab_up(plan, private / "twin")
     assert not [n for n in netns_list() if n.startswith(f"{CLUSTER}-")]
+
+
+def ours(prefix: str) -> list[str]:
+    return sorted(n for n in netns_list() if n.startswith(prefix))
+
+
+def test_a_corrupt_state_file_still_comes_down_cleanly_and_status_names_a_dead_daemon(plan: ClusterPlan, state_dir: Path) -> None:
+    state = lab_up(plan, state_dir)
+    try:
+        bgpd = dict(state.processes)["leaf01/bgpd"]
+        subprocess.run(["kill", str(bgpd)], check=True)
+        deadline = time.monotonic() + 5
+        while is_alive(bgpd) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        status = lab_status(state_dir)
+        assert (status["up"], status["dead"]) == (False, ["leaf01/bgpd"])
+        lab_json = state_dir / "lab.json"
+        lab_json.write_text(lab_json.read_text(encoding="utf-8")[:100], encoding="utf-8")  # truncated, as by a full disk
+        with pytest.raises(LabError, match="corrupt"):
+            load_state(state_dir)
+    finally:
+        removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
+    assert not [pid for pid in state.pids if is_alive(pid)], "every daemon found from its command line and stopped"
+    assert not ours(f"{CLUSTER}-")
+    assert len([r for r in removed if r.startswith("namespace")]) == len(state.namespaces)
+
+
+def test_two_twins_named_x_and_x_b_do_not_touch_each_other(plan: ClusterPlan, state_dir: Path) -> None:
+    data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
+    data["name"] = f"{CLUSTER}-b"
+    other = plan_cluster(ClusterSpec.model_validate(data))
+    (state_dir / "x").mkdir()
+    (state_dir / "x-b").mkdir()
+    x = lab_up(plan, state_dir / "x")
+    try:
+        xb = lab_up(other, state_dir / "x-b")
+        try:
+            assert all(is_alive(pid) for pid in x.pids), "bringing up x-b left x alone"
+            assert set(x.namespaces) <= set(netns_list())
+            lab_down(plan.name, state_dir / "x", lab_namespaces(plan))
+            assert all(is_alive(pid) for pid in xb.pids), "taking down x left x-b alone"
+            assert ours(f"{CLUSTER}-b-") == sorted(xb.namespaces)
+            assert lab_status(state_dir / "x-b")["up"] is True
+        finally:
+            lab_down(other.name, state_dir / "x-b", lab_namespaces(other))
+    finally:
+        lab_down(plan.name, state_dir / "x", lab_namespaces(plan))
+    assert not ours(f"{CLUSTER}-")
