@@ -261,7 +261,8 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
-    from fabric.apply.lab import cross_rack_ping, lab_down, lab_namespaces, lab_status, lab_up
+    from fabric.apply.lab import lab_down, lab_namespaces, lab_status, lab_up
+    from fabric.apply.traffic import cross_rack_ping
 
     plan = validate_file(args.file).plan
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()

@@ -26,6 +26,7 @@ from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded
 from fabric.apply.rollout import Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
+from fabric.apply.traffic import PingResult, leaf_pair_pings
 from fabric.apply.transaction import PushResult
 from fabric.apply.verify import DeviceVerdict, verify_fabric
 from fabric.errors import PushError
@@ -62,6 +63,8 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--deadline", type=float, default=120.0, help="overall seconds per device transaction (default 120)")
         if name == "verify":
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
+            cmd.add_argument("--hold", type=int, default=3, help="with --wait: consecutive clean samples needed (default 3)")
+            cmd.add_argument("--traffic", action="store_true", help="the twin: DF pings at the compute MTU between a node of every leaf pair")
 
 
 def candidates(plan: ClusterPlan) -> dict[str, str]:
@@ -214,12 +217,28 @@ def _exit(command: str, results: list[PushResult]) -> int:
 
 def _verify(args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path) -> int:
     previous = recorded_state(state) if (state / "changes").is_dir() else {}
-    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait, previous=previous)
+    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait, hold=args.hold, previous=previous)
+    pings = _pings(plan, state) if args.traffic else []
+    failed = [p for p in pings if not p.ok]
     if args.json:
-        out.print_json(json.dumps({v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}))
+        data: dict[str, Any] = {v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}
+        if args.traffic:
+            data["traffic"] = [{"from": p.source, "to": p.target, "address": p.address, "ok": p.ok, "output": p.output} for p in pings]
+        out.print_json(json.dumps(data))
     else:
         _print_verdicts(out, verdicts)
-    return EXIT_OK if all(v.ok for v in verdicts) else EXIT_FAILED
+        for ping in failed:
+            out.print(f"[red]ping {ping.source} → {ping.target} ({ping.address}) DF {ping.payload} bytes FAILED[/]: {ping.output}", highlight=False)
+        if pings:
+            out.print(f"traffic: {len(pings) - len(failed)}/{len(pings)} leaf pairs pass DF pings at the compute MTU", highlight=False)
+    return EXIT_OK if all(v.ok for v in verdicts) and not failed else EXIT_FAILED
+
+
+def _pings(plan: ClusterPlan, state: Path) -> list[PingResult]:
+    if load_state(state) is None:
+        msg = f"verify --traffic pings between the twin's nodes; no twin under {state} (python -m fabric lab up)"
+        raise PushError(msg)
+    return leaf_pair_pings(plan)
 
 
 def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:

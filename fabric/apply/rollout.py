@@ -22,7 +22,7 @@ from fabric.apply.lab import LabState
 from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
-from fabric.apply.session import DeviceAccess, Session, connect
+from fabric.apply.session import DeadlineError, DeviceAccess, Session, connect
 from fabric.apply.transaction import PushResult, revert, transaction
 from fabric.model.access import SwitchAccessSpec
 from fabric.plan.facts import build_switch_facts
@@ -311,6 +311,9 @@ class _Device:
         try:
             return self._transaction(session, backup, change, deadline)
         except Exception as exc:  # noqa: BLE001 - e.g. the session died mid-change: restore from the backup, report it
+            if time.monotonic() >= deadline:
+                first = (str(exc).splitlines() or [""])[0]
+                exc = DeadlineError(f"deadline of {self.options.deadline_s:g} s reached ({type(exc).__name__}: {first})")
             if self.options.commit:
                 return self._recover(backup, change, exc)
             return PushResult(self.name, changed=False, diff=[], error=f"session failed: {exc}", backup=backup)

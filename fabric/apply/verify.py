@@ -8,15 +8,16 @@ a fabric that converges and then loses routes again is not verified.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from fabric.apply.checks import planned_routes
-from fabric.apply.nos import ADAPTERS
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.rollout import Connector, open_session
-from fabric.apply.session import DeviceAccess
+from fabric.apply.session import DeviceAccess, Session
 from fabric.plan.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
 
@@ -56,9 +57,23 @@ def verify_fabric(
     clean = 0
 
     def one(name: str) -> DeviceVerdict:
-        return _check(facts[name], candidates[name], (previous or {}).get(name, ""), access[name], routes=expected.get(name, {}), connector=connector)
+        verdict = DeviceVerdict(name)
+        adapter = ADAPTERS[facts[name].switch.nos]
+        try:
+            session = connector(access[name], adapter)
+        except Exception as exc:  # noqa: BLE001 - an unreachable switch is a finding, not a crash
+            verdict.problems.append(f"cannot connect: {exc}")
+            return verdict
+        try:
+            before = (previous or {}).get(name, "")
+            _check(verdict, facts[name], adapter, session, candidate=candidates[name], previous=before, routes=expected.get(name, {}))
+        except Exception as exc:  # noqa: BLE001 - reported per device
+            verdict.problems.append(f"session failed: {exc}")
+        finally:
+            _close(session)
+        return verdict
 
-    with ThreadPoolExecutor(max_workers=min(8, max(1, len(facts)))) as pool:
+    with ThreadPoolExecutor(max_workers=min(16, max(1, len(facts)))) as pool:
         while True:
             verdicts = list(pool.map(one, list(facts)))
             clean = clean + 1 if all(v.ok for v in verdicts) else 0
@@ -70,35 +85,27 @@ def verify_fabric(
             time.sleep(interval_s)
 
 
-def _check(
-    facts: SwitchFacts, candidate: str, previous: str, access: DeviceAccess, *, routes: Mapping[str, int], connector: Connector
-) -> DeviceVerdict:
-    name = facts.switch.name
-    adapter = ADAPTERS[facts.switch.nos]
-    verdict = DeviceVerdict(name)
-    try:
-        session = connector(access, adapter)
-    except Exception as exc:  # noqa: BLE001 - an unreachable switch is a finding, not a crash
-        verdict.problems.append(f"cannot connect: {exc}")
-        return verdict
-    try:
-        verdict.drift = adapter.diff(adapter.running(session), candidate, previous)
-        bgp = adapter.bgp_sessions(session)
-        down = sorted(peer for peer, state in bgp.items() if state != "Established")
-        if down:
-            verdict.problems.append(f"BGP not established: {', '.join(down)}")
-        if len(bgp) != len(facts.neighbors):
-            verdict.problems.append(f"{len(bgp)} BGP sessions, the plan has {len(facts.neighbors)}")
-        fib = adapter.routes(session)
-        for prefix, width in sorted(routes.items()):
-            if fib.get(prefix, 0) != width:
-                verdict.problems.append(f"route {prefix}: {fib.get(prefix, 0)} ECMP next hops, expected {width}")
-        mtus = adapter.interface_mtus(session)
-        for port in facts.ports:
-            if mtus.get(port.name) != port.mtu:
-                verdict.problems.append(f"{port.name} MTU {mtus.get(port.name, 'missing')}, expected {port.mtu}")
-    except Exception as exc:  # noqa: BLE001 - reported per device
-        verdict.problems.append(f"session failed: {exc}")
-    finally:
+def _close(session: Session) -> None:
+    with contextlib.suppress(Exception):  # a dead session may fail to close; nothing is left to do
         session.disconnect()
-    return verdict
+
+
+def _check(
+    verdict: DeviceVerdict, facts: SwitchFacts, adapter: Adapter, session: Session, *, candidate: str, previous: str, routes: Mapping[str, int]
+) -> None:
+    """One sample of one switch: drift of the owned config, BGP, routes against the plan, MTUs."""
+    verdict.drift = adapter.diff(adapter.running(session), candidate, previous)
+    bgp = adapter.bgp_sessions(session)
+    down = sorted(peer for peer, state in bgp.items() if state != "Established")
+    if down:
+        verdict.problems.append(f"BGP not established: {', '.join(down)}")
+    if len(bgp) != len(facts.neighbors):
+        verdict.problems.append(f"{len(bgp)} BGP sessions, the plan has {len(facts.neighbors)}")
+    fib = adapter.routes(session)
+    for prefix, width in sorted(routes.items()):
+        if fib.get(prefix, 0) != width:
+            verdict.problems.append(f"route {prefix}: {fib.get(prefix, 0)} ECMP next hops, expected {width}")
+    mtus = adapter.interface_mtus(session)
+    for port in facts.ports:
+        if mtus.get(port.name) != port.mtu:
+            verdict.problems.append(f"{port.name} MTU {mtus.get(port.name, 'missing')}, expected {port.mtu}")

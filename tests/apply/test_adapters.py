@@ -36,12 +36,19 @@ class Replay:
 
     steps: list[dict[str, Any]]
     sent: list[str] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)  # kept apart: the adapter may catch the AssertionError
 
     def _next(self, kind: str, sent: object) -> dict[str, Any]:
-        assert self.steps, f"the adapter sent {kind} {sent!r} after the transcript ended"
-        step = self.steps.pop(0)
-        assert kind in step, f"expected {next(k for k in step if k != 'reply')} {step.get('show') or step.get('configure')!r}, got {kind} {sent!r}"
-        assert step[kind] == sent, f"{kind}: expected {step[kind]!r}, got {sent!r}"
+        try:
+            assert self.steps, f"the adapter sent {kind} {sent!r} after the transcript ended"
+            step = self.steps.pop(0)
+            assert kind in step, (
+                f"expected {next(k for k in step if k != 'reply')} {step.get('show') or step.get('configure')!r}, got {kind} {sent!r}"
+            )
+            assert step[kind] == sent, f"{kind}: expected {step[kind]!r}, got {sent!r}"
+        except AssertionError as exc:
+            self.mismatches.append(str(exc))
+            raise
         self.sent.append(str(sent))
         return step
 
@@ -80,6 +87,7 @@ def test_transaction_follows_the_device_transcript(path: Path) -> None:
     backup = adapter.running(session)
     check = bgp_no_regression(adapter, adapter.bgp_sessions(session), script.get("peers", 0), timeout_s=0)
     result = transaction(adapter, session, candidate, backup, change=script["change"], commit=True, post_check=check, previous=previous)
+    assert not session.mismatches, session.mismatches[0]
     assert not session.steps, f"transcript steps never sent: {session.steps[:2]}"
     changes = [line for sent in session.sent if not _is_read(sent) for line in sent.splitlines()]
     touched = [(word, line) for word in script.get("untouchable", []) for line in changes if word.lower() in line.lower()]
@@ -101,6 +109,7 @@ def test_dry_run_sends_nothing_but_reads(nos: str) -> None:
     session = Replay(list(itertools.takewhile(lambda s: "bgp" not in s.get("show", ""), script["steps"])))  # the running-config reads
     candidate = adapter.candidate(script["files"]) if "files" in script else script["candidate"]
     result = transaction(adapter, session, candidate, adapter.running(session), change=script["change"], commit=False)
+    assert not session.mismatches, session.mismatches[0]
     assert (result.changed, result.committed, session.steps) == (True, False, [])  # any other command fails the replay
 
 

@@ -113,7 +113,7 @@ def test_a_session_dying_mid_rollout_restores_that_switch_and_leaves_the_others_
     def connector(access: DeviceAccess, adapter: Adapter) -> Session:
         session = open_session(access, adapter)
         logins[access.name] = logins.get(access.name, 0) + 1
-        if access.name == "leaf01" and logins[access.name] == 2:  # the push's session (the first one read the backup)
+        if access.name == "leaf01" and logins[access.name] == 1:  # reads the backup, then dies sending the change
             return DyingSession(session)  # the recovery reconnects for real
         return session
 
