@@ -5,7 +5,10 @@ A device's post-check passes when, before its deadline:
 - every BGP session established before the change and still configured is established again (a peer the change
   removed on purpose is not "lost"), and the device has the planned number of sessions;
 - every planned prefix that had next hops before the change has at least as many now (a prefix-list ``deny`` that
-  blackholes a rack shows up here, not in the session table).
+  blackholes a rack shows up here, not in the session table);
+- and both stay true for a hold time: a policy change takes effect late (FRR applies route-map changes after its
+  ``bgp route-map delay-timer``, 5 s by default — FRR user guide, "BGP: Route Map"), so the first clean sample
+  proves nothing.
 While it waits, it reports what it waits for.
 """
 
@@ -56,42 +59,65 @@ def fabric_post_check(
     expected_peers: int,
     planned_routes: Mapping[str, int],
     timeout_s: float,
+    hold_s: float = 0.0,
     waiting: Waiting | None = None,
 ) -> PostCheck:
-    """The post-check of one device (see the module docstring); ``waiting`` hears what it still waits for."""
+    """The post-check of one device (see the module docstring): clean for ``hold_s`` within ``timeout_s`` (at least
+    the hold); ``waiting`` hears what it still waits for."""
 
     def check(session: Session) -> list[str]:
-        deadline = time.monotonic() + timeout_s
+        start = time.monotonic()
+        deadline = start + max(timeout_s, hold_s)
+        clean_since: float | None = None
         while True:
             problems = bgp_problems(before_bgp, adapter.bgp_sessions(session), expected_peers)
             problems += route_problems(before_routes, adapter.routes(session), planned_routes)
-            left = deadline - time.monotonic()
-            if not problems or left <= 0:
-                return problems
-            if waiting is not None:
-                waiting(f"post-check, {left:.0f} s left: waiting for {problems[0]}" + (f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""))
-            time.sleep(min(POLL_S, left))
+            now = time.monotonic()
+            clean_since = (clean_since or now) if not problems else None
+            if clean_since is not None and now - clean_since >= hold_s:
+                return []
+            if now >= deadline:
+                return problems or [f"clean for {now - (clean_since or now):.1f} s only, {hold_s:g} s needed (hold time)"]
+            if waiting is not None and problems:
+                more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+                waiting(f"post-check, {deadline - now:.0f} s left: waiting for {problems[0]}{more}")
+            time.sleep(min(POLL_S, deadline - now))
 
     return check
 
 
-def reachable_after(connect: Callable[[], Session], command: str) -> PostCheck:
-    """No lock-out: a fresh SSH login (host key verified by the connector) and a show command must work."""
+def reachable_after(connect: Callable[[], Session], command: str, attempts: int = 3) -> PostCheck:
+    """No lock-out: a fresh SSH login (host key verified by the connector) and a show command must work. A slow login
+    is tried again (``attempts`` in all, a second apart); a change that locks us out fails every one."""
 
-    def check(_: Session) -> list[str]:
+    def once() -> str | None:
         try:
             fresh = connect()
         except Exception as exc:  # noqa: BLE001 - any failure to log in again is the finding
-            return [f"a fresh SSH login fails after the change ({exc}): the change would lock us out"]
+            return f"a fresh SSH login fails after the change ({_first_line(exc)}): the change would lock us out"
         try:
             fresh.show(command)
         except Exception as exc:  # noqa: BLE001 - a login that cannot run a show command is a lock-out too
-            return [f"a fresh SSH login cannot run {command!r} after the change ({exc})"]
+            return f"a fresh SSH login cannot run {command!r} after the change ({_first_line(exc)}): the change would lock us out"
         finally:
             fresh.disconnect()
-        return []
+        return None
+
+    def check(_: Session) -> list[str]:
+        problem = None
+        for attempt in range(attempts):
+            if attempt:
+                time.sleep(1.0)
+            problem = once()
+            if problem is None:
+                return []
+        return [problem] if problem else []
 
     return check
+
+
+def _first_line(exc: Exception) -> str:
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
 
 
 def all_of(*checks: PostCheck) -> PostCheck:

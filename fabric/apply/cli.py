@@ -60,6 +60,7 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--parallel", type=int, default=4, help="switches per batch after the canaries (default 4)")
             cmd.add_argument("--continue-on-failure", action="store_true", help="keep rolling out after a failed device")
             cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP and routes to recover (default 30)")
+            cmd.add_argument("--post-check-hold", type=float, default=6.0, help="seconds BGP and routes must stay clean (default 6)")
             cmd.add_argument("--deadline", type=float, default=120.0, help="overall seconds per device transaction (default 120)")
         if name == "verify":
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
@@ -110,6 +111,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 parallel=max(1, getattr(args, "parallel", 4)),
                 stop_on_failure=not getattr(args, "continue_on_failure", False),
                 post_check_s=getattr(args, "post_check_timeout", 30.0),
+                post_check_hold_s=getattr(args, "post_check_hold", 6.0),
                 deadline_s=getattr(args, "deadline", 120.0),
                 stop=stop,
             )

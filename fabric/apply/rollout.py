@@ -40,6 +40,7 @@ class RolloutOptions:
     parallel: int = 4
     stop_on_failure: bool = True
     post_check_s: float = 30.0
+    post_check_hold_s: float = 6.0  # BGP and routes must stay clean this long (FRR applies route-map changes after 5 s)
     deadline_s: float = 120.0  # one overall deadline per device transaction (read, stage, checks, confirm)
     reach_check: bool = True  # a fresh SSH login (host key verified) and a show command before confirming
     stop: threading.Event = field(default_factory=threading.Event)  # set: finish devices in flight, reach no more
@@ -330,7 +331,8 @@ class _Device:
             return transaction(adapter, session, target.candidate, running, change=change, commit=False, previous=target.previous)
         check = fabric_post_check(
             adapter, adapter.bgp_sessions(session), adapter.routes(session), expected_peers=target.peers, planned_routes=target.routes,
-            timeout_s=max(0.0, min(self.options.post_check_s, deadline - time.monotonic())), waiting=lambda what: self.progress(self.name, what),
+            timeout_s=max(0.0, min(self.options.post_check_s, deadline - time.monotonic())), hold_s=self.options.post_check_hold_s,
+            waiting=lambda what: self.progress(self.name, what),
         )  # fmt: skip
         if self.options.reach_check:
             fresh = lambda: _bounded(self.connector(target.access, adapter), deadline)  # noqa: E731 - a one-line factory

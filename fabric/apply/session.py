@@ -103,25 +103,42 @@ class DeviceAccess:
     password: str | None = field(default=None, repr=False)
 
 
+CONNECT_ATTEMPTS = 3
+
+
 def connect(access: DeviceAccess, device_type: str, error_pattern: str) -> Session:
     """An SSH session whose host key is verified against ``access.known_hosts`` (unknown or changed keys are refused)
-    and that never negotiates a weak algorithm (``WEAK_SSH_ALGORITHMS``)."""
-    from netmiko import ConnectHandler
+    and that never negotiates a weak algorithm (``WEAK_SSH_ALGORITHMS``).
 
-    connection = ConnectHandler(
-        device_type=device_type,
-        host=access.host,
-        port=access.port,
-        username=access.username,
-        password=access.password or "",
-        use_keys=access.key_file is not None,
-        key_file=access.key_file,
-        allow_agent=access.use_agent,
-        ssh_strict=True,
-        system_host_keys=False,
-        alt_host_keys=True,
-        alt_key_file=access.known_hosts,
-        conn_timeout=10,
-        disabled_algorithms={kind: list(names) for kind, names in WEAK_SSH_ALGORITHMS.items()},
-    )
-    return NetmikoSession(connection, error_pattern)
+    A login whose prompt is slow to appear (a loaded device or machine: netmiko's ``ReadTimeout``) is tried again, up to
+    ``CONNECT_ATTEMPTS`` times; authentication and host-key failures never are.
+    """
+    from netmiko import ConnectHandler
+    from netmiko.exceptions import ReadTimeout
+
+    for attempt in range(1, CONNECT_ATTEMPTS + 1):
+        try:
+            connection = ConnectHandler(
+                device_type=device_type,
+                host=access.host,
+                port=access.port,
+                username=access.username,
+                password=access.password or "",
+                use_keys=access.key_file is not None,
+                key_file=access.key_file,
+                allow_agent=access.use_agent,
+                ssh_strict=True,
+                system_host_keys=False,
+                alt_host_keys=True,
+                alt_key_file=access.known_hosts,
+                conn_timeout=10,
+                disabled_algorithms={kind: list(names) for kind, names in WEAK_SSH_ALGORITHMS.items()},
+            )
+        except ReadTimeout:
+            if attempt == CONNECT_ATTEMPTS:
+                raise
+            time.sleep(attempt)
+            continue
+        return NetmikoSession(connection, error_pattern)
+    msg = "unreachable"  # the loop returns or raises
+    raise AssertionError(msg)
