@@ -1,73 +1,123 @@
-"""Twin benchmark (root): lab up, full push, convergence and teardown, and push time vs fabric size and parallelism.
+"""Twin benchmark (root): a 40-switch twin (4 spines × 36 leaves by default), push at several parallelisms, verify to a
+stable fabric, and the traffic lost during a spine change without drain.
 
-For each size (nodes → leaves; 2 spines) a fresh twin is built from the lab definition, then:
-- push --commit with the given --parallel (canary spine, canary leaf, then batches), each switch in its own
-  transaction with the BGP post-check;
-- verify --wait until every switch runs the plan with BGP up, full ECMP and the right MTUs (convergence);
-- a second push (nothing to change: the cost of the read-only path).
-Usage: ./dev bench   (or: python bench/bench_push.py [--sizes 4,8,16] [--parallel 1,4])
+For each --parallel value a fresh twin is built, then:
+- push --commit (canary spine, canary leaf, then batches), each switch in its own transaction with the post-checks
+  (BGP, routes, hold time, fresh login);
+- verify until the fabric is clean for 3 consecutive samples (BGP up, planned ECMP width, MTUs, no drift);
+- a second push (nothing to change: the cost of the read and diff path);
+- after the last one, a change on spine01 that resets its sessions (a new ASN) while a ping flood runs between the first
+  and the last rack: the packets lost (``push --drain`` is not built yet; this is the loss it would avoid).
+Usage: ./dev bench   (or: python bench/bench_push.py [--spines 4] [--leaves 36] [--parallel 1,4,8])
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
+import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from fabric.apply.cli import candidates, push_and_record
-from fabric.apply.lab import lab_down, lab_up
-from fabric.apply.rollout import RolloutOptions, lab_access
+from fabric.apply.lab import lab_down, lab_namespaces, lab_up, namespace
+from fabric.apply.record import ChangeRecord
+from fabric.apply.rollout import RolloutOptions, lab_access, push_fabric
+from fabric.apply.session import DeviceAccess
 from fabric.apply.verify import verify_fabric
 from fabric.model import ClusterSpec
-from fabric.plan import plan_cluster
+from fabric.plan import ClusterPlan, plan_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
+QUIET = lambda *_: None  # noqa: E731 - a progress sink
 
 
-def one(nodes: int, parallel: int) -> dict[str, float | int]:
+def definition(spines: int, leaves: int) -> dict[str, Any]:
     data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
     data["name"] = "gfbench"
-    data["nodes"][0]["count"] = nodes
+    data["fabric"]["spines"] = spines
+    data["fabric"]["uplinks_per_leaf"] = spines
+    data["nodes"][0]["count"] = leaves * data["fabric"]["host_ports_per_leaf"]
+    return data
+
+
+def spine_change_loss(plan: ClusterPlan, state: Path, definition_file: Path, access: Mapping[str, DeviceAccess]) -> tuple[float, str]:
+    """Push a new ASN to spine01 alone while pinging every 5 ms between the first and last rack; (push s, ping summary)."""
+    fabric = plan.fabric
+    assert fabric is not None
+    hosts = [link for link in fabric.links if link.kind == "host" and link.b_address]
+    source, target = hosts[0], next(h for h in reversed(hosts) if h.a_device != hosts[0].a_device)
+    assert target.b_address is not None
+    argv = ["ip", "netns", "exec", namespace(plan.name, source.b_device), "ping", "-q", "-i", "0.005", "-W", "1", "-w", "20", target.b_address]
+    flood = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    time.sleep(2)
+    wanted = candidates(plan)
+    wanted["spine01"] = re.sub(r"router bgp \d+", "router bgp 65199", wanted["spine01"])
+    record = ChangeRecord(state, "spine-change")
+    record.begin(definition_file, commit=True, rollback_to=None)
+    t0 = time.perf_counter()
+    push_fabric(plan, wanted, access, RolloutOptions(commit=True), QUIET, change="spine-change", record=record)
+    pushed = time.perf_counter() - t0
+    out = flood.communicate(timeout=60)[0]
+    return pushed, next((line for line in out.splitlines() if "packet loss" in line), out.strip())
+
+
+def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
     plan = plan_cluster(ClusterSpec.model_validate(data))
-    state = ROOT / ".gpufabric" / "bench" / f"n{nodes}-p{parallel}"
+    state = ROOT / ".gpufabric" / "bench" / f"p{parallel}"
     shutil.rmtree(state, ignore_errors=True)
-    definition = state / "cluster.yaml"
     state.mkdir(parents=True)
-    definition.write_text(yaml.safe_dump(data), encoding="utf-8")
+    definition_file = state / "cluster.yaml"
+    definition_file.write_text(yaml.safe_dump(data), encoding="utf-8")
     t0 = time.perf_counter()
     lab = lab_up(plan, state)
+    row: dict[str, Any] = {"switches": len(lab.switches), "parallel": parallel, "up": time.perf_counter() - t0}
     try:
-        t1 = time.perf_counter()
         access = lab_access(lab)
-        _, results = push_and_record(plan, definition, state, access, RolloutOptions(commit=True, parallel=parallel), progress=lambda *_: None)
-        t2 = time.perf_counter()
+        options = RolloutOptions(commit=True, parallel=parallel, deadline_s=300)
+        t1 = time.perf_counter()
+        _, results = push_and_record(plan, definition_file, state, access, options, progress=QUIET)
+        row["push"] = time.perf_counter() - t1
         assert all(r.committed for r in results), [r.error for r in results if r.error]
-        verdicts = verify_fabric(plan, candidates(plan), access, wait_s=120)
-        t3 = time.perf_counter()
+        t2 = time.perf_counter()
+        verdicts = verify_fabric(plan, candidates(plan), access, wait_s=300, hold=3)
+        row["stable"] = time.perf_counter() - t2
         assert all(v.ok for v in verdicts), [(v.device, v.problems) for v in verdicts if not v.ok]
-        push_and_record(plan, definition, state, access, RolloutOptions(commit=True, parallel=parallel), progress=lambda *_: None)
-        t4 = time.perf_counter()
+        t3 = time.perf_counter()
+        push_and_record(plan, definition_file, state, access, options, progress=QUIET)
+        row["repush"] = time.perf_counter() - t3
+        if loss:
+            row["spine_push"], row["loss"] = spine_change_loss(plan, state, definition_file, access)
     finally:
-        lab_down(plan.name, state)
-    t5 = time.perf_counter()
-    shutil.rmtree(state, ignore_errors=True)
-    return {"switches": len(lab.switches), "up": t1 - t0, "push": t2 - t1, "converge": t3 - t2, "repush": t4 - t3, "down": t5 - t4}
+        t4 = time.perf_counter()
+        lab_down(plan.name, state, lab_namespaces(plan))
+        row["down"] = time.perf_counter() - t4
+        shutil.rmtree(state, ignore_errors=True)
+    return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", default="4,8,16", help="node counts (2 nodes per leaf)")
-    parser.add_argument("--parallel", default="1,4", help="batch sizes after the canaries")
+    parser.add_argument("--spines", type=int, default=4)
+    parser.add_argument("--leaves", type=int, default=36)
+    parser.add_argument("--parallel", default="1,4,8", help="batch sizes after the canaries")
     args = parser.parse_args()
-    print(f"{'nodes':>5} {'switches':>8} {'parallel':>8} {'lab up':>7} {'push':>7} {'converge':>8} {'re-push':>7} {'down':>6}  (seconds)")
-    for nodes in (int(n) for n in args.sizes.split(",")):
-        for parallel in (int(p) for p in args.parallel.split(",")):
-            r = one(nodes, parallel)
-            times = f"{r['up']:>7.2f} {r['push']:>7.2f} {r['converge']:>8.2f} {r['repush']:>7.2f} {r['down']:>6.2f}"
-            print(f"{nodes:>5} {r['switches']:>8} {parallel:>8} {times}", flush=True)
+    data = definition(args.spines, args.leaves)
+    levels = [int(p) for p in args.parallel.split(",")]
+    print(f"{'switches':>8} {'parallel':>8} {'lab up':>7} {'push':>7} {'stable':>7} {'re-push':>7} {'down':>6}  (seconds)")
+    for index, parallel in enumerate(levels):
+        r = one(data, parallel, loss=index == len(levels) - 1)
+        print(
+            f"{r['switches']:>8} {parallel:>8} {r['up']:>7.1f} {r['push']:>7.1f} {r['stable']:>7.1f} {r['repush']:>7.1f} {r['down']:>6.1f}",
+            flush=True,
+        )
+        if "loss" in r:
+            print(f"spine01 change without drain: pushed in {r['spine_push']:.1f} s; ping every 5 ms across racks: {r['loss']}", flush=True)
 
 
 if __name__ == "__main__":

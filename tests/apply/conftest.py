@@ -1,4 +1,4 @@
-"""The twin fixtures: a cluster of its own (namespace prefix gftest-), a state directory the frr user can reach."""
+"""The twin fixtures: a cluster of its own (namespace prefix gft<pid>-), a state directory the frr user can reach."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from tests.conftest import ROOT
 
-CLUSTER = "gftest"  # its own namespace prefix, so a developer's running twin is never touched
+# Namespaces are <cluster>-<device>: a name of this run's own (two checkouts running these tests at once on one machine
+# must not share namespaces), never a developer's twin.
+CLUSTER = f"gft{os.getpid()}"
 CONVERGE_S = 30
 
 

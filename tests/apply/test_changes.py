@@ -23,6 +23,9 @@ from tests.conftest import ROOT
 ADAPTER = FrrAdapter()
 
 
+FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackhole); here it only costs time
+
+
 def definition(directory: Path, name: str, **changes: Any) -> Path:
     data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
     data["name"] = name
@@ -42,7 +45,7 @@ def run_json(*args: str) -> tuple[int, dict[str, Any]]:
 def test_definition_changes_show_exactly_their_diff_apply_verify_and_roll_back(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     _, state = twin
     base = definition(state, plan.name)
-    code, first = run_json("push", str(base), "--state", str(state), "--commit")
+    code, first = run_json("push", str(base), "--state", str(state), "--commit", *FAST)
     assert code == 0, first
     code, verdict = run_json("verify", str(base), "--state", str(state), "--wait", str(CONVERGE_S))
     assert code == 0, verdict
@@ -66,13 +69,13 @@ def test_definition_changes_show_exactly_their_diff_apply_verify_and_roll_back(t
     assert code == 3
     assert {n for n, d in pending["devices"].items() if d["changed"]} == {"spine01", "spine02"}
     assert pending["devices"]["spine01"]["diff"][0] == "no router bgp 65100"
-    code, applied = run_json("push", str(renumbered), "--state", str(state), "--commit")
+    code, applied = run_json("push", str(renumbered), "--state", str(state), "--commit", *FAST)
     assert code == 0, applied
     code, verdict = run_json("verify", str(renumbered), "--state", str(state), "--wait", str(CONVERGE_S))
     assert code == 0, verdict
 
     # roll back to the first change: the old ASN is back, the original definition verifies again
-    code, rolled = run_json("rollback", str(base), "--state", str(state), "--to", first["change"], "--commit")
+    code, rolled = run_json("rollback", str(base), "--state", str(state), "--to", first["change"], "--commit", *FAST)
     assert code == 0, rolled
     assert {n for n, d in rolled["devices"].items() if d["committed"]} == {"spine01", "spine02"}
     code, verdict = run_json("verify", str(base), "--state", str(state), "--wait", str(CONVERGE_S))
@@ -118,7 +121,7 @@ def test_a_session_dying_mid_rollout_restores_that_switch_and_leaves_the_others_
         return session
 
     access = lab_access(lab)
-    options = RolloutOptions(commit=True, post_check_s=CONVERGE_S)
+    options = RolloutOptions(commit=True, post_check_s=CONVERGE_S, post_check_hold_s=1.0)
     change, results = push_and_record(plan, definition(state, plan.name), state, access, options, progress=lambda *_: None, connector=connector)
     by_name = {r.device: r for r in results}
     assert by_name["spine01"].committed, by_name["spine01"].error

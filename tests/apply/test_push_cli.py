@@ -15,6 +15,8 @@ from fabric.apply.record import push_lock
 from fabric.plan import ClusterPlan
 from tests.conftest import ROOT
 
+FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackhole); here it only costs time
+
 
 def fabric(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}
@@ -39,7 +41,7 @@ def test_diff_push_diff_exit_codes_and_the_change_record(twin: tuple[LabState, P
     dry = fabric("push", str(cluster), "--state", str(state))
     assert dry.returncode == 0, dry.stderr
     assert "changes pending" in dry.stdout
-    pushed = fabric("push", str(cluster), "--state", str(state), "--commit", "--json")
+    pushed = fabric("push", str(cluster), "--state", str(state), "--commit", "--json", *FAST)
     assert pushed.returncode == 0, pushed.stderr
     result = json.loads(pushed.stdout)
     assert all(d["committed"] for d in result["devices"].values())
@@ -66,7 +68,7 @@ def test_a_second_concurrent_push_is_refused_by_the_lock(twin: tuple[LabState, P
     _, state = twin
     cluster = definition(plan, state)
     with push_lock(state):
-        refused = fabric("push", str(cluster), "--state", str(state), "--commit")
+        refused = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
     assert refused.returncode == 1
     assert "another push holds" in refused.stderr
     assert not (state / "audit.jsonl").exists(), "a refused push records nothing and touches nothing"

@@ -28,6 +28,9 @@ FRR = FrrAdapter()
 QUIET = lambda *_: None  # noqa: E731 - a progress sink
 
 
+FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackhole); here it only costs time
+
+
 def show(lab: LabState, name: str, command: str) -> str:
     session = open_session(lab_access(lab)[name], FRR)
     try:
@@ -57,7 +60,9 @@ def push_one(plan: ClusterPlan, lab: LabState, state: Path, name: str, candidate
 def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is_rolled_back(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, state = twin
     base = definition(state, plan.name)
-    _, first = push_and_record(plan, base, state, lab_access(lab), RolloutOptions(commit=True, post_check_s=30), progress=QUIET)
+    _, first = push_and_record(
+        plan, base, state, lab_access(lab), RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0), progress=QUIET
+    )
     assert all(r.committed for r in first), [r.error for r in first]
     deadline = time.monotonic() + 30
     while routes(lab, "spine01").get("10.100.0.4/31", 0) < 1 and time.monotonic() < deadline:
@@ -115,7 +120,9 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
     wanted = {**rendered, "leaf02": rendered["leaf02"].replace("seq 10 permit 10.103.0.0/16", "seq 10 permit 10.199.0.0/16")}
     record = ChangeRecord(state, "lockout")
     record.begin(base, commit=True, rollback_to=None)
-    results = push_fabric(plan, wanted, lab_access(lab), RolloutOptions(commit=True), QUIET, change="lockout", record=record, connector=connector)
+    results = push_fabric(
+        plan, wanted, lab_access(lab), RolloutOptions(commit=True, post_check_hold_s=1.0), QUIET, change="lockout", record=record, connector=connector
+    )
     leaf02 = next(r for r in results if r.device == "leaf02")
     assert leaf02.error is not None
     assert "lock us out" in leaf02.error
@@ -157,13 +164,13 @@ def test_an_unwritable_or_full_record_touches_nothing(twin: tuple[LabState, Path
     lab, state = twin
     cluster = definition(state, plan.name)
     (state / "changes").write_text("not a directory", encoding="utf-8")
-    refused = fabric("push", str(cluster), "--state", str(state), "--commit")
+    refused = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
     assert refused.returncode == 1
     assert "cannot create the change record" in refused.stderr
     assert "Traceback" not in refused.stderr
     (state / "changes").unlink()
     (state / "audit.jsonl").symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
-    full = fabric("push", str(cluster), "--state", str(state), "--commit")
+    full = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
     assert full.returncode == 1
     assert "No space left on device" in full.stderr
     for switch in lab.switches:
@@ -188,10 +195,10 @@ def _push_until(args: list[str], device: str, sig: int) -> tuple[int, str]:
 def test_sigint_then_sigkill_mid_rollout_leave_a_complete_record_and_rollback_restores(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     _, state = twin
     base = definition(state, plan.name)
-    code, first = run_json("push", str(base), "--state", str(state), "--commit")
+    code, first = run_json("push", str(base), "--state", str(state), "--commit", *FAST)
     assert code == 0, first
     renumbered = definition(state, plan.name, underlay={"spine_asn": 65200})
-    args = ["push", str(renumbered), "--state", str(state), "--commit", "--parallel", "1"]
+    args = ["push", str(renumbered), "--state", str(state), "--commit", "--parallel", "1", *FAST]
 
     code, stderr = _push_until(args, "spine01", signal.SIGINT)
     assert code == 130, stderr
@@ -213,7 +220,7 @@ def test_sigint_then_sigkill_mid_rollout_leave_a_complete_record_and_rollback_re
     assert len(list(killed.glob("*.backup"))) == 4, "every backup was on disk before the first device was touched"
     assert json.loads((state / "audit.jsonl").read_text(encoding="utf-8").splitlines()[-1])["event"] == "started"
 
-    code, rolled = run_json("rollback", str(base), "--state", str(state), "--to", first["change"], "--commit")
+    code, rolled = run_json("rollback", str(base), "--state", str(state), "--to", first["change"], "--commit", *FAST)
     assert code == 0, rolled
     assert "spine01" in {n for n, d in rolled["devices"].items() if d["committed"]}
     code, verdict = run_json("verify", str(base), "--state", str(state), "--wait", "30")
