@@ -12,6 +12,8 @@ import threading
 import time
 from pathlib import Path
 
+import yaml
+
 from fabric.apply.cli import candidates, push_and_record
 from fabric.apply.lab import LabState
 from fabric.apply.nos import Adapter
@@ -20,7 +22,7 @@ from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
 from fabric.apply.session import DeviceAccess, Session
 from fabric.apply.transaction import PushResult
-from fabric.plan import ClusterPlan
+from fabric.plan import ClusterPlan, plan_cluster
 from tests.apply.test_changes import definition, run_json
 from tests.apply.test_push_cli import fabric
 
@@ -225,3 +227,38 @@ def test_sigint_then_sigkill_mid_rollout_leave_a_complete_record_and_rollback_re
     assert "spine01" in {n for n, d in rolled["devices"].items() if d["committed"]}
     code, verdict = run_json("verify", str(base), "--state", str(state), "--wait", "30")
     assert code == 0, verdict
+
+
+def test_adding_a_leaf_and_removing_it_again_both_push_and_roll_back(plan: ClusterPlan, state_dir: Path) -> None:
+    from fabric.apply.lab import lab_down, lab_namespaces, lab_up
+    from fabric.apply.verify import verify_fabric
+    from fabric.model import ClusterSpec
+
+    four = definition(state_dir, plan.name)
+    six = definition(state_dir, plan.name, nodes=6)
+    small, big = plan, plan_cluster(ClusterSpec.model_validate(yaml.safe_load(six.read_text(encoding="utf-8"))))
+    lab = lab_up(big, state_dir)  # leaf03 is cabled but not in the first definition
+    try:
+        access = lab_access(lab)
+        options = RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0)
+        _, before = push_and_record(small, four, state_dir, access, options, progress=QUIET)
+        assert all(r.committed for r in before), [r.error for r in before]
+
+        added, grown = push_and_record(big, six, state_dir, access, options, progress=QUIET)
+        assert {r.device for r in grown if r.committed} == {"spine01", "spine02", "leaf03"}, [r.error for r in grown]
+        assert all(v.ok for v in verify_fabric(big, candidates(big), access, wait_s=30, hold=2))
+
+        _, shrunk = push_and_record(small, four, state_dir, access, options, progress=QUIET)
+        spine = next(r for r in shrunk if r.device == "spine01")
+        assert spine.committed, spine.error  # the peer removed on purpose is not "lost"
+        assert "  no neighbor swp3" in spine.diff
+        assert not [line for line in spine.diff if "no neighbor swp3 " in line], "one 'no neighbor', FRR refuses the rest after it"
+        running = show(lab, "spine01", "show running-config")
+        assert "neighbor swp3" not in running
+        assert "leaf03" not in running
+
+        _, restored = push_and_record(big, six, state_dir, access, options, progress=QUIET, rollback_to=added)
+        assert {r.device for r in restored if r.committed} == {"spine01", "spine02"}, [r.error for r in restored]
+        assert all(v.ok for v in verify_fabric(big, candidates(big), access, wait_s=30, hold=2))
+    finally:
+        lab_down(big.name, state_dir, lab_namespaces(big))
