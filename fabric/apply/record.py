@@ -228,11 +228,34 @@ def recorded_state(state: Path, until: str | None = None) -> dict[str, str]:
     for change in changes:
         folder = state / "changes" / change
         committed = _committed(folder)
-        for path in sorted(folder.glob("*.before")):
-            device = path.stem
+        befores = {p.stem: p for p in folder.glob("*.before")}
+        legacy = {p.stem: p for p in folder.glob("*.backup") if p.stem not in befores}  # records written before .before
+        for device, path in sorted({**legacy, **befores}.items()):
             applied = folder / f"{device}.applied"
-            source = applied if device in committed and applied.exists() else path
+            source = applied if applied.exists() and (device in committed or device in legacy) else path
             configs[device] = source.read_text(encoding="utf-8")
         if change == until:
             break
     return configs
+
+
+def record_device(state: Path, change: str, result: PushResult, applied: str | None) -> None:
+    """Record one device's outcome outside a push (tools, tests): its backup (as its owned part too) and the outcome."""
+    log = ChangeRecord(state, change)
+    try:
+        _mkdir(state / "changes")
+        _mkdir(log.folder)
+    except OSError as exc:
+        msg = f"cannot create the change record {log.folder}: {exc.strerror or exc}"
+        raise RecordError(msg) from exc
+    log.backup(result.device, result.backup, result.backup)
+    log.outcome(result, applied)
+
+
+def append_audit(
+    state: Path, change: str, definition: Path, results: list[PushResult], *, commit: bool, rollback_to: str | None = None
+) -> dict[str, Any]:
+    """Append a change's "finished" line to ``audit.jsonl`` outside a push (tools, tests) and return it."""
+    log = ChangeRecord(state, change)
+    header = log.begin(definition, commit=commit, rollback_to=rollback_to)
+    return log.finished(header, results, interrupted=False)

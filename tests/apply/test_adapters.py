@@ -139,5 +139,5 @@ def test_rendered_candidate_diffs_fully_against_nothing_and_not_at_all_against_i
 def test_sonic_patch_leaves_tables_the_definition_does_not_manage() -> None:
     adapter = ADAPTERS["sonic"]
     running = adapter.candidate({"config_db.json": json.dumps({"FEATURE": {"bgp": {"state": "enabled"}}, "PORT": {}}), "frr.conf": ""})
-    candidate = adapter.candidate({"config_db.json": json.dumps({"PORT": {"Ethernet0": {"mtu": "9216"}}}), "frr.conf": ""})
-    assert adapter.diff(running, candidate) == ['{"op": "add", "path": "/PORT/Ethernet0", "value": {"mtu": "9216"}}']
+    candidate = adapter.candidate({"config_db.json": json.dumps({"PORT": {"Ethernet0": {"description": "n1", "mtu": "9216"}}}), "frr.conf": ""})
+    assert adapter.diff(running, candidate) == ['{"op": "add", "path": "/PORT/Ethernet0", "value": {"description": "n1", "mtu": "9216"}}']

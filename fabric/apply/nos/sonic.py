@@ -47,6 +47,7 @@ class SonicAdapter:
 
     def owned(self, running: str, candidate: str, previous: str = "") -> str:
         have, want, before = _load(running), _load(candidate), _load(previous)
+        want["config_db"], before["config_db"] = _pushable(want["config_db"]), _pushable(before["config_db"])
         fields = _fields(want["config_db"]) | _fields(before["config_db"])
         mine = _fields(have["config_db"]) & fields
         return _document(_unflatten(have["config_db"], mine), owned_part(have["frr"], want["frr"], before["frr"]))
@@ -55,12 +56,13 @@ class SonicAdapter:
         """The JSON patch ops (one per line) over the owned fields, then the vtysh lines.
 
         Example:
-            >>> a = _document({"PORT": {"Ethernet0": {"mtu": "9100", "lanes": "0,1,2,3"}}, "FEATURE": {}}, "")
-            >>> b = _document({"PORT": {"Ethernet0": {"mtu": "9216"}}}, "")
+            >>> a = _document({"PORT": {"Ethernet0": {"mtu": "9100", "lanes": "0,1,2,3", "description": "n1"}}, "FEATURE": {}}, "")
+            >>> b = _document({"PORT": {"Ethernet0": {"mtu": "9216", "lanes": "0,1", "description": "n1"}}}, "")
             >>> SonicAdapter().diff(a, b)
             ['{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9216"}']
         """
         have, want, before = _load(running), _load(candidate), _load(previous)
+        want["config_db"], before["config_db"] = _pushable(want["config_db"]), _pushable(before["config_db"])
         ops = _patch(have["config_db"], want["config_db"], before["config_db"])
         frr = remediation(owned_part(have["frr"], want["frr"], before["frr"]), want["frr"])
         frr = collapse_neighbor_removal(frr, want["frr"])
@@ -121,6 +123,31 @@ _REFERRERS = ("BGP_NEIGHBOR", "ACL_RULE", "BUFFER_PG", "BUFFER_QUEUE", "PORT_QOS
 
 ConfigDb = dict[str, dict[str, dict[str, Any]]]  # table → key → field → value
 Field = tuple[str, str, str | None]  # (table, key, field); field None stands for a key rendered without fields
+
+# The switch's own, even when the rendered config_db carries them (it does, to validate against SONiC's YANG models):
+# the SKU's port map (lanes, alias, index, subport, breakout), the box's identity (mac, platform, hwsku) and the
+# platform's buffer pools and default profiles. A push never writes them, and never touches a port the plan does not
+# cable (a rendered PORT entry without a description).
+_PLATFORM_FIELDS = {"PORT": frozenset({"lanes", "alias", "index", "subport"}), "DEVICE_METADATA": frozenset({"mac", "platform", "hwsku"})}
+_PLATFORM_TABLES = frozenset({"BREAKOUT_CFG", "BUFFER_POOL"})
+_OWNED_BUFFER_PROFILE = "pg_lossless_"  # the per-(speed, cable) lossless profiles gpufabric computes; the rest are defaults
+
+
+def _pushable(config_db: ConfigDb) -> ConfigDb:
+    """The part of a rendered config_db a push may write (see ``_PLATFORM_FIELDS``)."""
+    out: ConfigDb = {}
+    for table, entries in config_db.items():
+        if table in _PLATFORM_TABLES:
+            continue
+        kept: dict[str, dict[str, Any]] = {}
+        for entry, values in (entries or {}).items():
+            if table == "PORT" and "description" not in (values or {}):
+                continue  # not cabled in the plan: the port stays as the switch has it
+            if table == "BUFFER_PROFILE" and not entry.startswith(_OWNED_BUFFER_PROFILE):
+                continue
+            kept[entry] = {k: v for k, v in (values or {}).items() if k not in _PLATFORM_FIELDS.get(table, frozenset())}
+        out[table] = kept
+    return out
 
 
 def _fields(config_db: ConfigDb) -> set[Field]:
