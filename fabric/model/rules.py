@@ -96,7 +96,7 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
             yield Finding((*base, "hardware"), f"on-prem group '{group.group}' needs 'hardware' (a profile such as dgx-h100)")
         if group.instance_type is not None:
             yield Finding((*base, "instance_type"), "instance_type is for cloud targets; on-prem groups use 'hardware'")
-        if group.hardware in HARDWARE:
+        if group.hardware is not None and group.hardware in HARDWARE:
             profile = HARDWARE[group.hardware]
             if group.role == "gpu" and "compute" not in profile.ports:
                 yield Finding((*base, "hardware"), f"role gpu needs compute ports, and '{group.hardware}' has none; pick a GPU profile")
