@@ -101,7 +101,8 @@ def _text(plan: ClusterPlan, group: NcclGroup) -> str:
 
 
 def export_nccl(plan: ClusterPlan) -> dict[str, str]:
-    """``nccl/<group>.env`` for every node group with GPUs and RDMA compute ports (on-prem RoCE and InfiniBand).
+    """``nccl/<group>.env`` for every node group with GPUs and RDMA compute ports (on-prem RoCE and InfiniBand), and
+    for the cloud GPU groups on AWS EFA and Azure ND (``nccl_cloud``).
 
     Example:
         >>> from fabric.model import load_cluster
@@ -109,4 +110,6 @@ def export_nccl(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(export_nccl(plan_cluster(load_cluster("inventories/onprem-ib/cluster.yaml"))))
         ['nccl/gpu.env']
     """
-    return {f"nccl/{g.group}.env": _text(plan, g) for g in nccl_groups(plan)}
+    from fabric.export.nccl_cloud import export_cloud_nccl  # the clouds' fabrics (EFA, ND InfiniBand)
+
+    return {**{f"nccl/{g.group}.env": _text(plan, g) for g in nccl_groups(plan)}, **export_cloud_nccl(plan)}

@@ -115,5 +115,13 @@ def test_export_of_an_invalid_definition_exits_2_and_writes_nothing(tmp_path: Pa
     assert not (tmp_path / "out").exists()
 
 
+def test_cloud_nccl_env_is_the_providers_fabric_settings() -> None:
+    aws = parse_env(export_nccl(plan_of("aws-p5"))["nccl/gpu.env"])
+    assert aws == {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "RDMAV_FORK_SAFE": "1"}
+    azure = parse_env(export_nccl(plan_of("azure-ndv5"))["nccl/gpu.env"])
+    assert azure["NCCL_TOPO_FILE"] == "/opt/microsoft/ndv5-topo.xml"
+    assert export_nccl(plan_of("gcp-a3mega")) == {}  # not exported yet (README)
+
+
 def test_hostlist_compresses_runs_per_prefix_and_width() -> None:
     assert hostlist(["dgx10", "dgx09", "dgx11", "p5-01", "p5-03", "node1"]) == "dgx[09-11],node1,p5-[01,03]"
