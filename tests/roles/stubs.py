@@ -197,3 +197,33 @@ def firmware_links(prefix: str, hcas: list[str]) -> str:
         f"{prefix}/sys/class/infiniband/{hca}/device"
         for n, hca in enumerate(hcas)
     )
+
+
+LSPCI = r"""#!/bin/sh
+# stub lspci -D -n: two PCIe switch ports (class 0604), a GPU (0302) and a ConnectX NIC (0207)
+echo "lspci $*" >> "$(dirname "$0")/calls.log"
+printf '0000:17:00.0 0604: 1000:c030 (rev b0)\n0000:18:00.0 0604: 1000:c030 (rev b0)\n0000:19:00.0 0302: 10de:2330 (rev a1)\n'
+printf '0000:1a:00.0 0207: 15b3:1021\n'
+"""
+
+SETPCI = r"""#!/bin/sh
+# stub setpci -s BDF ECAP_ACS+0x6.w[=VALUE]: bridges keep their ACS control in <BDF>.acs (default 001d); 0000:18:00.0 has
+# no ACS capability; a bridge listed in ./stuck accepts writes but keeps its value
+d=$(dirname "$0"); echo "setpci $*" >> "$d/calls.log"
+bdf=$2; reg=$3
+case "$bdf" in 0000:17:00.0) ;; *) echo "setpci: $bdf: no ECAP_ACS" >&2; exit 1 ;; esac
+case "$reg" in
+*=*) grep -qx "$bdf" "$d/stuck" 2>/dev/null || echo "${reg#*=}" > "$d/$bdf.acs" ;;
+*) cat "$d/$bdf.acs" 2>/dev/null || echo 001d ;;
+esac
+"""
+
+
+def fake_host(cpus: int) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): CPUs with a powersave governor, a kernel command line without iommu=pt, stub
+    lspci/setpci (one bridge with ACS on, one without ACS)."""
+    files = {f"sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor": ("powersave\n", 0o644) for n in range(cpus)}
+    files["proc/cmdline"] = ("BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet\n", 0o644)
+    files["stubs/lspci"] = (LSPCI, 0o755)
+    files["stubs/setpci"] = (SETPCI, 0o755)
+    return files

@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import BIN, ENV, ansible, changed, container_layer, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_firmware, fake_gpus, fake_nic, fake_perftest, firmware_links, nic_stub_vars
+from tests.roles.stubs import fake_firmware, fake_gpus, fake_host, fake_nic, fake_perftest, firmware_links, nic_stub_vars
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
 
@@ -149,6 +149,12 @@ def test_opensm_is_configured_for_the_packages_unit_keeps_members_across_limited
         unit = sm.run("systemctl cat opensm@0x0c42a10300e17f5a.service").stdout
         assert "ExecStart=/usr/sbin/opensm --guid %I --log_file /var/log/opensm.%I.log" in unit
         partitions = sm.read("/etc/opensm/partitions.conf")
+        # opensm parses partitions.conf only when it runs (no check mode): every line against its grammar
+        # (linux-rdma/opensm doc/partition-config.txt: Name=PKey[,ipoib][,mtu=N] : member[=full|limited], … ;)
+        member = r"(ALL|SELF|0x[0-9a-f]{16})=(full|limited)"
+        grammar = re.compile(rf"^\w+=0x[0-9a-f]{{4}}(, ipoib)?, mtu=[45] : ({member}(, {member})*)?;$")
+        for line in partitions.splitlines():
+            assert line.startswith("#") or grammar.match(line), line
         assert "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;" in partitions  # NCCL's pkey index 0: full members
         # dgx01 from the cache (not in this run), sm01 itself from this run (the definition makes it a limited member)
         assert "gpu=0x0002, ipoib, mtu=5 : 0x0c42a10300aa0001=full, 0x0c42a10300e17f5a=limited;" in partitions.splitlines(), partitions
@@ -552,3 +558,42 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
+
+
+HOST = "/srv/host"
+
+
+def test_host_tuning_sets_governor_and_acs_reads_them_back_and_plans_iommu_passthrough(tmp_path: Path) -> None:
+    """Four CPUs on powersave, a PCIe switch port with ACS on and one without ACS (stub setpci/lspci): the governor and
+    ACS are applied and read back, the boot unit enabled, iommu=pt written for the next boot; a second run changes
+    nothing; a bridge that keeps ACS on fails the host, named."""
+    files = {f"{HOST}/{rel}": content for rel, content in fake_host(4).items()}
+    tuning = {
+        "host_tuning_sysfs": f"{HOST}/sys",
+        "host_tuning_procfs": f"{HOST}/proc",
+        "host_tuning_setpci": f"{HOST}/stubs/setpci",
+        "host_tuning_lspci": f"{HOST}/stubs/lspci",
+    }
+    play = role_playbook(tmp_path, "host_tuning")
+    with booted("gpu001", tmp_path, private_network=True, files=files) as node:
+        first, events = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        assert first.ok, explain(first)
+        for n in range(4):
+            assert node.read(f"{HOST}/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor").strip() == "performance"
+        writes = [c for c in node.read(f"{HOST}/stubs/calls.log").splitlines() if "=" in c]
+        assert writes == ["setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000"]  # the bridge without ACS is left alone
+        assert node.read("/etc/default/grub.d/60-gpufabric.cfg").splitlines()[-1] == (
+            'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"'
+        )
+        assert "kernel.numa_balancing = 0" in node.read("/etc/sysctl.d/60-gpufabric-tuning.conf")
+        assert node.run("systemctl is-enabled gpufabric-host-tuning.service").stdout.strip() == "enabled"
+        [verdict] = events.results("Verify | governors and ACS as planned")
+        assert "iommu=pt after the next reboot" in verdict["msg"]
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        assert second.ok, explain(second)
+        assert changed(second) == {"gpu001": 0}
+
+        node.run(f"echo 0000:17:00.0 > {HOST}/stubs/stuck; echo 001d > {HOST}/stubs/0000:17:00.0.acs")
+        refused, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        [(_, message)] = failures(refused)["gpu001"]
+        assert "0000:17:00.0: ACS control expected 0000, actual 001d" in message
