@@ -123,6 +123,7 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
     console.print(
         f"scalable units {fabric.scalable_units}, rails {fabric.rails}, host ports/leaf {fabric.host_ports_per_leaf}, "
         f"uplinks/leaf {fabric.uplinks_per_leaf} at {fabric.uplink_speed_gbps} Gb/s; cables: {kinds['host']} node-leaf, "
-        f"{kinds['fabric']} leaf-spine; bisection {fabric.bisection_gbps / 1000:g} Tb/s; oversubscription {fabric.oversubscription}",
+        f"{kinds['fabric']} leaf-spine; bisection {fabric.bisection_gbps / 1000:g} Tb/s each way "
+        f"({fabric.bisection_both_directions_gbps / 1000:g} Tb/s both directions); oversubscription {fabric.oversubscription}",
         highlight=False,
     )

@@ -6,9 +6,10 @@ import re
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from fabric.catalog.hardware import HARDWARE
+from fabric.catalog.hardware import HARDWARE, HardwareProfile, PortGroup
+from fabric.catalog.node_model import PORT_SPEEDS
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
 from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
@@ -20,6 +21,47 @@ _INDEX_FIELD = re.compile(r"\{index(?::0([1-6])d)?\}")
 # thousand nodes per fabric, and a node has at most a few dozen ports on one plane.
 MAX_GROUP_NODES = 16384
 MAX_PORTS_PER_PLANE = 32
+
+
+class NodePortsSpec(SpecModel):
+    """The ports a node group has on one plane, described in the definition instead of (or over) a catalog profile.
+
+    Example: a server with two 400G fabric ports: ``{count: 2, speed_gbps: 400, names: [enp24s0np0, enp64s0np0]}``.
+    """
+
+    count: Annotated[int, Field(ge=1, le=MAX_PORTS_PER_PLANE)]
+    speed_gbps: int = Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")
+    names: tuple[InterfaceName, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="Interface name of each port.")
+    pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
+        default=(), max_length=MAX_PORTS_PER_PLANE, description="PCI bus of each port; names derive from them when 'names' is left out."
+    )
+    hcas: tuple[Identifier, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="RDMA device (mlx5_N) of each port.")
+
+    @field_validator("speed_gbps")
+    @classmethod
+    def _known_speed(cls, value: int) -> int:
+        if value not in PORT_SPEEDS:
+            msg = f"{value} Gb/s is not a port speed; use one of {list(PORT_SPEEDS)}"
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _one_entry_per_port(self) -> NodePortsSpec:
+        if not self.names and not self.pci_buses:
+            msg = f"give the {self.count} ports' names (or their pci_buses, to derive the names)"
+            raise ValueError(msg)
+        for what, values in (("names", self.names), ("pci_buses", self.pci_buses), ("hcas", self.hcas)):
+            if values and len(values) != self.count:
+                msg = f"count is {self.count} but {len(values)} {what} are given; give one per port"
+                raise ValueError(msg)
+            if len(set(values)) != len(values):
+                msg = f"{what} repeat an entry; each port has its own"
+                raise ValueError(msg)
+        return self
+
+    def port_group(self) -> PortGroup:
+        """The catalog's view of these ports."""
+        return PortGroup(self.speed_gbps, self.pci_buses, self.hcas, self.names)
 
 
 class NodeGroupSpec(SpecModel):
@@ -36,6 +78,14 @@ class NodeGroupSpec(SpecModel):
     id_offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     hardware: Identifier | None = Field(default=None, description="On-prem hardware profile (fabric/catalog/hardware.py).")
     instance_type: Identifier | None = Field(default=None, description="Cloud instance type, machine type or VM size.")
+    ports: dict[PlaneName, NodePortsSpec] = Field(
+        default_factory=dict[PlaneName, NodePortsSpec],
+        description="The group's own ports per plane (count, speed, names): replace the hardware profile's on that plane, "
+        "or describe a server no profile fits (then give gpus).",
+    )
+    gpus: Annotated[int, Field(ge=0, le=72)] | None = Field(
+        default=None, description="GPUs per node; default: the hardware profile's (0 without one)."
+    )
     interfaces: dict[PlaneName, Annotated[tuple[InterfaceName, ...], Field(max_length=MAX_PORTS_PER_PLANE)]] = Field(
         default_factory=dict[PlaneName, tuple[str, ...]], description="Override the hardware's interface names per plane."
     )
@@ -69,6 +119,28 @@ class NodeGroupSpec(SpecModel):
         if value is not None and value not in HARDWARE:
             raise ValueError(unknown_choice("hardware profile", value, HARDWARE))
         return value
+
+    def hardware_profile(self) -> HardwareProfile | None:
+        """The node's hardware: the catalog profile with ``ports`` laid over it, or ``ports`` alone; None on cloud groups.
+
+        Example:
+            >>> g = NodeGroupSpec(group="gpu", role="gpu", count=1, hostname="gpu{index}", gpus=8,
+            ...     ports={"compute": {"count": 2, "speed_gbps": 400, "names": ["enp24s0np0", "enp64s0np0"]}})
+            >>> p = g.hardware_profile()
+            >>> p.name, p.gpus, p.ports["compute"].count
+            ('custom', 8, 2)
+        """
+        base = HARDWARE.get(self.hardware) if self.hardware else None
+        if base is None and not self.ports:
+            return None
+        ports = dict(base.ports) if base else {}
+        ports.update({plane: spec.port_group() for plane, spec in self.ports.items()})
+        if base is None:
+            return HardwareProfile(
+                "custom", f"group {self.group}: ports from the definition", self.gpus or 0, None, self.gpus is not None and self.gpus >= 8, ports
+            )
+        gpus = base.gpus if self.gpus is None else self.gpus
+        return HardwareProfile(base.name, base.description, gpus, base.gpu_model, base.nvswitch, ports)
 
     def hostnames(self) -> list[str]:
         """Every hostname of the group, index 1..count."""

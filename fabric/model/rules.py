@@ -10,7 +10,6 @@ from ipaddress import IPv4Network
 from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
-from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, format_path
@@ -92,25 +91,30 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
     group = spec.nodes[gi]
     base = ("nodes", gi)
     if spec.target == "onprem":
-        if group.hardware is None:
-            yield Finding((*base, "hardware"), f"on-prem group '{group.group}' needs 'hardware' (a profile such as dgx-h100)")
+        if group.hardware is None and not group.ports:
+            yield Finding(
+                (*base, "hardware"),
+                f"on-prem group '{group.group}' needs 'hardware' (a profile such as dgx-h100) or its own 'ports' per plane",
+            )
         if group.instance_type is not None:
             yield Finding((*base, "instance_type"), "instance_type is for cloud targets; on-prem groups use 'hardware'")
-        if group.hardware is not None and group.hardware in HARDWARE:
-            profile = HARDWARE[group.hardware]
+        profile = group.hardware_profile()
+        if profile is not None:
+            what = f"'{group.hardware}'" if group.hardware else f"group '{group.group}'"
             if group.role == "gpu" and "compute" not in profile.ports:
-                yield Finding((*base, "hardware"), f"role gpu needs compute ports, and '{group.hardware}' has none; pick a GPU profile")
+                yield Finding((*base, "hardware"), f"role gpu needs compute ports, and {what} has none; pick a GPU profile or add ports.compute")
             for plane, names in group.interfaces.items():
                 have = profile.ports.get(plane)
                 if have is None or len(names) != have.count:
                     count = have.count if have else 0
                     yield Finding(
                         (*base, "interfaces", plane),
-                        f"{len(names)} name(s) given but '{group.hardware}' has {count} {plane} port(s); give one name per port",
+                        f"{len(names)} name(s) given but {what} has {count} {plane} port(s); give one name per port",
                     )
         return
-    if group.hardware is not None:
-        yield Finding((*base, "hardware"), f"'hardware' is for on-prem groups; on {spec.target} set instance_type")
+    if group.hardware is not None or group.ports:
+        key = "hardware" if group.hardware is not None else "ports"
+        yield Finding((*base, key), f"'{key}' is for on-prem groups; on {spec.target} set instance_type")
     label, catalog = _TYPE_CATALOGS[spec.target]
     if group.instance_type is None:
         yield Finding((*base, "instance_type"), f"group '{group.group}' needs instance_type (a {label})")
@@ -341,7 +345,7 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Ite
             yield Finding((*base, "nodes", ni, "host"), unknown_choice("host", node.host, sorted(hosts)))
         elif sm.kind != "switch":
             group = next(g for g in spec.nodes if node.host in g.hostnames())
-            profile = HARDWARE.get(group.hardware or "")
+            profile = group.hardware_profile()
             if profile is not None and "compute" not in profile.ports:
                 yield Finding(
                     (*base, "nodes", ni, "host"),

@@ -145,7 +145,13 @@ class FabricSpec(SpecModel):
         default=None, description="Force the uplink count per leaf; default: as many as the oversubscription target needs."
     )
     spines: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
-        default=None, description="Force the spine count (must divide uplinks_per_leaf); default: the fewest that take every uplink."
+        default=None,
+        description="Force the spine count (must divide uplinks_per_leaf); default: the fewest that take every uplink "
+        "(a single spine is a warning: it has no redundancy).",
+    )
+    uplink_speed_gbps: Annotated[int, Field(ge=1, le=1600)] | None = Field(
+        default=None,
+        description="Speed of leaf-spine links, e.g. 800 on SN5600 with 400G hosts; default: the host-port speed. Both tiers' models must run it.",
     )
     mtu: Annotated[int, Field(ge=1500, le=9216)] | None = Field(
         default=None,

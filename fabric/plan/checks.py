@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fabric.catalog.hardware import HARDWARE
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
@@ -24,7 +23,7 @@ def check_planes(spec: ClusterSpec) -> Iterator[Finding]:
         stride = plane_spec.max_ports_per_node
         top_id = 0
         for gi, group in enumerate(spec.nodes):
-            profile = HARDWARE.get(group.hardware or "")
+            profile = group.hardware_profile()
             ports = profile.ports.get(plane) if profile else None
             if ports is None or group.count == 0:
                 continue
@@ -32,7 +31,7 @@ def check_planes(spec: ClusterSpec) -> Iterator[Finding]:
             if ports.count > stride:
                 yield Finding(
                     ("planes", plane, "max_ports_per_node"),
-                    f"'{group.hardware}' (nodes[{gi}]) has {ports.count} {plane} ports but the plane allows {stride} per node; "
+                    f"'{group.hardware or group.group}' (nodes[{gi}]) has {ports.count} {plane} ports but the plane allows {stride} per node; "
                     f"raise max_ports_per_node to {ports.count} (this renumbers the plane) or override the hardware",
                 )
         routed_pairs = plane == "compute" and spec.planes.compute.transport == "roce"
@@ -63,6 +62,14 @@ def check_fabric_plan(spec: ClusterSpec, fabric: FabricPlan) -> Iterator[Finding
             yield Finding(
                 ("fabric", "underlay", "spine_asn"), f"spine ASN {underlay.spine_asn} falls inside the leaf ASNs {first}..{last}; move one of them"
             )
+    if spec.fabric is not None and spec.fabric.spines is None and len(fabric.spines) == 1 and fabric.leaves:
+        yield Finding(
+            ("fabric", "spines"),
+            f"the planner chose a single spine ({fabric.spines[0].name}): it carries all traffic between the {len(fabric.leaves)} "
+            "leaves, so losing it (failure or upgrade) cuts every leaf off from every other; set spines: 2 or more "
+            "(with uplinks_per_leaf a multiple of it), or set spines: 1 to accept this",
+            "warning",
+        )
     ib = spec.infiniband
     if ib is not None and ib.subnet_manager.kind == "switch":
         names = {s.name for s in fabric.switches}

@@ -128,10 +128,10 @@ def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchP
                 Link(
                     "fabric",
                     leaf.name,
-                    port_name(leaf.model, leaf.nos, sizing.first_uplink + j, sizing.speed_gbps),
+                    port_name(leaf.model, leaf.nos, sizing.first_uplink + j, sizing.up_speed),
                     spine.name,
-                    port_name(spine.model, spine.nos, spine_index, sizing.speed_gbps),
-                    sizing.speed_gbps,
+                    port_name(spine.model, spine.nos, spine_index, sizing.up_speed),
+                    sizing.up_speed,
                     fabric.cable_length_m.fabric,
                     "compute",
                     subnet,
@@ -149,7 +149,7 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMe
     spines, leaves = build_switches(spec, sizing)
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     fabric_links = cable_fabric(fabric, sizing, leaves, spines)
-    speed = sizing.speed_gbps
+    speed, up_speed = sizing.speed_gbps, sizing.up_speed
     used_spine_ports = len(leaves) * sizing.parallel_links
     tiers = (
         TierStats(
@@ -158,13 +158,13 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMe
             sizing.leaf_radix,
             sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
             sizing.host_ports_per_leaf * speed,
-            sizing.uplinks_per_leaf * speed,
+            sizing.uplinks_per_leaf * up_speed,
             format_ratio(sizing.oversubscription),
         ),
-        TierStats("spine", len(spines), sizing.spine_radix, used_spine_ports, used_spine_ports * speed, 0, "n/a"),
+        TierStats("spine", len(spines), sizing.spine_radix, used_spine_ports, used_spine_ports * up_speed, 0, "n/a"),
     )
     host_bw = len(host_links) * speed
-    uplink_bw = len(fabric_links) * speed
+    uplink_bw = len(fabric_links) * up_speed
     plan = FabricPlan(
         topology=fabric.topology,
         link_layer="infiniband" if sizing.link_layer == "infiniband" else "ethernet",
@@ -173,13 +173,14 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMe
         host_ports_per_leaf=sizing.host_ports_per_leaf,
         uplinks_per_leaf=sizing.uplinks_per_leaf,
         host_speed_gbps=speed,
-        uplink_speed_gbps=speed,
+        uplink_speed_gbps=up_speed,
         mtu=fabric.switch_mtu,
         leaves=leaves,
         spines=spines,
         links=tuple(host_links + fabric_links),
         tiers=tiers,
         bisection_gbps=min(host_bw, uplink_bw) // 2,
+        bisection_both_directions_gbps=min(host_bw, uplink_bw),
         oversubscription=format_ratio(Fraction(host_bw, uplink_bw)) if uplink_bw else "n/a",
         underlay=fabric.underlay,
         management=fabric.management,

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
-from fabric.catalog.hardware import HARDWARE
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
@@ -46,10 +45,10 @@ class _PlanePorts:
 
 def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
     hostname = format_hostname(group.hostname, index)
-    if group.hardware is None:
+    profile = group.hardware_profile()
+    if profile is None:
         kind = group.instance_type or ""
         return NodePlan(hostname, group.group, group.role, node_id, kind, _CLOUD_GPUS.get(spec.target, {}).get(kind, 0), ())
-    profile = HARDWARE[group.hardware]
     explicit = group.addresses.get(hostname, {})
     interfaces: list[HostInterface] = []
     for plane in PLANE_NAMES:
@@ -75,7 +74,7 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, att
     fabric = spec.fabric
     if fabric is not None and "compute" in profile.ports:
         su, slot = (node_id - 1) // fabric.su_size + 1, (node_id - 1) % fabric.su_size + 1
-    return NodePlan(hostname, group.group, group.role, node_id, group.hardware, profile.gpus, tuple(interfaces), su, slot)
+    return NodePlan(hostname, group.group, group.role, node_id, profile.name, profile.gpus, tuple(interfaces), su, slot)
 
 
 def _interface(view: _PlanePorts, port: int, name: str, *, explicit: str | None, attachment: HostAttachment | None, hca: str | None) -> HostInterface:

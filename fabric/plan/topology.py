@@ -11,8 +11,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from fabric.catalog.hardware import HARDWARE
-from fabric.catalog.switches import SWITCH_MODELS
+from fabric.catalog.switches import SWITCH_MODELS, SwitchModel
 from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import format_hostname
@@ -32,7 +31,12 @@ class FabricMember:
 
 @dataclass(frozen=True, slots=True)
 class FabricSizing:
-    """The numbers that fix the shape of a two-tier fabric."""
+    """The numbers that fix the shape of a two-tier fabric.
+
+    ``fanout`` / ``uplink_fanout``: logical ports per native leaf port at the host / uplink speed (2 for 400G on an
+    800G cage); ``spine_fanout`` the same for the spines at the uplink speed. ``leaf_radix`` counts leaf ports at the
+    host speed, ``spine_radix`` spine ports at the uplink speed.
+    """
 
     link_layer: str
     speed_gbps: int
@@ -45,11 +49,18 @@ class FabricSizing:
     spine_fanout: int
     leaf_radix: int
     spine_radix: int
+    uplink_speed_gbps: int = 0
+    uplink_fanout: int = 0
+
+    @property
+    def up_speed(self) -> int:
+        """Speed of the leaf-spine links (the host speed unless the fabric sets its own)."""
+        return self.uplink_speed_gbps or self.speed_gbps
 
     @property
     def oversubscription(self) -> Fraction:
-        """Downlink over uplink bandwidth of a leaf (same speed both ways)."""
-        return Fraction(self.host_ports_per_leaf, self.uplinks_per_leaf)
+        """Downlink over uplink bandwidth of a leaf."""
+        return Fraction(self.host_ports_per_leaf * self.speed_gbps, self.uplinks_per_leaf * self.up_speed)
 
     @property
     def parallel_links(self) -> int:
@@ -58,15 +69,15 @@ class FabricSizing:
 
     @property
     def first_uplink(self) -> int:
-        """Logical index of a leaf's first uplink: the first whole cage after the host ports."""
-        return math.ceil(self.host_ports_per_leaf / self.fanout) * self.fanout
+        """Logical index, at the uplink speed, of a leaf's first uplink: the first whole cage after the host ports."""
+        return math.ceil(self.host_ports_per_leaf / self.fanout) * (self.uplink_fanout or self.fanout)
 
 
 def fabric_members(spec: ClusterSpec) -> list[FabricMember]:
     """Every node port on the compute fabric, ordered by node id then port."""
     members: list[FabricMember] = []
     for group in spec.nodes:
-        profile = HARDWARE.get(group.hardware or "")
+        profile = group.hardware_profile()
         ports = profile.ports.get("compute") if profile else None
         if ports is None:
             continue
@@ -98,52 +109,45 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     fabric = spec.fabric
     assert fabric is not None
     findings: list[Finding] = []
-    speeds = {HARDWARE[g.hardware].ports["compute"].speed_gbps for g in spec.nodes if g.hardware and "compute" in HARDWARE[g.hardware].ports}
+    profiles = [p for p in (g.hardware_profile() for g in spec.nodes if g.count) if p is not None]
+    speeds = {p.ports["compute"].speed_gbps for p in profiles if "compute" in p.ports}
     if len(speeds) > 1:
         findings.append(Finding(("nodes",), f"compute ports run at different speeds {sorted(speeds)} Gb/s; one fabric needs one host speed"))
         raise InputError(findings)
     speed = speeds.pop() if speeds else SWITCH_MODELS[fabric.leaf.model].speed_gbps
+    up_speed = fabric.uplink_speed_gbps or speed
     leaf_model, spine_model = SWITCH_MODELS[fabric.leaf.model], SWITCH_MODELS[fabric.spine.model]
-    leaf_radix, spine_radix = leaf_model.radix(speed), spine_model.radix(speed)
-    for tier, model, radix in (("leaf", leaf_model, leaf_radix), ("spine", spine_model, spine_radix)):
-        if radix is None:
-            findings.append(
-                Finding(
-                    ("fabric", tier, "model"),
-                    f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does",
-                )
-            )
-    for tier, model, nos in (("leaf", leaf_model, fabric.leaf.nos), ("spine", spine_model, fabric.spine.nos)):
-        skus = model.sonic.skus if model.sonic and nos == "sonic" else None
-        if skus is not None and model.radix(speed) is not None and not any(s.speed_gbps == speed for s in skus):
-            findings.append(
-                Finding(
-                    ("fabric", tier, "model"),
-                    f"SONiC has no {model.name} SKU for {speed} Gb/s ports (its SKUs run {[s.speed_gbps for s in skus]} Gb/s); "
-                    "use hosts at one of those speeds, another model, or another NOS",
-                )
-            )
-    if leaf_radix is None or spine_radix is None or findings:
+    needs = (("leaf", leaf_model, fabric.leaf.nos, {speed, up_speed}), ("spine", spine_model, fabric.spine.nos, {up_speed}))
+    for tier, model, nos, tier_speeds in needs:
+        findings.extend(_speed_findings(tier, model, nos, tier_speeds, up_speed != speed))
+    if findings:
         raise InputError(findings)
-    fanout, spine_fanout = leaf_radix // leaf_model.ports, spine_radix // spine_model.ports
+    leaf_radix, up_radix, spine_radix = leaf_model.radix(speed), leaf_model.radix(up_speed), spine_model.radix(up_speed)
+    assert leaf_radix is not None
+    assert up_radix is not None
+    assert spine_radix is not None
+    fanout, up_fanout, spine_fanout = leaf_radix // leaf_model.ports, up_radix // leaf_model.ports, spine_radix // spine_model.ports
     rails = max((m.ports for m in members), default=1) if fabric.topology == "rail-optimized" else 1
-    down = _host_ports_per_leaf(spec, leaf_radix, fanout)
-    up = fabric.uplinks_per_leaf or math.ceil(Fraction(down) / fabric.target_ratio)
-    cages = math.ceil(down / fanout) + math.ceil(up / fanout)
+    down = _host_ports_per_leaf(spec, leaf_radix, fanout, up_fanout, Fraction(up_speed, speed))
+    needed_up = math.ceil(Fraction(down * speed, up_speed) / fabric.target_ratio)
+    up = fabric.uplinks_per_leaf or needed_up
+    cages = math.ceil(down / fanout) + math.ceil(up / up_fanout)
     if cages > leaf_model.ports:
         findings.append(
             Finding(
                 ("fabric", "leaf", "model"),
-                f"each leaf needs {down} host ports + {up} uplinks at {speed} Gb/s = {cages} cages, but {leaf_model.name} has "
-                f"{leaf_model.ports}; choose a larger leaf, lower su_size, or accept more oversubscription",
+                f"each leaf needs {down} host ports at {speed} Gb/s + {up} uplinks at {up_speed} Gb/s = {cages} cages, but "
+                f"{leaf_model.name} has {leaf_model.ports}; choose a larger leaf, lower su_size, or accept more oversubscription",
             )
         )
-    if Fraction(down, up) > fabric.target_ratio:
+    ratio = Fraction(down * speed, up * up_speed)
+    if ratio > fabric.target_ratio:
         findings.append(
             Finding(
                 ("fabric", "uplinks_per_leaf"),
-                f"{down} host ports over {up} uplinks is {format_ratio(Fraction(down, up))} oversubscribed, above the target "
-                f"{fabric.oversubscription}; raise uplinks_per_leaf to {math.ceil(Fraction(down) / fabric.target_ratio)} or relax the target",
+                f"{down} host ports x {speed} Gb/s = {_tbps(down * speed)} down over {up} uplinks x {up_speed} Gb/s = "
+                f"{_tbps(up * up_speed)} up is {format_ratio(ratio)} oversubscribed, above the target {fabric.oversubscription}; "
+                f"raise uplinks_per_leaf to {needed_up} or relax the target",
             )
         )
     leaves = _leaf_count(spec, members, rails, down)
@@ -162,21 +166,67 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
         spine_fanout,
         leaf_radix,
         spine_radix,
+        up_speed,
+        up_fanout,
     )
 
 
-def _host_ports_per_leaf(spec: ClusterSpec, leaf_radix: int, fanout: int) -> int:
+def _speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], mixed: bool) -> list[Finding]:
+    """Why ``model`` under ``nos`` cannot run every speed of ``speeds`` on one switch, if it cannot."""
+    where = ("fabric", tier, "model")
+    findings = [
+        Finding(where, f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does")
+        for speed in sorted(speeds, reverse=True)
+        if model.radix(speed) is None
+    ]
+    skus = model.sonic.skus if model.sonic and nos == "sonic" else None
+    if skus is None or findings:
+        return findings
+    if mixed and tier == "leaf":
+        findings.append(
+            Finding(
+                ("fabric", "uplink_speed_gbps"),
+                f"SONiC runs one SKU, one port speed, on a switch; {model.name} leaves cannot mix {sorted(speeds)} Gb/s. "
+                "Drop uplink_speed_gbps or run the leaves under another NOS (e.g. cumulus)",
+            )
+        )
+    findings.extend(
+        Finding(
+            where,
+            f"SONiC has no {model.name} SKU for {speed} Gb/s ports (its SKUs run {[s.speed_gbps for s in skus]} Gb/s); "
+            "use hosts at one of those speeds, another model, or another NOS",
+        )
+        for speed in sorted(speeds, reverse=True)
+        if not any(s.speed_gbps == speed for s in skus)
+    )
+    return findings
+
+
+def _tbps(gbps: int) -> str:
+    return f"{gbps / 1000:g} Tb/s"
+
+
+def _host_ports_per_leaf(spec: ClusterSpec, leaf_radix: int, fanout: int, up_fanout: int, up_over_down: Fraction) -> int:
+    """Host ports per leaf; on a fat-tree without a count, what the cages leave after the uplinks the target needs.
+
+    ``up_over_down`` is the uplink speed over the host speed: one uplink carries that many host ports' worth.
+    """
     fabric = spec.fabric
     assert fabric is not None
     if fabric.topology == "rail-optimized":
         return fabric.su_size
     if fabric.host_ports_per_leaf:
         return fabric.host_ports_per_leaf
+    cages = leaf_radix // fanout
     if fabric.uplinks_per_leaf:
-        return max(1, (leaf_radix // fanout - math.ceil(fabric.uplinks_per_leaf / fanout)) * fanout)
+        return max(1, (cages - math.ceil(fabric.uplinks_per_leaf / up_fanout)) * fanout)
     ratio = fabric.target_ratio
-    down = math.floor(leaf_radix * ratio / (ratio + 1))
-    return max(1, down)
+    if up_over_down == 1 and up_fanout == fanout:
+        return max(1, math.floor(leaf_radix * ratio / (ratio + 1)))
+    # A host cage carries `fanout` host ports; an uplink cage carries up_fanout * up_over_down host ports' worth.
+    per_up_cage = up_fanout * up_over_down
+    down_cages = math.floor(cages * ratio * per_up_cage / (fanout + ratio * per_up_cage))
+    return max(1, down_cages * fanout)
 
 
 def _leaf_count(spec: ClusterSpec, members: list[FabricMember], rails: int, down: int) -> int:
@@ -195,13 +245,23 @@ def _spine_count(spec: ClusterSpec, total_uplinks: int, up: int, spine_radix: in
     needed = max(1, math.ceil(total_uplinks / spine_radix))
     forced = spec.fabric.spines if spec.fabric is not None else None
     if forced is not None:
-        if up % forced or forced < needed:
+        choices = [s for s in range(needed, up + 1) if up % s == 0] or "none (the fabric is too large)"
+        if up % forced:
+            more = math.ceil(up / forced) * forced
             findings.append(
                 Finding(
                     ("fabric", "spines"),
-                    f"{forced} spines do not fit: each leaf's {up} uplinks must split evenly over the spines and the spines "
-                    f"need at least {needed} x {spine_radix} ports for {total_uplinks} uplinks; use one of "
-                    f"{[s for s in range(needed, up + 1) if up % s == 0] or 'none (the fabric is too large)'}",
+                    f"{forced} spines do not divide each leaf's {up} uplinks ({up} = {up // forced} x {forced} + {up % forced}): "
+                    f"leaves would reach some spines over more links than others, and ECMP would load the spines unequally; "
+                    f"use spines: one of {choices}, or uplinks_per_leaf: {more}",
+                )
+            )
+        elif forced < needed:
+            findings.append(
+                Finding(
+                    ("fabric", "spines"),
+                    f"{forced} spines of {spine_radix} ports cannot take {total_uplinks} leaf uplinks (they need at least {needed}); "
+                    f"use spines: one of {choices}",
                 )
             )
         return forced

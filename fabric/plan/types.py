@@ -121,6 +121,9 @@ class FabricPlan:
     links: tuple[Link, ...]
     tiers: tuple[TierStats, ...]
     bisection_gbps: int
+    """Bandwidth across the narrowest cut into two halves, one direction (half the nodes sending to the other half)."""
+    bisection_both_directions_gbps: int
+    """The same cut counted in both directions at once (full duplex): twice ``bisection_gbps``, as many designs quote it."""
     oversubscription: str
     underlay: UnderlaySpec
     management: ManagementSpec
