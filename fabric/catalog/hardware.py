@@ -2,7 +2,8 @@
 
 ``HARDWARE`` maps a profile name to its ``HardwareProfile``: GPUs and the NIC ports the profile has on each network
 plane. The files are read and validated (``fabric.catalog.node_model``) the first time the mapping is used, once per
-process; a broken file stops that first use with an ``InputError`` naming file, line, field and problem.
+process; a broken file stops that first use with a ``CatalogError`` naming file, line, field and problem
+(``load_node_profiles`` on another directory raises ``InputError``).
 
 Interface names follow systemd's predictable naming from the PCI bus number, as DGX OS shows them:
 ``ibp<bus>s0`` when a ConnectX port runs InfiniBand, ``enp<bus>s0np0`` when it runs Ethernet. A node group
@@ -19,6 +20,7 @@ from typing import Literal
 
 from fabric.catalog._load import data_files, load_models
 from fabric.catalog.node_model import NodeProfile, PlaneName
+from fabric.errors import CatalogError, InputError
 
 __all__ = ["HARDWARE", "NODE_DATA", "HardwareProfile", "PlaneName", "PortGroup", "load_node_profiles"]
 
@@ -93,7 +95,10 @@ def load_node_profiles(directory: Path = NODE_DATA) -> dict[str, HardwareProfile
 
 @cache
 def _builtin() -> dict[str, HardwareProfile]:
-    return load_node_profiles()
+    try:
+        return load_node_profiles(NODE_DATA)
+    except InputError as exc:  # the package's own files: not something the definition can fix
+        raise CatalogError(exc.findings) from exc
 
 
 class _HardwareCatalog(Mapping[str, HardwareProfile]):

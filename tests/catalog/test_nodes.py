@@ -105,3 +105,26 @@ def node_schema_json() -> str:
 
 def test_committed_schema_matches_the_model(update_golden: bool) -> None:
     check_golden(ROOT / "schema" / "node-profile.schema.json", node_schema_json(), update_golden)
+
+
+def test_a_broken_builtin_profile_stops_the_run_instead_of_becoming_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fabric.catalog import hardware
+    from fabric.errors import CatalogError
+    from fabric.validate import validate_file
+
+    directory = tmp_path / "nodes"
+    shutil.copytree(NODE_DATA, directory)
+    path = directory / "dgx-h100.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("speed_gbps: 400", "speed_gbps: 300", 1), encoding="utf-8")
+    monkeypatch.setattr(hardware, "NODE_DATA", directory)
+    hardware._builtin.cache_clear()
+    try:
+        with pytest.raises(CatalogError) as caught:
+            validate_file(ROOT / "inventories" / "onprem-roce" / "cluster.yaml")
+    finally:
+        hardware._builtin.cache_clear()
+    assert str(caught.value).splitlines() == [
+        "gpufabric's built-in catalog is broken; fix these files or reinstall:",
+        f"{directory}/dgx-h100.yaml:10: error: ports.compute.speed_gbps: Value error, 300 Gb/s is not a port speed; "
+        "use one of [1, 10, 25, 40, 50, 100, 200, 400, 800, 1600] (got 300)",
+    ]
