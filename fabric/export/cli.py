@@ -14,17 +14,20 @@ from rich.console import Console
 from fabric.errors import Finding, InputError
 from fabric.export.nccl import export_nccl
 from fabric.export.slurm import export_slurm
+from fabric.export.telemetry import export_telemetry
 from fabric.plan.types import ClusterPlan
 from fabric.validate import validate_file
 
-EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {"nccl": export_nccl, "slurm": export_slurm}
-HELP = "derive workload settings from the definition: NCCL env per node group, Slurm topology/nodes/gres"
+EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {"nccl": export_nccl, "slurm": export_slurm, "telemetry": export_telemetry}
+HELP = "derive workload settings from the definition: NCCL env per node group, Slurm topology/nodes/gres, Prometheus alerts"
 
 
 def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register ``export``."""
     cmd = sub.add_parser("export", help=HELP, description=HELP)
-    cmd.add_argument("kind", choices=sorted(EXPORTERS), help="nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf")
+    cmd.add_argument(
+        "kind", choices=sorted(EXPORTERS), help="nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; telemetry: telemetry/alerts.yml"
+    )
     cmd.add_argument("file", type=Path, help="the cluster definition")
     cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     cmd.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
