@@ -1,15 +1,22 @@
-"""The one Jinja2 environment: templates from the package, strict about undefined names, stable whitespace.
+"""The Jinja2 environments, one per NOS: templates from the package, strict about undefined names, stable whitespace.
 
-Defence in depth against injection: every value a template prints goes through ``finalize``, which refuses a line
-break or any other control character, so no value can start a new command line in a config whatever the model let
-through.
+Defence in depth against injection, whatever the model let through. Every value a template prints goes through the
+NOS's ``finalize``, which knows the value's type:
+
+- a number prints as it is;
+- free text marked with the ``text`` filter (descriptions) must hold no line break or control character, and the
+  ``nvue_text`` filter also quotes it for the shell words an NVUE line is split into;
+- anything else stands where one CLI word goes (an interface, a host name, a route map, an address) and must be a
+  safe token for that NOS (``TOKEN_RE``): no whitespace, quote, comment or shell character that could end the word.
+
+A refused value raises ``RenderError`` naming the value and the template (``GuardedTemplate``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import cast
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, Template
@@ -17,25 +24,80 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, Template
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 
+# One CLI word: letters, digits and _ . : / @ + -, not starting with '-'. Per NOS, what ends a word or starts a comment:
+# EOS and NX-OS CLI: whitespace ends a word, '!' / '#' start comments, '?' asks for help, '|' pipes output;
+# FRR vtysh: whitespace, '!' comments; MLNX-OS: whitespace, '#' comments, '"' quotes; Cumulus NVUE: each line is
+# split with POSIX shell rules (fabric/apply/nos/cumulus.py shlex.split) and passed as argv to `nv`, so quotes,
+# '$', '`', ';', '&', '|', '<', '>', '\\' and a leading '-' (an option to `nv`) must not appear in a word.
+_WORD = r"^[A-Za-z0-9_.:/@+][A-Za-z0-9_.:/@+-]*$"
+TOKEN_RE: dict[str, re.Pattern[str]] = {
+    "eos": re.compile(_WORD),
+    "nxos": re.compile(_WORD),
+    "frr": re.compile(_WORD),
+    "mlnxos": re.compile(_WORD),
+    "cumulus": re.compile(_WORD),
+    "sonic": re.compile(_WORD),  # config_db key parts and names: '|' joins key parts, so it never appears in one
+}
+
+
+class Text(str):
+    """Free text a template marked as such (``{{ p.description | text }}``): one printable line, spaces allowed."""
+
+    __slots__ = ()
+
+
+class GuardedTemplate(Template):
+    """A template whose refused value names the template: ``eos/interfaces.j2: refusing to render …``."""
+
+    def render(self, *args: object, **kwargs: object) -> str:
+        """``Template.render``; a ``RenderError`` raised by the guard gains this template's name."""
+        try:
+            return super().render(*args, **kwargs)
+        except RenderError as exc:
+            msg = f"{self.name}: {exc}"
+            raise RenderError(msg) from exc
+
 
 @cache
-def _environment() -> Environment:
+def _environment(nos: str) -> Environment:
     env = Environment(  # noqa: S701 - renders device configs, not HTML
         loader=PackageLoader("fabric.render", "templates"),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        finalize=one_line,
+        finalize=partial(guard, nos),
     )
+    env.template_class = GuardedTemplate
     filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
     filters["kbytes"] = _kbytes
     filters["token"] = token
+    filters["text"] = text
+    filters["nvue_text"] = nvue_text
     filters["seconds"] = _seconds
     return env
 
 
-def one_line(value: object) -> object:
+def guard(nos: str, value: object) -> object:
+    """``value`` as the template prints it, once it is safe where it stands on a line of ``nos``'s config.
+
+    Example:
+        >>> guard("eos", "Ethernet1/1"), guard("eos", 9214), guard("eos", Text("to gpu001 eth0"))
+        ('Ethernet1/1', 9214, 'to gpu001 eth0')
+
+    Raises:
+        RenderError: text with a line break or control character; anything else that is not a safe token of ``nos``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return token(value, nos)
+    if isinstance(value, Text):
+        return one_line(value)
+    if isinstance(value, str):
+        return token(one_line(value), nos)
+    return value
+
+
+def one_line(value: str) -> str:
     """``value`` unchanged when its text holds no line break or control character.
 
     Example:
@@ -45,30 +107,50 @@ def one_line(value: object) -> object:
     Raises:
         RenderError: the value would break out of its line (e.g. ``"eth1\\nip route 0.0.0.0/0 blackhole"``).
     """
-    if isinstance(value, str) and not is_safe_text(value):
+    if not is_safe_text(value):
         msg = f"refusing to render {value[:80]!r}: a line break or control character would inject config lines"
         raise RenderError(msg)
     return value
 
 
-def token(value: object) -> str:
-    """``value`` as one CLI token: where a name goes (an interface, a peer, a VRF), nothing that could end it.
+def token(value: object, nos: str = "eos") -> str:
+    """``value`` as one CLI word of ``nos``: where a name goes (an interface, a peer, a VRF), nothing that could end it.
 
     Example:
         >>> token("Ethernet1/1")
         'Ethernet1/1'
 
     Raises:
-        RenderError: the text holds whitespace, a quote, a shell or CLI metacharacter, or is empty.
+        RenderError: the text holds whitespace, a quote, a shell or CLI metacharacter, starts with '-', or is empty.
     """
-    text = str(value)
-    if not _TOKEN.match(text):
-        msg = f"refusing to render {text[:80]!r} where one name goes: only letters, digits and _ . : / @ + - are allowed"
+    word = str(value)
+    if not TOKEN_RE[nos].match(word):
+        msg = f"refusing to render {word[:80]!r} where one {nos} word goes: only letters, digits and _ . : / @ + - are allowed (not a leading -)"
         raise RenderError(msg)
-    return text
+    return word
 
 
-_TOKEN = re.compile(r"^[A-Za-z0-9_.:/@+-]+$")
+def text(value: object) -> Text:
+    """``value`` marked as free text (a description): one line, spaces allowed.
+
+    Raises:
+        RenderError: a line break or control character.
+    """
+    return Text(one_line(str(value)))
+
+
+def nvue_text(value: object) -> Text:
+    """``value`` as one single-quoted POSIX shell word, for free text on an NVUE line (split with ``shlex.split``).
+
+    Example:
+        >>> print(nvue_text("it's up"))
+        'it'"'"'s up'
+
+    Raises:
+        RenderError: a line break or control character.
+    """
+    quoted = one_line(str(value)).replace("'", "'\"'\"'")
+    return Text(f"'{quoted}'")
 
 
 def _kbytes(size: int) -> int:
@@ -82,5 +164,6 @@ def _seconds(milliseconds: int) -> str:
 
 
 def template(name: str) -> Template:
-    """A compiled template (compiled once per process)."""
-    return _environment().get_template(name)
+    """A compiled template (compiled once per process), guarded for the NOS its directory names (``frr.conf.j2``: FRR)."""
+    nos = name.split("/", 1)[0] if "/" in name else "frr"
+    return _environment(nos).get_template(name)

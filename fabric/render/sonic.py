@@ -15,12 +15,18 @@ from typing import Any
 from fabric.catalog.switches import SWITCH_MODELS, SonicSku
 from fabric.errors import RenderError
 from fabric.plan.facts import SwitchFacts
+from fabric.render._jinja import one_line, token
 from fabric.render.frr import render_frr_conf
 from fabric.render.sonic_qos import qos_tables
 
 # sonic-buildimage dockers/docker-fpm-frr/docker_init.sh @086b03bd: "split" removes /etc/frr/frr.conf and runs
 # per-daemon files; "split-unified" writes "service integrated-vtysh-config" and runs the one frr.conf.
 ROUTING_CONFIG_MODE = "split-unified"
+
+# config_db fields whose value is a name or an address from the definition: one SONiC word each (``_guard``).
+NAME_FIELDS = frozenset({"hostname", "gwaddr", "SRC_IP", "alias"})
+# config_db fields of free text: one printable line (JSON escapes quotes, so only control characters matter).
+TEXT_FIELDS = frozenset({"description", "policy_desc"})
 
 
 def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
@@ -103,7 +109,33 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
         },
         **qos_tables(facts, sku.buffers),
     }
-    return {k: v for k, v in db.items() if v}
+    return _guard({k: v for k, v in db.items() if v})
+
+
+def _guard(db: dict[str, Any]) -> dict[str, Any]:
+    """``db`` once every key part and every name and text field is safe where it stands (defence in depth).
+
+    config_db joins a key's parts with ``|`` (``INTERFACE|Ethernet0|10.0.0.0/31``), so a part holding ``|`` or
+    whitespace would name another object; a name field is one word; free text is one line.
+
+    Raises:
+        RenderError: naming the table, key and field of the refused value.
+    """
+    for table, entries in db.items():
+        for key, fields in entries.items():
+            where = f"config_db.json {table}|{key}"
+            try:
+                for part in key.split("|"):
+                    token(part, "sonic")
+                for field, value in fields.items():
+                    if field in NAME_FIELDS:
+                        token(value, "sonic")
+                    elif field in TEXT_FIELDS:
+                        one_line(value)
+            except RenderError as exc:
+                msg = f"{where}: {exc}"
+                raise RenderError(msg) from exc
+    return db
 
 
 def render_sonic(facts: SwitchFacts) -> dict[str, str]:

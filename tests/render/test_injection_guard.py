@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import shlex
+
 import pytest
 
 from fabric.errors import RenderError
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
-from fabric.render import render_configs
+from fabric.plan.facts import build_switch_facts
+from fabric.render import render_configs, render_switch
 from fabric.render._jinja import one_line, token
 from tests.conftest import DATA
 
@@ -35,3 +40,77 @@ def test_one_line_refuses_control_characters(value: str) -> None:
 def test_token_refuses_what_would_end_a_name(value: str) -> None:
     with pytest.raises(RenderError):
         token(value)
+
+
+# One case per NOS: its definition, and the template (or file) that first prints a host port's name and description.
+NOS_CASES = {
+    "eos": ("render/eos/cluster.yaml", "eos/interfaces.j2"),
+    "nxos": ("render/nxos/cluster.yaml", "nxos/interfaces.j2"),
+    "cumulus": ("render/cumulus/cluster.yaml", "cumulus/interfaces.j2"),
+    "mlnx-os": ("render/mlnxos/cluster.yaml", "mlnxos/interfaces.j2"),
+    "frr": ("../../inventories/lab/cluster.yaml", "frr.conf.j2"),
+    "sonic": ("render/sonic/cluster.yaml", "config_db.json PORT|"),
+}
+
+
+def _render_with_host_link(definition: str, **change: str) -> None:
+    """Render every switch of ``definition`` after changing its first host link as ``change`` says (past the model)."""
+    plan = plan_cluster(load_cluster(DATA / definition))
+    assert plan.fabric is not None
+    links = list(plan.fabric.links)
+    first = next(i for i, link in enumerate(links) if link.kind == "host")
+    links[first] = dataclasses.replace(links[first], **change)
+    hostile = dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, links=tuple(links)))
+    for facts in build_switch_facts(hostile):
+        render_switch(facts)
+
+
+@pytest.mark.parametrize("nos", sorted(NOS_CASES))
+def test_a_line_break_in_a_description_is_refused_naming_value_and_template(nos: str) -> None:
+    definition, where = NOS_CASES[nos]
+    with pytest.raises(RenderError, match=rf"{re.escape(where)}.*refusing to render '[^']*eth1\\nip route 0.0.0.0/0 blackhole'"):
+        _render_with_host_link(definition, b_port="eth1\nip route 0.0.0.0/0 blackhole")
+
+
+@pytest.mark.parametrize("nos", sorted(set(NOS_CASES) - {"sonic"}))
+def test_a_port_name_that_is_not_one_word_is_refused_naming_value_and_template(nos: str) -> None:
+    definition, where = NOS_CASES[nos]
+    plan = plan_cluster(load_cluster(DATA / definition))
+    assert plan.fabric is not None
+    port = next(link.a_port for link in plan.fabric.links if link.kind == "host")
+    with pytest.raises(RenderError, match=rf"^{re.escape(where)}: refusing to render '[^']*; reboot' where one \S+ word goes"):
+        _render_with_host_link(definition, a_port=f"{port} ; reboot")
+
+
+def test_sonic_refuses_a_port_name_outside_the_sku_and_a_key_part_that_is_not_one_word() -> None:
+    with pytest.raises(RenderError, match=r"ports \['Ethernet0 ; reboot'\] are not in SONiC SKU"):
+        _render_with_host_link("render/sonic/cluster.yaml", a_port="Ethernet0 ; reboot")
+    plan = plan_cluster(load_cluster(DATA / "render/sonic/cluster.yaml"))
+    assert plan.fabric is not None
+    leaf = dataclasses.replace(plan.fabric.leaves[0], mgmt_interface="eth0 x")
+    facts = build_switch_facts(dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, leaves=(leaf, *plan.fabric.leaves[1:]))))
+    mine = next(f for f in facts if f.switch.name == leaf.name)
+    with pytest.raises(RenderError, match=r"^config_db.json MGMT_PORT\|eth0 x: refusing to render 'eth0 x' where one sonic word goes"):
+        render_switch(mine)
+
+
+def test_cumulus_quotes_a_description_as_one_shell_word() -> None:
+    """A quote in free text stays inside the one word the NVUE line gives it (the adapter splits lines with shlex)."""
+    plan = plan_cluster(load_cluster(DATA / "render/cumulus/cluster.yaml"))
+    assert plan.fabric is not None
+    link = next(link for link in plan.fabric.links if link.kind == "host")
+    nvue = ""
+    links = tuple(dataclasses.replace(x, b_port="eth1'; reboot; echo '") if x is link else x for x in plan.fabric.links)
+    for facts in build_switch_facts(dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, links=links))):
+        if facts.switch.name == link.a_device:
+            nvue = render_switch(facts)["nvue.sh"]
+    line = next(line for line in nvue.splitlines() if f"interface {link.a_port} description" in line)
+    assert shlex.split(line)[-1] == f"{link.b_device}:eth1'; reboot; echo '"
+    assert len(shlex.split(line)) == len(["nv", "set", "interface", link.a_port, "description", "text"])
+
+
+@pytest.mark.parametrize("nos", ["eos", "nxos", "frr", "mlnxos", "cumulus", "sonic"])
+@pytest.mark.parametrize("value", ["-x", "a!b", "a#b", "a?b", "a|b", "a`b", "a\\b"])
+def test_no_nos_takes_a_word_that_would_end_or_change_its_line(nos: str, value: str) -> None:
+    with pytest.raises(RenderError, match=f"where one {nos} word goes"):
+        token(value, nos)
