@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fabric.errors import Finding, InputError
-from fabric.export.nccl import nccl_groups
+from fabric.export.nccl import ROCE_V2_GID_INDEX, nccl_groups
 from fabric.lint.rules import LintFinding
 from fabric.plan.types import ClusterPlan
 
@@ -67,6 +67,10 @@ def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
             findings.append(LintFinding(where, "NCCL_IB_HCA", ",".join(expected), ",".join(actual) or "unset", message))
         if group.transport == "infiniband":
             continue
+        gid = env.get("NCCL_IB_GID_INDEX")
+        if gid is not None and gid != str(ROCE_V2_GID_INDEX):  # unset: NCCL >= 2.21 finds the RoCE v2 GID itself
+            message = "NCCL_IB_GID_INDEX must name the RoCE v2 GID of the port's IPv4 address (fabric_check reports the live index)"
+            findings.append(LintFinding(where, "NCCL_IB_GID_INDEX", str(ROCE_V2_GID_INDEX), gid, message))
         tc = env.get("NCCL_IB_TC")
         if tc is None or not tc.isdigit() or int(tc) >> 2 != plan.roce.dscp:
             message = "NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)"

@@ -78,6 +78,13 @@ def test_lint_catches_a_traffic_class_that_is_not_the_dscp() -> None:
     ]
 
 
+def test_lint_catches_a_gid_index_that_is_not_the_roce_v2_one() -> None:
+    plan = plan_of("onprem-roce")
+    text = export_nccl(plan)["nccl/gpu.env"]
+    assert [f.actual for f in lint_nccl(plan, {"gpu": text.replace("NCCL_IB_GID_INDEX=3", "NCCL_IB_GID_INDEX=1")})] == ["1"]
+    assert lint_nccl(plan, {"gpu": text.replace("NCCL_IB_GID_INDEX=3\n", "")}) == []  # unset: NCCL picks the RoCE v2 GID
+
+
 def test_lint_catches_hcas_out_of_rail_order() -> None:
     plan = plan_of("onprem-roce")
     text = export_nccl(plan)["nccl/gpu.env"].replace("=mlx5_0:1,mlx5_3:1,", "=mlx5_3:1,mlx5_0:1,")
