@@ -71,7 +71,7 @@ def _environment(nos: str) -> Environment:
     env.template_class = GuardedTemplate
     filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
     filters["kbytes"] = _kbytes
-    filters["token"] = token
+    filters["token"] = partial(token, nos=nos)
     filters["text"] = text
     filters["nvue_text"] = nvue_text
     filters["seconds"] = _seconds

@@ -14,6 +14,7 @@ from fabric.plan import plan_cluster
 from fabric.plan.facts import build_switch_facts
 from fabric.render import render_configs, render_switch
 from fabric.render._jinja import one_line, token
+from fabric.render.avd import render_avd
 from tests.conftest import DATA
 
 INJECTED = "x.com\nusername evil privilege 15 secret 0 pwned"
@@ -114,3 +115,18 @@ def test_cumulus_quotes_a_description_as_one_shell_word() -> None:
 def test_no_nos_takes_a_word_that_would_end_or_change_its_line(nos: str, value: str) -> None:
     with pytest.raises(RenderError, match=f"where one {nos} word goes"):
         token(value, nos)
+
+
+def test_the_avd_structured_config_is_guarded_as_the_eos_text() -> None:
+    """AVD's own templates print these strings into EOS lines, so the same words and one-line rule apply."""
+    plan = plan_cluster(load_cluster(DATA / "render/eos/cluster.yaml"))
+    assert plan.fabric is not None
+    link = next(link for link in plan.fabric.links if link.kind == "host")
+    for change, refused in (
+        ({"a_port": f"{link.a_port} ; reboot"}, r"\.name: refusing to render ';'"),
+        ({"b_port": "eth1\nusername x"}, r"\.description: "),
+    ):
+        links = tuple(dataclasses.replace(x, **change) if x is link else x for x in plan.fabric.links)
+        facts = build_switch_facts(dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, links=links)))
+        with pytest.raises(RenderError, match=rf"^AVD structured config {link.a_device}\.ethernet_interfaces\[\d+\]{refused}"):
+            render_avd(next(f for f in facts if f.switch.name == link.a_device))
