@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from fabric.model.base import SpecModel, Vlan
+from fabric.model.oob import OobNetworkSpec
 from fabric.model.strings import Description
 
 ComputeTransport = Literal["infiniband", "roce", "efa", "gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "azure-ib"]
@@ -77,6 +78,7 @@ class OobPlaneSpec(_RoutedPlane):
     """Out-of-band: BMC/IPMI/Redfish ports and switch management ports. Its gateway serves BMCs and switches only."""
 
     max_ports_per_node: PortsPerNode = 1
+    network: OobNetworkSpec | None = Field(default=None, description="The OOB switches, their uplinks and DHCP (on-prem only).")
 
 
 class PlanesSpec(SpecModel):

@@ -10,6 +10,7 @@ from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
 from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.nodes import build_nodes
+from fabric.plan.oob import build_oob
 from fabric.plan.topology import fabric_members, size_fabric
 from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
@@ -87,7 +88,10 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         return findings, None
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
-    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec))
+    oob, oob_findings = build_oob(spec, nodes, fabric)
+    if oob_findings:
+        return findings + oob_findings, None
+    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob)
     _assert_unique_addresses(plan)
     return findings, plan
 
@@ -153,3 +157,5 @@ def _assert_unique_addresses(plan: ClusterPlan) -> None:
             if link.kind == "fabric":
                 claim(link.a_address, f"{link.a_device}:{link.a_port}")
                 claim(link.b_address, f"{link.b_device}:{link.b_port}")
+    for oob_switch in plan.oob.switches if plan.oob else ():
+        claim(oob_switch.mgmt_address, f"{oob_switch.name} management")

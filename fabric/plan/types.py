@@ -9,6 +9,7 @@ from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
 from fabric.plan.cloud_types import CloudPlan
+from fabric.plan.oob_types import OobPlan
 
 Tier = Literal["leaf", "spine"]
 LinkLayer = Literal["ethernet", "infiniband"]
@@ -160,6 +161,7 @@ class ClusterPlan:
     roce: RoceSpec
     infiniband: InfinibandSpec | None
     cloud: CloudPlan | None = None
+    oob: OobPlan | None = None
 
     def plane(self, name: str) -> PlanePlan:
         """The plane called ``name``."""

@@ -24,4 +24,6 @@ def render_cabling(plan: ClusterPlan) -> str:
     writer.writerow(COLUMNS)
     links = plan.fabric.links if plan.fabric else ()
     writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in links)
+    oob = plan.oob.links if plan.oob else ()  # kind bmc | switch-mgmt | uplink; an uplink's core port is site-specific (empty)
+    writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in oob)
     return out.getvalue()

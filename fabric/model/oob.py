@@ -1,0 +1,49 @@
+"""The out-of-band management network: the switches that take every BMC and every switch management port.
+
+The DGX SuperPOD reference architecture builds the OOB network as a physical fabric of its own that "connects the
+management ports of all devices including DGX and management servers, storage, networking gear, rack PDUs, and all
+other devices" (https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100/latest/network-fabrics.html,
+section Out-of-Band Management Network), on 1 GbE management switches (SN2201: 48 x 1GbE RJ45 + 4 x 100GbE QSFP28,
+``fabric/catalog/data/switches/sn2201.yaml``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from fabric.model.base import Name, SpecModel
+
+MAX_RACKS_PER_SU = 15
+"""Racks of one scalable unit with ``placement: rack`` (the id scheme reserves 16 switch ids per SU: 15 racks + network rack)."""
+
+
+class OobNetworkSpec(SpecModel):
+    """How the OOB plane is built: one management switch per rack or per scalable unit, uplinked to an OOB core."""
+
+    model: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")] = Field(
+        default="sn2201", description="Management switch model from the catalog (fabric/catalog/data/switches)."
+    )
+    nos: Literal["cumulus", "sonic"] = Field(default="cumulus", description="NOS of the management switches.")
+    placement: Literal["su", "rack"] = Field(
+        default="su",
+        description="su: one switch per scalable unit takes its node slots (port = slot) and its leaves' management ports. "
+        "rack: one switch per rack of nodes_per_rack slots, plus one per SU for its leaves. Spines, nodes outside any SU "
+        "(storage, management) and leaves without an SU go to the management-rack switch 'oob-mgmt'.",
+    )
+    nodes_per_rack: Annotated[int, Field(ge=1, le=48)] = Field(
+        default=4, description="placement rack only: node slots per rack (4 DGX H100 per rack in the SuperPOD RA)."
+    )
+    uplinks: Annotated[int, Field(ge=1, le=8)] = Field(default=2, description="Uplinks of every management switch to the OOB core.")
+    core: Name = Field(default="oob-core", description="Name of the OOB core (site equipment: its port names are not planned).")
+    mgmt_offset: Annotated[int, Field(ge=1, le=65535)] = Field(
+        default=768,
+        description="Management switch N's own address is mgmt_pool[mgmt_offset + N] (fabric.management.mgmt_pool). "
+        "N is 0 for oob-mgmt, s for oob-su<s>, 16(s-1)+r for oob-su<s>-r<r> and 16s for oob-su<s>-net.",
+    )
+    access_cable_m: Annotated[int, Field(ge=1, le=100)] = Field(default=3, description="Cable length of BMC and switch-management ports.")
+    uplink_cable_m: Annotated[int, Field(ge=1, le=2000)] = Field(default=30, description="Cable length of an uplink to the core.")
+    dhcp_lease_seconds: Annotated[int, Field(ge=60, le=31536000)] = Field(
+        default=86400, description="valid-lifetime of the leases the OOB DHCP server (Kea) hands out."
+    )

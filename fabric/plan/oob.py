@@ -1,0 +1,199 @@
+"""The out-of-band network: management switches, their port budget, addresses and every OOB cable.
+
+Placement follows the SuperPOD way of building a separate OOB fabric per scalable unit or per rack (see
+``fabric.model.oob``). Ports are reserved, not packed, so that adding a node never moves another's cable:
+
+- ``placement: su``: switch ``oob-su<s>`` takes node slot ``k`` of SU ``s`` on access port ``k`` and the SU's leaves after
+  the ``su_size`` slots (leaf ``j`` of the SU, in switch-id order, on port ``su_size + j``).
+- ``placement: rack``: switch ``oob-su<s>-r<r>`` takes the ``nodes_per_rack`` slots of rack ``r``; ``oob-su<s>-net`` the
+  SU's leaves.
+- ``oob-mgmt`` (the management rack) takes the spines, then leaves without an SU, then nodes outside any SU (storage,
+  management) in node-id order: only this switch's ports move when such a node is added.
+
+Every switch has ``uplinks`` cables to the OOB core on its dedicated uplink cages where the model has them (SN2201:
+4 x 100G QSFP28, SONiC ``other_ports`` etp49-etp52, Cumulus ``swp49``-``swp52``), else on its last access ports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from ipaddress import IPv4Network
+
+from fabric.catalog.switch_model import SwitchModel
+from fabric.catalog.switches import SWITCH_MODELS
+from fabric.errors import Finding
+from fabric.model.cluster import ClusterSpec
+from fabric.model.oob import MAX_RACKS_PER_SU, OobNetworkSpec
+from fabric.plan import addressing
+from fabric.plan.oob_types import OobCableKind, OobLink, OobPlan, OobSwitchPlan
+from fabric.plan.ports import MGMT_INTERFACE
+from fabric.plan.types import FabricPlan, NodePlan
+
+_PATH = ("planes", "oob", "network")
+_IDS_PER_SU = MAX_RACKS_PER_SU + 1
+
+
+@dataclass(frozen=True, slots=True)
+class _Endpoint:
+    kind: OobCableKind
+    device: str
+    port: str
+    address: str | None
+
+
+@dataclass(slots=True)
+class _Group:
+    location: str
+    switch_id: int
+    ports: dict[int, _Endpoint] = field(default_factory=dict[int, _Endpoint])
+    reserved: int = 0  # slots kept for nodes that are not there (yet)
+
+
+def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None) -> tuple[OobPlan | None, list[Finding]]:
+    """The OOB plan, or None without ``planes.oob.network``; and every problem found (the plan is None if there is one).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
+        >>> [(s.name, s.ports_used) for s in plan.oob.switches]
+        [('oob-mgmt', 10), ('oob-su1', 40), ('oob-su2', 40)]
+    """
+    net = spec.planes.oob.network
+    if net is None:
+        return None, []
+    findings = _check_definition(spec, net)
+    if findings:
+        return None, findings
+    model = SWITCH_MODELS[net.model]
+    uplink_ports = _uplink_ports(model, net)
+    access_total = model.radix(model.speed_gbps) or 0
+    if len(uplink_ports) < net.uplinks:  # no dedicated uplink cages: the last access ports carry the uplinks
+        access_total -= net.uplinks
+        uplink_ports = tuple(model.port_name(net.nos, access_total + k, model.speed_gbps) for k in range(net.uplinks))
+    groups = _groups(spec, net, nodes, fabric)
+    switches: list[OobSwitchPlan] = []
+    links: list[OobLink] = []
+    mgmt_pool = _mgmt_pool(spec)
+    for group in sorted(groups.values(), key=lambda g: g.switch_id):
+        name = f"oob-{group.location}"
+        used = max(group.ports, default=0)
+        if used > access_total:
+            findings.append(_over_budget(net, group, name, used, access_total))
+            continue
+        address = addressing.allocate_mgmt(mgmt_pool, net.mgmt_offset + group.switch_id, name, spec.planes.oob.cidr.prefixlen)
+        switches.append(
+            OobSwitchPlan(
+                name, group.switch_id, group.location, net.model, net.nos, MGMT_INTERFACE[net.nos], address, used, access_total, net.uplinks
+            )
+        )
+        for index, end in sorted(group.ports.items()):
+            port = model.port_name(net.nos, index - 1, model.speed_gbps)
+            links.append(OobLink(end.kind, name, port, end.device, end.port, model.speed_gbps, net.access_cable_m, b_address=end.address))
+        uplink_speed = _uplink_speed(model)
+        links.extend(OobLink("uplink", name, port, net.core, "", uplink_speed, net.uplink_cable_m) for port in uplink_ports[: net.uplinks])
+    if findings:
+        return None, findings
+    return OobPlan(net.placement, net.core, net.dhcp_lease_seconds, tuple(switches), tuple(links)), []
+
+
+def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
+    if spec.target != "onprem":
+        return [Finding(_PATH, f"an OOB network is built on-prem only, not on {spec.target}; remove planes.oob.network")]
+    model = SWITCH_MODELS.get(net.model)
+    if model is None:
+        return [
+            Finding((*_PATH, "model"), f"switch model '{net.model}' is not in the catalog; pick one of fabric/catalog/data/switches (e.g. sn2201)")
+        ]
+    problems: list[Finding] = []
+    if model.link_layer != "ethernet":
+        problems.append(Finding((*_PATH, "model"), f"'{net.model}' is not an Ethernet switch; pick an Ethernet management switch such as sn2201"))
+    if net.nos not in model.nos:
+        problems.append(Finding((*_PATH, "nos"), f"'{net.model}' does not run {net.nos}; it runs {', '.join(sorted(model.nos))}"))
+    su_size = spec.fabric.su_size if spec.fabric else 0
+    racks = -(-su_size // net.nodes_per_rack)
+    if net.placement == "rack" and racks > MAX_RACKS_PER_SU:
+        problems.append(
+            Finding(
+                (*_PATH, "nodes_per_rack"),
+                f"{su_size} slots per SU at {net.nodes_per_rack} per rack make {racks} racks; at most {MAX_RACKS_PER_SU} are supported, "
+                f"raise nodes_per_rack to {-(-su_size // MAX_RACKS_PER_SU)} or use placement: su",
+            )
+        )
+    return problems
+
+
+def _groups(spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None) -> dict[str, _Group]:
+    groups: dict[str, _Group] = {}
+    su_size = spec.fabric.su_size if spec.fabric else 0
+
+    def group(location: str, switch_id: int) -> _Group:
+        return groups.setdefault(location, _Group(location, switch_id))
+
+    mgmt_next = 0
+
+    def to_mgmt(end: _Endpoint) -> None:
+        nonlocal mgmt_next
+        mgmt_next += 1
+        group("mgmt", 0).ports[mgmt_next] = end
+
+    for spine in fabric.spines if fabric else ():
+        to_mgmt(_Endpoint("switch-mgmt", spine.name, spine.mgmt_interface, spine.mgmt_address))
+    leaf_rank: dict[int, int] = {}
+    for leaf in fabric.leaves if fabric else ():
+        end = _Endpoint("switch-mgmt", leaf.name, leaf.mgmt_interface, leaf.mgmt_address)
+        su = leaf.scalable_unit
+        if su is None:
+            to_mgmt(end)
+            continue
+        leaf_rank[su] = rank = leaf_rank.get(su, 0) + 1
+        if net.placement == "su":
+            group(f"su{su}", su).ports[su_size + rank] = end
+        else:
+            group(f"su{su}-net", _IDS_PER_SU * su).ports[rank] = end
+    for node in nodes:
+        bmc = next((i for i in node.interfaces if i.kind == "bmc"), None)
+        if bmc is None:
+            continue
+        end = _Endpoint("bmc", node.hostname, bmc.name, bmc.address)
+        if node.scalable_unit is None or node.slot is None:
+            to_mgmt(end)
+        elif net.placement == "su":
+            group(f"su{node.scalable_unit}", node.scalable_unit).ports[node.slot] = end
+        else:
+            rack, port = divmod(node.slot - 1, net.nodes_per_rack)
+            group(f"su{node.scalable_unit}-r{rack + 1}", _IDS_PER_SU * (node.scalable_unit - 1) + rack + 1).ports[port + 1] = end
+    return groups
+
+
+def _over_budget(net: OobNetworkSpec, group: _Group, name: str, used: int, total: int) -> Finding:
+    bmcs = sum(1 for e in group.ports.values() if e.kind == "bmc")
+    mgmt = len(group.ports) - bmcs
+    free = used - len(group.ports)
+    reserved = f", {free} ports reserved for empty node slots" if free else ""
+    fix = "use placement: rack" if net.placement == "su" else "lower nodes_per_rack"
+    return Finding(
+        (*_PATH, "placement"),
+        f"{name} needs {used} access ports ({bmcs} BMC, {mgmt} switch-management{reserved}) but the {net.model} has {total}; "
+        f"{fix}, or pick a management switch with more ports",
+    )
+
+
+def _uplink_ports(model: SwitchModel, net: OobNetworkSpec) -> tuple[str, ...]:
+    """Names of the model's dedicated uplink cages (SONiC's other_ports; Cumulus calls front-panel port N swpN)."""
+    if model.sonic is None:
+        return ()
+    extra = model.sonic_ports(model.speed_gbps)[model.ports :]
+    return tuple(p.name if net.nos == "sonic" else f"swp{p.index}" for p in extra)
+
+
+def _uplink_speed(model: SwitchModel) -> int:
+    if model.sonic is None:
+        return model.speed_gbps
+    extra = model.sonic_ports(model.speed_gbps)[model.ports :]
+    return extra[0].speed_gbps if extra else model.speed_gbps
+
+
+def _mgmt_pool(spec: ClusterSpec) -> IPv4Network:
+    pool = spec.fabric.management.mgmt_pool if spec.fabric else None
+    return pool or addressing.default_mgmt_pool(spec.planes.oob.cidr)

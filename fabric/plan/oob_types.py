@@ -1,0 +1,59 @@
+"""Immutable plan objects of the out-of-band management network (kept apart from ``types`` so that module stays small)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+OobCableKind = Literal["bmc", "switch-mgmt", "uplink"]
+
+
+@dataclass(frozen=True, slots=True)
+class OobLink:
+    """A cable of the OOB network. ``a`` is the management switch, ``b`` the BMC, the managed switch or the OOB core.
+
+    Attributes:
+        b_address: the planned address of the far end (the BMC's or the switch's management address), None for uplinks.
+    """
+
+    kind: OobCableKind
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    speed_gbps: int
+    cable_m: int
+    plane: str = "oob"
+    b_address: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OobSwitchPlan:
+    """A management switch: where it sits, its own address and how full it is.
+
+    Attributes:
+        location: ``su<s>``, ``su<s>-r<r>``, ``su<s>-net`` or ``mgmt`` (the management rack).
+        ports_used: highest access port index in use (slots are reserved: an SU's empty slots keep their ports).
+    """
+
+    name: str
+    switch_id: int
+    location: str
+    model: str
+    nos: str
+    mgmt_interface: str
+    mgmt_address: str
+    ports_used: int
+    ports_total: int
+    uplinks: int
+
+
+@dataclass(frozen=True, slots=True)
+class OobPlan:
+    """The OOB network: management switches and every cable, in switch order then port order."""
+
+    placement: str
+    core: str
+    dhcp_lease_seconds: int
+    switches: tuple[OobSwitchPlan, ...]
+    links: tuple[OobLink, ...]

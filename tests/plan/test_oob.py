@@ -1,0 +1,92 @@
+"""The OOB network: switch counts per SuperPOD size, every BMC and management port cabled once, stable ports."""
+
+from __future__ import annotations
+
+from collections import Counter
+from ipaddress import IPv4Interface, IPv4Network
+from pathlib import Path
+
+import pytest
+
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from tests.conftest import ROOT
+
+EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
+NETWORK = "network: {model: sn2201, nos: cumulus, placement: su, uplinks: 2, core: oob-core}"
+
+
+def _plan(tmp_path: Path, *, gpus: int = 64, storage: int = 4, network: str = NETWORK) -> ClusterPlan:
+    text = EXAMPLE.replace("count: 64,", f"count: {gpus},").replace("count: 4,", f"count: {storage},").replace(NETWORK, network)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text, encoding="utf-8")
+    return plan_cluster(load_cluster(path))
+
+
+@pytest.mark.parametrize("sus", [1, 2, 4])
+def test_one_switch_per_su_plus_the_management_rack(tmp_path: Path, sus: int) -> None:
+    plan = _plan(tmp_path, gpus=32 * sus)
+    assert plan.oob is not None
+    assert plan.fabric is not None
+    names = [s.name for s in plan.oob.switches]
+    assert names == ["oob-mgmt", *(f"oob-su{s}" for s in range(1, sus + 1))]
+    # 32 DGX BMC slots + 8 rail leaves per SU; the management rack: spines, 4 storage and 2 management BMCs.
+    assert [s.ports_used for s in plan.oob.switches[1:]] == [40] * sus
+    assert plan.oob.switches[0].ports_used == len(plan.fabric.spines) + 6
+
+
+@pytest.mark.parametrize("sus", [1, 2, 4])
+def test_rack_placement_has_a_switch_per_rack_and_per_su_network_rack(tmp_path: Path, sus: int) -> None:
+    plan = _plan(tmp_path, gpus=32 * sus, network="network: {placement: rack, nodes_per_rack: 4}")
+    assert plan.oob is not None
+    locations = Counter(s.location.split("-")[-1][0] for s in plan.oob.switches if s.location != "mgmt")
+    assert locations == {"r": 8 * sus, "n": sus}
+    assert all(s.ports_used <= 8 for s in plan.oob.switches if s.location != "mgmt")
+
+
+def test_every_bmc_and_switch_management_port_is_cabled_once_with_its_address(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    assert plan.oob is not None
+    assert plan.fabric is not None
+    access = [x for x in plan.oob.links if x.kind != "uplink"]
+    ends = Counter((x.b_device, x.b_port) for x in access)
+    bmcs = {(n.hostname, i.name): i.address for n in plan.nodes for i in n.interfaces if i.kind == "bmc"}
+    switches = {(s.name, s.mgmt_interface): s.mgmt_address for s in plan.fabric.switches}
+    assert set(ends) == set(bmcs) | set(switches)
+    assert set(ends.values()) == {1}
+    assert all(x.b_address == {**bmcs, **switches}[(x.b_device, x.b_port)] for x in access)
+    assert len({(x.a_device, x.a_port) for x in plan.oob.links}) == len(plan.oob.links), "one cable per switch port"
+
+
+def test_switch_addresses_are_inside_the_oob_plane_and_distinct(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, gpus=128)
+    assert plan.oob is not None
+    addresses = [IPv4Interface(s.mgmt_address) for s in plan.oob.switches]
+    assert len(set(addresses)) == len(addresses)
+    assert all(a.ip in IPv4Network("10.103.0.0/16") and a.network.prefixlen == 16 for a in addresses)
+
+
+def test_adding_a_storage_node_or_an_su_moves_no_su_cable(tmp_path: Path) -> None:
+    before = _plan(tmp_path)
+    after = _plan(tmp_path, gpus=96, storage=5)
+    assert before.oob is not None
+    assert after.oob is not None
+    su = [x for x in before.oob.links if x.a_device.startswith("oob-su")]
+    assert set(su) <= set(after.oob.links)
+    assert [s.mgmt_address for s in before.oob.switches] == [s.mgmt_address for s in after.oob.switches[:3]]
+
+
+@pytest.mark.parametrize(("nos", "ports"), [("cumulus", ["swp49", "swp50", "swp51"]), ("sonic", ["Ethernet48", "Ethernet52", "Ethernet56"])])
+def test_uplinks_use_the_100g_cages_named_per_nos(tmp_path: Path, nos: str, ports: list[str]) -> None:
+    plan = _plan(tmp_path, gpus=32, network=f"network: {{nos: {nos}, uplinks: 3}}")
+    assert plan.oob is not None
+    up = [x for x in plan.oob.links if x.kind == "uplink" and x.a_device == "oob-su1"]
+    assert [(x.a_port, x.b_device, x.speed_gbps) for x in up] == [(p, "oob-core", 100) for p in ports]
+    assert [x.a_port for x in plan.oob.links if x.a_device == "oob-su1" and x.kind == "bmc"][:2] == (
+        ["swp1", "swp2"] if nos == "cumulus" else ["Ethernet0", "Ethernet1"]
+    )
+
+
+def test_no_network_means_no_oob_plan(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, network="description: none")
+    assert plan.oob is None
