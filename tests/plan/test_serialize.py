@@ -27,7 +27,8 @@ def test_one_line_per_cable() -> None:
     assert plan.fabric is not None
     text = plan_to_json(plan)
     cables = [line for line in text.splitlines() if line.lstrip().startswith('{"kind": ')]
-    assert len(cables) == len(plan.fabric.links)
+    assert plan.oob is not None
+    assert len(cables) == len(plan.fabric.links) + len(plan.oob.links)  # the OOB cables are records too
     first = json.loads(cables[0].strip().rstrip(","))
     assert list(first) == [f.name for f in dataclasses.fields(Link)]
     assert (first["a_device"], first["b_device"]) == (plan.fabric.links[0].a_device, plan.fabric.links[0].b_device)
