@@ -1,4 +1,4 @@
-"""Twin benchmark (root): a 40-switch twin (4 spines × 36 leaves by default), push at several parallelisms, verify to a
+"""Twin benchmark (root): a 40-switch twin (8 spines × 32 leaves by default), push at several parallelisms, verify to a
 stable fabric, and the traffic lost during a spine change without drain.
 
 For each --parallel value a fresh twin is built, then:
@@ -8,7 +8,7 @@ For each --parallel value a fresh twin is built, then:
 - a second push (nothing to change: the cost of the read and diff path);
 - after the last one, a change on spine01 that resets its sessions (a new ASN) while a ping flood runs between the first
   and the last rack: the packets lost (``push --drain`` is not built yet; this is the loss it would avoid).
-Usage: ./dev bench   (or: python bench/bench_push.py [--spines 4] [--leaves 36] [--parallel 1,4,8])
+Usage: ./dev bench   (or: python bench/bench_push.py [--spines 8] [--leaves 32] [--parallel 1,4,8])
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Mapping
@@ -47,14 +48,23 @@ def definition(spines: int, leaves: int) -> dict[str, Any]:
 
 
 def spine_change_loss(plan: ClusterPlan, state: Path, definition_file: Path, access: Mapping[str, DeviceAccess]) -> tuple[float, str]:
-    """Push a new ASN to spine01 alone while pinging every 5 ms between the first and last rack; (push s, ping summary)."""
+    """Push a new ASN to spine01 alone while pinging every 10 ms from the first rack to the first node of up to 16 other
+    racks (flows hash onto different spines); (push seconds, packets sent/lost over all flows)."""
     fabric = plan.fabric
     assert fabric is not None
-    hosts = [link for link in fabric.links if link.kind == "host" and link.b_address]
-    source, target = hosts[0], next(h for h in reversed(hosts) if h.a_device != hosts[0].a_device)
-    assert target.b_address is not None
-    argv = ["ip", "netns", "exec", namespace(plan.name, source.b_device), "ping", "-q", "-i", "0.005", "-W", "1", "-w", "20", target.b_address]
-    flood = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    first: dict[str, tuple[str, str]] = {}
+    for link in fabric.links:
+        if link.kind == "host" and link.b_address and link.a_device not in first:
+            first[link.a_device] = (link.b_device, link.b_address)
+    (source, _), *targets = first.values()
+    floods = [
+        subprocess.Popen(
+            ["ip", "netns", "exec", namespace(plan.name, source), "ping", "-q", "-i", "0.01", "-W", "1", "-w", "600", address],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _, address in targets[:16]
+    ]
     time.sleep(2)
     wanted = candidates(plan)
     wanted["spine01"] = re.sub(r"router bgp \d+", "router bgp 65199", wanted["spine01"])
@@ -63,8 +73,14 @@ def spine_change_loss(plan: ClusterPlan, state: Path, definition_file: Path, acc
     t0 = time.perf_counter()
     push_fabric(plan, wanted, access, RolloutOptions(commit=True), QUIET, change="spine-change", record=record)
     pushed = time.perf_counter() - t0
-    out = flood.communicate(timeout=60)[0]
-    return pushed, next((line for line in out.splitlines() if "packet loss" in line), out.strip())
+    time.sleep(2)
+    sent = received = 0
+    for flood in floods:
+        flood.send_signal(signal.SIGINT)  # ping prints its summary and exits
+        out = flood.communicate(timeout=30)[0]
+        if match := re.search(r"(\d+) packets transmitted, (\d+) received", out):
+            sent, received = sent + int(match.group(1)), received + int(match.group(2))
+    return pushed, f"{len(floods)} flows, {sent} sent, {sent - received} lost ({100 * (sent - received) / max(1, sent):.2f} %)"
 
 
 def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
@@ -103,8 +119,8 @@ def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--spines", type=int, default=4)
-    parser.add_argument("--leaves", type=int, default=36)
+    parser.add_argument("--spines", type=int, default=8)
+    parser.add_argument("--leaves", type=int, default=32)
     parser.add_argument("--parallel", default="1,4,8", help="batch sizes after the canaries")
     args = parser.parse_args()
     data = definition(args.spines, args.leaves)
