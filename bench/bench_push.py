@@ -133,7 +133,7 @@ def main() -> None:
             flush=True,
         )
         if "loss" in r:
-            print(f"spine01 change without drain: pushed in {r['spine_push']:.1f} s; ping every 10 ms across racks: {r["loss"]}", flush=True)
+            print(f"spine01 change without drain: pushed in {r['spine_push']:.1f} s; ping every 10 ms across racks: {r['loss']}", flush=True)
 
 
 if __name__ == "__main__":
