@@ -75,8 +75,9 @@ def _show_topology(conf: Path, env: dict[str, str], deadline: float) -> str:
 
 
 @pytest.mark.slow
-def test_slurmctld_accepts_the_exported_topology(tmp_path: Path) -> None:
-    plan = plan_cluster(load_cluster(ROOT / "inventories/onprem-roce/cluster.yaml"))
+@pytest.mark.parametrize("example", ["onprem-roce", "onprem-ib", "lab"])
+def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -> None:
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
     files = export_slurm(plan)
     for relative, text in files.items():
         # slurmd would be reached on the in-band plane; here every node points at loopback so nothing leaves the host
@@ -96,7 +97,14 @@ def test_slurmctld_accepts_the_exported_topology(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             ctld.kill()
             ctld.wait(timeout=5)
-    switches = dict(re.findall(r"SwitchName=(\S+) Level=(\d+)", topology))
-    assert switches == {"su01": "0", "su02": "0", "spines": "1"}
-    assert "Nodes=gpu[001-032]" in topology
-    assert "Switches=su[01-02]" in topology
+    ours = re.findall(r"^SwitchName=(\S+) (\S+)$", files["slurm/topology.conf"], re.MULTILINE)
+    seen: dict[str, str] = dict(re.findall(r"SwitchName=(\S+) Level=\d+ LinkSpeed=\d+ (.*)", topology))
+    assert set(seen) == {name for name, _ in ours}
+    for name, members in ours:  # each leaf's nodes and each upper switch's children, as Slurm read them
+        assert members in seen[name].split(), f"{name}: scontrol shows {seen[name]!r}, topology.conf has {members!r}"
+
+
+def test_rail_optimized_units_are_the_leaves_and_the_spine_tier_sits_above() -> None:
+    text = export_slurm(plan_cluster(load_cluster(ROOT / "inventories/onprem-roce/cluster.yaml")))["slurm/topology.conf"]
+    lines = [line for line in text.splitlines() if line.startswith("SwitchName=")]
+    assert lines == ["SwitchName=su01 Nodes=gpu[001-032]", "SwitchName=su02 Nodes=gpu[033-064]", "SwitchName=spines Switches=su[01-02]"]
