@@ -7,6 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.render.kea import KEA_FILE, render_kea
@@ -21,9 +23,11 @@ def _kea_check(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([kea, "-t", str(path)], capture_output=True, text=True, timeout=60, check=False)
 
 
-def test_kea_accepts_the_rendered_config(tmp_path: Path) -> None:
+@pytest.mark.parametrize("example", ["onprem-roce", "onprem-ib"])
+def test_kea_accepts_the_rendered_config(tmp_path: Path, example: str) -> None:
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
     path = tmp_path / "kea-dhcp4.json"
-    path.write_text(render_kea(PLAN)[KEA_FILE], encoding="utf-8")
+    path.write_text(render_kea(plan)[KEA_FILE], encoding="utf-8")
     result = _kea_check(path)
     assert result.returncode == 0, result.stdout + result.stderr
 
