@@ -10,6 +10,7 @@ from rich.table import Table
 
 from fabric.errors import Finding, printable
 from fabric.plan.cloud_types import CloudPlan
+from fabric.plan.oob_types import OobPlan
 from fabric.plan.types import ClusterPlan
 
 
@@ -63,6 +64,8 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
     console.print(groups)
     if plan.fabric is not None:
         _print_fabric(console, plan)
+    if plan.oob is not None:
+        _print_oob(console, plan.oob)
     if plan.cloud is not None:
         _print_cloud(console, plan.cloud)
 
@@ -127,3 +130,17 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
         f"({fabric.bisection_both_directions_gbps / 1000:g} Tb/s both directions); oversubscription {fabric.oversubscription}",
         highlight=False,
     )
+
+
+def _print_oob(console: Console, oob: OobPlan) -> None:
+    """One row per management switch: where it sits, its port budget and what it takes."""
+    table = Table(title=f"OOB network (placement {oob.placement}, uplinks to {oob.core})", title_justify="left")
+    for column in ("switch", "model", "NOS", "ports used / access", "BMC", "switch mgmt", "uplinks", "address"):
+        table.add_column(column)
+    kinds = Counter((link.a_device, link.kind) for link in oob.links)
+    for sw in oob.switches:
+        used = f"{sw.ports_used} / {sw.ports_total}"
+        table.add_row(
+            sw.name, sw.model, sw.nos, used, str(kinds[sw.name, "bmc"]), str(kinds[sw.name, "switch-mgmt"]), str(sw.uplinks), sw.mgmt_address
+        )
+    console.print(table)

@@ -7,9 +7,11 @@ from ipaddress import IPv4Interface, IPv4Network
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.report import print_plan
 from tests.conftest import ROOT
 
 EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
@@ -90,3 +92,13 @@ def test_uplinks_use_the_100g_cages_named_per_nos(tmp_path: Path, nos: str, port
 def test_no_network_means_no_oob_plan(tmp_path: Path) -> None:
     plan = _plan(tmp_path, network="description: none")
     assert plan.oob is None
+
+
+def test_plan_summary_lists_each_management_switch_with_its_budget(tmp_path: Path) -> None:
+    console = Console(record=True, width=200)
+    print_plan(console, _plan(tmp_path))
+    rows = [line for line in console.export_text().splitlines() if line.startswith("│ oob-")]
+    assert len(rows) == 3
+    assert "oob-su1" in rows[1]
+    assert "40 / 48" in rows[1]
+    assert "10.103.255.1/16" in rows[1]
