@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from fabric.catalog._load import data_files, load_models
-from fabric.catalog.node_model import NodeProfile, PlaneName
+from fabric.catalog.node_model import NodeProfile, NodeProfileBody, PlaneName
 from fabric.errors import CatalogError, InputError
 
 __all__ = ["HARDWARE", "NODE_DATA", "HardwareProfile", "PlaneName", "PortGroup", "load_node_profiles"]
@@ -74,10 +74,11 @@ class HardwareProfile:
     ports: dict[PlaneName, PortGroup]
 
 
-def to_profile(data: NodeProfile) -> HardwareProfile:
-    """The planner's view of a validated profile file."""
+def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfile:
+    """The planner's view of a validated profile (a data file's, or one a definition names ``name``)."""
     ports: dict[PlaneName, PortGroup] = {plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names) for plane, g in data.ports.items()}
-    return HardwareProfile(data.name, data.description, data.gpus, data.gpu_model, data.nvswitch, ports)
+    title = name if name is not None else getattr(data, "name", "")
+    return HardwareProfile(title, data.description, data.gpus, data.gpu_model, data.nvswitch, ports)
 
 
 def load_node_profiles(directory: Path = NODE_DATA) -> dict[str, HardwareProfile]:

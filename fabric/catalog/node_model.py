@@ -67,18 +67,17 @@ class PortGroupSpec(_Strict):
         return self
 
 
-class NodeProfile(_Strict):
-    """A node model, as its data file describes it."""
+class NodeProfileBody(_Strict):
+    """A node model without its name: what a definition's ``hardware`` section gives per profile."""
 
-    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
-    description: str
+    description: str = ""
     gpus: Annotated[int, Field(ge=0, le=72)]
     gpu_model: str | None = None
     nvswitch: bool = False
     ports: dict[PlaneName, PortGroupSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _consistent(self) -> NodeProfile:
+    def _consistent(self) -> NodeProfileBody:
         if (self.gpus > 0) != (self.gpu_model is not None):
             msg = "gpu_model is given exactly when gpus > 0"
             raise ValueError(msg)
@@ -93,6 +92,12 @@ class NodeProfile(_Strict):
         for field in ("names", "pci_buses", "hcas"):
             _unique_across_planes(ports, field)
         return ports
+
+
+class NodeProfile(NodeProfileBody):
+    """A node model, as its data file describes it."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
 
 
 def _unique_across_planes(ports: dict[PlaneName, PortGroupSpec], field: str) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from functools import cached_property
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from fabric.catalog.hardware import HardwareProfile, to_profile
+from fabric.catalog.node_model import NodeProfileBody
 from fabric.model.access import SwitchAccessSpec
 from fabric.model.base import Name, SpecModel
 from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
@@ -20,6 +23,7 @@ Target = Literal["onprem", "aws", "gcp", "azure"]
 # Bounds on the whole definition, so no stage ever works on more than a real cluster (see fabric/model/nodes.py).
 MAX_GROUPS = 256
 MAX_NODES = 32768
+PROFILE_NAME_RE = r"^[a-z0-9][a-z0-9-]{0,62}$"
 
 
 class ClusterSpec(SpecModel):
@@ -36,7 +40,22 @@ class ClusterSpec(SpecModel):
     roce: RoceSpec = Field(default_factory=RoceSpec, description="RoCE lossless contract (used with transport roce).")
     infiniband: InfinibandSpec | None = Field(default=None, description="Required with transport infiniband.")
     switches: SwitchAccessSpec = Field(default_factory=SwitchAccessSpec)
+    hardware: dict[Annotated[str, Field(pattern=PROFILE_NAME_RE)], NodeProfileBody] = Field(
+        default_factory=dict[str, NodeProfileBody],
+        max_length=64,
+        description="The definition's own node hardware profiles, by name, next to the built-in ones (same schema as "
+        "fabric/catalog/data/nodes/*.yaml without 'name'); a node group names one in 'hardware'.",
+    )
     nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1, max_length=MAX_GROUPS)
+
+    @cached_property
+    def hardware_profiles(self) -> dict[str, HardwareProfile]:
+        """The definition's own profiles in the planner's form."""
+        return {name: to_profile(body, name) for name, body in self.hardware.items()}
+
+    def profile_of(self, group: NodeGroupSpec) -> HardwareProfile | None:
+        """A group's hardware, its own profiles and ports included (None on cloud groups)."""
+        return group.hardware_profile(self.hardware_profiles)
 
     @model_validator(mode="after")
     def _bounded(self) -> ClusterSpec:

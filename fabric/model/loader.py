@@ -242,7 +242,7 @@ def parse_cluster(text: str, file: str | None = None) -> tuple[ClusterSpec, Sour
     try:
         # Strict mode through JSON: strings stay strings (no bytes), no bool->int or float->int, while JSON's own
         # forms (a string for an address, a list for a tuple) still parse.
-        spec = ClusterSpec.model_validate_json(json.dumps(plain), strict=True)
+        spec = ClusterSpec.model_validate_json(json.dumps(plain), strict=True, context=_profile_context(plain))
     except ValidationError as exc:
         findings.extend(schema_findings(exc, {f.path for f in (*secrets, *refused)}))
     if findings or spec is None:
@@ -316,3 +316,10 @@ def load_cluster(path: str | Path) -> ClusterSpec:
         InputError: the file is missing, is not YAML, or breaks the schema (every problem listed).
     """
     return parse_cluster(read_definition(path), str(path))[0]
+
+
+def _profile_context(plain: object) -> dict[str, frozenset[str]]:
+    """The definition's own profile names, so a group naming an unknown profile is a schema problem reported with the rest."""
+    section: object = cast("dict[str, object]", plain).get("hardware") if isinstance(plain, dict) else None
+    names = cast("dict[str, object]", section) if isinstance(section, dict) else {}
+    return {"hardware": frozenset(str(k) for k in names)}

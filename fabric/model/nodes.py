@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from ipaddress import IPv4Address
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -76,7 +77,9 @@ class NodeGroupSpec(SpecModel):
     count: Annotated[int, Field(ge=0, le=MAX_GROUP_NODES)]
     hostname: HostnameFormat
     id_offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0
-    hardware: Identifier | None = Field(default=None, description="On-prem hardware profile (fabric/catalog/hardware.py).")
+    hardware: Identifier | None = Field(
+        default=None, description="On-prem hardware profile: built in (fabric/catalog/data/nodes/) or from the definition's 'hardware' section."
+    )
     instance_type: Identifier | None = Field(default=None, description="Cloud instance type, machine type or VM size.")
     ports: dict[PlaneName, NodePortsSpec] = Field(
         default_factory=dict[PlaneName, NodePortsSpec],
@@ -115,13 +118,18 @@ class NodeGroupSpec(SpecModel):
 
     @field_validator("hardware")
     @classmethod
-    def _known_hardware(cls, value: str | None) -> str | None:
-        if value is not None and value not in HARDWARE:
-            raise ValueError(unknown_choice("hardware profile", value, HARDWARE))
+    def _known_hardware(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """Checked here when the loader passes the definition's own profile names (else by the rules, after the schema)."""
+        raw: object = info.context
+        context = cast("dict[str, frozenset[str]]", raw) if isinstance(raw, dict) else {}
+        defined = context.get("hardware")
+        if value is not None and defined is not None and value not in HARDWARE and value not in defined:
+            raise ValueError(unknown_choice("hardware profile", value, [*HARDWARE, *defined]))
         return value
 
-    def hardware_profile(self) -> HardwareProfile | None:
-        """The node's hardware: the catalog profile with ``ports`` laid over it, or ``ports`` alone; None on cloud groups.
+    def hardware_profile(self, defined: Mapping[str, HardwareProfile] | None = None) -> HardwareProfile | None:
+        """The node's hardware: its profile (built-in, or one of ``defined``, the definition's ``hardware`` section) with
+        ``ports`` laid over it, or ``ports`` alone; None on cloud groups and for an unknown profile (a rule reports it).
 
         Example:
             >>> g = NodeGroupSpec(group="gpu", role="gpu", count=1, hostname="gpu{index}", gpus=8,
@@ -130,7 +138,9 @@ class NodeGroupSpec(SpecModel):
             >>> p.name, p.gpus, p.ports["compute"].count
             ('custom', 8, 2)
         """
-        base = HARDWARE.get(self.hardware) if self.hardware else None
+        base = None
+        if self.hardware is not None:
+            base = defined.get(self.hardware) if defined and self.hardware in defined else HARDWARE.get(self.hardware)
         if base is None and not self.ports:
             return None
         ports = dict(base.ports) if base else {}

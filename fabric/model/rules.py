@@ -10,6 +10,7 @@ from ipaddress import IPv4Network
 from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
+from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, format_path
@@ -98,7 +99,10 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
             )
         if group.instance_type is not None:
             yield Finding((*base, "instance_type"), "instance_type is for cloud targets; on-prem groups use 'hardware'")
-        profile = group.hardware_profile()
+        if group.hardware is not None and group.hardware not in HARDWARE and group.hardware not in spec.hardware:
+            yield Finding((*base, "hardware"), unknown_choice("hardware profile", group.hardware, [*HARDWARE, *spec.hardware]))
+            return
+        profile = spec.profile_of(group)
         if profile is not None:
             what = f"'{group.hardware}'" if group.hardware else f"group '{group.group}'"
             if group.role == "gpu" and "compute" not in profile.ports:
@@ -345,7 +349,7 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Ite
             yield Finding((*base, "nodes", ni, "host"), unknown_choice("host", node.host, sorted(hosts)))
         elif sm.kind != "switch":
             group = next(g for g in spec.nodes if node.host in g.hostnames())
-            profile = group.hardware_profile()
+            profile = spec.profile_of(group)
             if profile is not None and "compute" not in profile.ports:
                 yield Finding(
                     (*base, "nodes", ni, "host"),
@@ -435,8 +439,18 @@ def check_nos_watchdog(spec: ClusterSpec) -> Iterator[Finding]:
                 )
 
 
+def check_hardware_section(spec: ClusterSpec) -> Iterator[Finding]:
+    """The definition's own profiles do not take a built-in profile's name (a group would silently get another machine)."""
+    for name in spec.hardware:
+        if name in HARDWARE:
+            yield Finding(("hardware", name), f"'{name}' is a built-in profile; give yours another name, e.g. '{name}-site'")
+        elif spec.target != "onprem":
+            yield Finding(("hardware", name), f"hardware profiles are for on-prem nodes; on {spec.target} groups set instance_type")
+
+
 RULES: tuple[Rule, ...] = (
     check_target,
+    check_hardware_section,
     check_node_groups,
     check_cidrs,
     check_explicit_addresses,

@@ -23,7 +23,7 @@ def check_planes(spec: ClusterSpec) -> Iterator[Finding]:
         stride = plane_spec.max_ports_per_node
         top_id = 0
         for gi, group in enumerate(spec.nodes):
-            profile = group.hardware_profile()
+            profile = spec.profile_of(group)
             ports = profile.ports.get(plane) if profile else None
             if ports is None or group.count == 0:
                 continue

@@ -45,7 +45,7 @@ class _PlanePorts:
 
 def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
     hostname = format_hostname(group.hostname, index)
-    profile = group.hardware_profile()
+    profile = spec.profile_of(group)
     if profile is None:
         kind = group.instance_type or ""
         return NodePlan(hostname, group.group, group.role, node_id, kind, _CLOUD_GPUS.get(spec.target, {}).get(kind, 0), ())

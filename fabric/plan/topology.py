@@ -77,7 +77,7 @@ def fabric_members(spec: ClusterSpec) -> list[FabricMember]:
     """Every node port on the compute fabric, ordered by node id then port."""
     members: list[FabricMember] = []
     for group in spec.nodes:
-        profile = group.hardware_profile()
+        profile = spec.profile_of(group)
         ports = profile.ports.get("compute") if profile else None
         if ports is None:
             continue
@@ -109,7 +109,7 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     fabric = spec.fabric
     assert fabric is not None
     findings: list[Finding] = []
-    profiles = [p for p in (g.hardware_profile() for g in spec.nodes if g.count) if p is not None]
+    profiles = [p for p in (spec.profile_of(g) for g in spec.nodes if g.count) if p is not None]
     speeds = {p.ports["compute"].speed_gbps for p in profiles if "compute" in p.ports}
     if len(speeds) > 1:
         findings.append(Finding(("nodes",), f"compute ports run at different speeds {sorted(speeds)} Gb/s; one fabric needs one host speed"))

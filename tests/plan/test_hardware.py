@@ -162,3 +162,18 @@ def test_dgx_superpod_b200_at_16_sus_needs_a_third_tier_and_is_refused() -> None
         "fabric.spine.model: 4096 leaf uplinks need 64 spines of radix 64, but a leaf has only 32 uplinks to spread over them; "
         "a two-tier fabric this large needs a higher-radix spine or fewer nodes"
     ]
+
+
+def test_a_profile_of_the_definitions_own_plans_like_described_ports() -> None:
+    data = yaml.safe_load(REFERENCE.read_text(encoding="utf-8"))
+    group = data["nodes"][0]
+    data["hardware"] = {"hgx-2x400": {"description": "8 x H100, 2 x 400G", "gpus": 8, "gpu_model": "H100-SXM5-80GB", "ports": group.pop("ports")}}
+    for ports in data["hardware"]["hgx-2x400"]["ports"].values():
+        ports.pop("count")
+    group.pop("gpus")
+    group["hardware"] = "hgx-2x400"
+    own = plan_cluster(ClusterSpec.model_validate(data))
+    described = plan_cluster(reference())
+    assert own.nodes[0].hardware == "hgx-2x400"
+    assert (own.nodes[0].gpus, own.nodes[0].interfaces) == (described.nodes[0].gpus, described.nodes[0].interfaces)
+    assert own.fabric == described.fabric
