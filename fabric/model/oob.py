@@ -9,6 +9,7 @@ section Out-of-Band Management Network), on 1 GbE management switches (SN2201: 4
 
 from __future__ import annotations
 
+from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -17,6 +18,16 @@ from fabric.model.base import Name, SpecModel
 
 MAX_RACKS_PER_SU = 15
 """Racks of one scalable unit with ``placement: rack`` (the id scheme reserves 16 switch ids per SU: 15 racks + network rack)."""
+
+
+class OobDeviceSpec(SpecModel):
+    """Another device on the OOB network (PDU, console server), on a port the definition names."""
+
+    name: Name
+    kind: Literal["pdu", "console"]
+    switch: Annotated[str, Field(pattern=r"^oob-[a-z0-9-]+$")] = Field(description="Management switch, e.g. oob-su1 or oob-su1-r2.")
+    port: Annotated[int, Field(ge=1, le=512)] = Field(description="Access port on that switch (1-based), not one a BMC slot reserves.")
+    address: IPv4Address = Field(description="The device's address on the oob plane (handed out by the OOB DHCP server).")
 
 
 class OobNetworkSpec(SpecModel):
@@ -44,6 +55,7 @@ class OobNetworkSpec(SpecModel):
     )
     access_cable_m: Annotated[int, Field(ge=1, le=100)] = Field(default=3, description="Cable length of BMC and switch-management ports.")
     uplink_cable_m: Annotated[int, Field(ge=1, le=2000)] = Field(default=30, description="Cable length of an uplink to the core.")
+    devices: tuple[OobDeviceSpec, ...] = Field(default=(), max_length=4096, description="PDUs and console servers.")
     dhcp_lease_seconds: Annotated[int, Field(ge=60, le=31536000)] = Field(
         default=86400, description="valid-lifetime of the leases the OOB DHCP server (Kea) hands out."
     )

@@ -159,3 +159,6 @@ def _assert_unique_addresses(plan: ClusterPlan) -> None:
                 claim(link.b_address, f"{link.b_device}:{link.b_port}")
     for oob_switch in plan.oob.switches if plan.oob else ():
         claim(oob_switch.mgmt_address, f"{oob_switch.name} management")
+    for cable in plan.oob.links if plan.oob else ():
+        if cable.kind == "device":
+            claim(cable.b_address, f"{cable.b_device} (planes.oob.network.devices)")

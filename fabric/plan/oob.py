@@ -72,6 +72,7 @@ def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan
         access_total -= net.uplinks
         uplink_ports = tuple(model.port_name(net.nos, access_total + k, model.speed_gbps) for k in range(net.uplinks))
     groups = _groups(spec, net, nodes, fabric)
+    findings.extend(_place_devices(spec, net, groups))
     switches: list[OobSwitchPlan] = []
     links: list[OobLink] = []
     mgmt_pool = _mgmt_pool(spec)
@@ -166,11 +167,34 @@ def _groups(spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...],
     return groups
 
 
+def _place_devices(spec: ClusterSpec, net: OobNetworkSpec, groups: dict[str, _Group]) -> list[Finding]:
+    """Put each PDU / console server on the port it names; a missing switch, a taken port or a foreign address is an error."""
+    problems: list[Finding] = []
+    cidr = spec.planes.oob.cidr
+    for i, device in enumerate(net.devices):
+        path = (*_PATH, "devices", i)
+        group = groups.get(device.switch.removeprefix("oob-"))
+        if group is None:
+            names = ", ".join(f"oob-{g}" for g in sorted(groups))
+            problems.append(Finding((*path, "switch"), f"there is no management switch '{device.switch}'; the plan has {names}"))
+        elif device.port in group.ports:
+            taken = group.ports[device.port]
+            problems.append(
+                Finding((*path, "port"), f"{device.switch} port {device.port} already takes {taken.device} {taken.port}; pick a free port")
+            )
+        elif device.address not in cidr:
+            problems.append(Finding((*path, "address"), f"{device.address} is outside the oob plane {cidr}; pick an address inside it"))
+        else:
+            group.ports[device.port] = _Endpoint("device", device.name, "mgmt", f"{device.address}/{cidr.prefixlen}")
+    return problems
+
+
 def _over_budget(net: OobNetworkSpec, group: _Group, name: str, used: int, total: int) -> Finding:
     bmcs = sum(1 for e in group.ports.values() if e.kind == "bmc")
-    mgmt = len(group.ports) - bmcs
+    devices = sum(1 for e in group.ports.values() if e.kind == "device")
+    mgmt = len(group.ports) - bmcs - devices
     free = used - len(group.ports)
-    reserved = f", {free} ports reserved for empty node slots" if free else ""
+    reserved = (f", {devices} PDU/console" if devices else "") + (f", {free} ports reserved for empty node slots" if free else "")
     fix = "use placement: rack" if net.placement == "su" else "lower nodes_per_rack"
     return Finding(
         (*_PATH, "placement"),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-OobCableKind = Literal["bmc", "switch-mgmt", "uplink"]
+OobCableKind = Literal["bmc", "switch-mgmt", "device", "uplink"]
 
 
 @dataclass(frozen=True, slots=True)
 class OobLink:
-    """A cable of the OOB network. ``a`` is the management switch, ``b`` the BMC, the managed switch or the OOB core.
+    """A cable of the OOB network. ``a`` is the management switch, ``b`` the BMC, the managed switch, a PDU/console or the core.
 
     Attributes:
         b_address: the planned address of the far end (the BMC's or the switch's management address), None for uplinks.

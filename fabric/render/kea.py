@@ -35,7 +35,7 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
         >>> from fabric.plan import plan_cluster
         >>> conf = json.loads(render_kea(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))[KEA_FILE])
         >>> conf["Dhcp4"]["subnet4"][0]["pools"][0]
-        {'pool': '10.103.252.2 - 10.103.252.2', 'client-class': 'oob-mgmt-1'}
+        {'pool': '10.103.252.2 - 10.103.252.2', 'client-class': 'oob-mgmt-swp1'}
     """
     if plan.oob is None:
         return {}
@@ -43,8 +43,8 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     cidr = IPv4Network(oob_plane.cidr or "0.0.0.0/0")
     classes: list[dict[str, Any]] = []
     pools: list[dict[str, Any]] = []
-    for index, link in enumerate(x for x in plan.oob.links if x.b_address is not None):
-        name = f"{link.a_device}-{index + 1}"
+    for link in (x for x in plan.oob.links if x.b_address is not None):
+        name = f"{link.a_device}-{link.a_port}"  # one class per switch port: stable, and says where the cable lands
         address = str(link.b_address).split("/")[0]
         classes.append(
             {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from ipaddress import IPv4Interface, IPv4Network
 from pathlib import Path
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from fabric.errors import InputError
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render.kea import KEA_FILE, render_kea
 from fabric.report import print_plan
 from tests.conftest import ROOT
 
@@ -102,3 +105,40 @@ def test_plan_summary_lists_each_management_switch_with_its_budget(tmp_path: Pat
     assert "oob-su1" in rows[1]
     assert "40 / 48" in rows[1]
     assert "10.103.255.1/16" in rows[1]
+
+
+def test_a_pdu_takes_its_named_port_and_gets_a_dhcp_pool(tmp_path: Path) -> None:
+    pdu = "devices: [{name: pdu-su1, kind: pdu, switch: oob-su1, port: 41, address: 10.103.250.1}]"
+    plan = _plan(tmp_path, network=f"network: {{{pdu}}}")
+    assert plan.oob is not None
+    rows = [(x.a_port, x.b_device, x.kind, x.b_address) for x in plan.oob.links if x.kind == "device"]
+    assert rows == [("swp41", "pdu-su1", "device", "10.103.250.1/16")]
+    assert plan.oob.switches[1].ports_used == 41
+    kea = json.loads(render_kea(plan)[KEA_FILE])["Dhcp4"]
+    assert {"pool": "10.103.250.1 - 10.103.250.1", "client-class": "oob-su1-swp41"} in kea["subnet4"][0]["pools"]
+
+
+@pytest.mark.parametrize(
+    ("device", "message"),
+    [
+        (
+            "{name: p, kind: pdu, switch: oob-su7, port: 41, address: 10.103.250.1}",
+            "there is no management switch 'oob-su7'; the plan has oob-mgmt, oob-su1, oob-su2",
+        ),
+        ("{name: p, kind: pdu, switch: oob-su1, port: 5, address: 10.103.250.1}", "oob-su1 port 5 already takes gpu005 bmc; pick a free port"),
+        (
+            "{name: p, kind: pdu, switch: oob-su1, port: 41, address: 10.9.0.1}",
+            "10.9.0.1 is outside the oob plane 10.103.0.0/16; pick an address inside it",
+        ),
+        (
+            "{name: p, kind: console, switch: oob-su1, port: 49, address: 10.103.250.1}",
+            "oob-su1 needs 49 access ports (32 BMC, 8 switch-management, 1 PDU/console, 8 ports reserved for empty node slots) but the sn2201 "
+            "has 48; use placement: rack, or pick a management switch with more ports",
+        ),
+    ],
+    ids=["no-such-switch", "port-taken", "outside-plane", "over-budget"],
+)
+def test_a_misplaced_device_is_an_error_naming_the_fix(tmp_path: Path, device: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        _plan(tmp_path, network=f"network: {{devices: [{device}]}}")
+    assert [f.message for f in caught.value.errors] == [message]
