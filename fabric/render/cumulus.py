@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabric.plan.facts import SwitchFacts
+from fabric.render.breakout import breakouts
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -22,4 +23,4 @@ SECTIONS: tuple[Section, ...] = (
 
 def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
-    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, f=facts, m=facts.management, r=facts.roce)}
+    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, f=facts, m=facts.management, r=facts.roce, breakouts=breakouts(facts))}

@@ -79,6 +79,7 @@ def test_every_form_cites_a_reference_and_known_releases(nos: str) -> None:
         ("cumulus", "5.9", "nv set system ntp server 10.102.0.1", None),  # not yet in 5.9
         ("cumulus", "5.15", "nv set vrf default router bgp peer-group FABRIC bfd enable on", None),  # BFD profiles from 5.15
         ("cumulus", "5.14", "nv set qos egress-scheduler default-global traffic-class 3 mode dwrr bw-percent 50", None),  # two attributes
+        ("cumulus", "5.14", "nv set interface swp1 link breakout 2x400G", None),  # CL 5.4+: the mode carries no speed
         ("nxos", "10.4", "  mtu 9216", "hostname x > mtu 9216"),  # an interface command outside an interface
         ("nxos", "10.4", "priority-flow-control watch-dog intervall 100", None),
         ("mlnx-os", "3.12", "ib sm priority 15", None),  # audit §4 row 15: the keyword is sm-priority

@@ -1,0 +1,52 @@
+"""Breakout cages: which front-panel cages of a switch run split into several ports, and into how many.
+
+A port below the model's native speed is one of ``fanout`` ports of its cage (the catalog's ``breakout`` modes); the NOS
+only creates those ports once the cage itself is configured as a breakout, so a renderer emits that per cage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabric.catalog.switches import SWITCH_MODELS
+from fabric.plan.facts import SwitchFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Breakout:
+    """One cage run as ``fanout`` ports.
+
+    Attributes:
+        cage: the cage's port name at the native speed under the switch's NOS (``swp1``).
+        fanout: ports the cage splits into (2 for 2 x 400G on an 800G cage).
+        speed_gbps: the speed of each of those ports.
+    """
+
+    cage: str
+    fanout: int
+    speed_gbps: int
+
+
+def breakouts(facts: SwitchFacts) -> tuple[Breakout, ...]:
+    """Every cage of ``facts.switch`` that at least one cabled port splits, in cage order.
+
+    Raises:
+        ValueError: a port is named as no port of its model at its speed (the plan and the catalog disagree).
+    """
+    model = SWITCH_MODELS[facts.switch.model]
+    nos = facts.switch.nos
+    found: dict[int, Breakout] = {}
+    for speed in sorted({p.speed_gbps for p in facts.ports if p.speed_gbps != model.speed_gbps}):
+        fanout, radix = model.fanout(speed), model.radix(speed)
+        if fanout is None or radix is None:
+            msg = f"{facts.switch.name}: {model.name} has no {speed} Gb/s ports"
+            raise ValueError(msg)
+        cage_of = {model.port_name(nos, i, speed): i // fanout for i in range(radix)}
+        for port in (p for p in facts.ports if p.speed_gbps == speed):
+            if port.name not in cage_of:
+                msg = f"{facts.switch.name}: {port.name} is no {speed} Gb/s port of {model.name} under {nos}"
+                raise ValueError(msg)
+            cage = cage_of[port.name]
+            native = model.port_name(nos, cage * model.ports_per_cage, model.speed_gbps)
+            found.setdefault(cage, Breakout(native, fanout, speed))
+    return tuple(found[c] for c in sorted(found))

@@ -1,0 +1,30 @@
+"""Breakout cages: a split port exists on the switch only when its cage is broken out, so the render says so per cage."""
+
+from __future__ import annotations
+
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.render import render_configs
+from tests.conftest import DATA
+
+
+def nvue(switch: str) -> list[str]:
+    plan = plan_cluster(load_cluster(DATA / "plan" / "reference-2x400" / "cluster.yaml"))
+    return render_configs(plan)[f"switches/{switch}/nvue.sh"].splitlines()
+
+
+def test_each_split_cage_is_broken_out_once_and_native_cages_are_not() -> None:
+    lines = nvue("leaf01")
+    breakouts = [line for line in lines if " link breakout " in line]
+    # 32 hosts x 2 ports at 400G over 2 x 400G per SN5600 cage: 16 cages swp1..swp16, then 800G uplinks from swp17
+    assert breakouts == [f"nv set interface swp{c} link breakout 2x" for c in range(1, 17)]
+    assert "nv set interface swp1s0 link speed 400G" in lines
+    assert "nv set interface swp1s1 link speed 400G" in lines
+    uplinks = [line for line in lines if line.endswith(" link speed 800G")]
+    assert uplinks
+    cages = {line.split()[3] for line in uplinks}
+    assert not cages & {b.split()[3] for b in breakouts}
+
+
+def test_a_native_speed_switch_has_no_breakout() -> None:
+    assert not [line for line in nvue("spine01") if " link breakout " in line]
