@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from fabric.apply.nos.base import checked, ip_link_mtus
 from fabric.apply.nos.frr import frr_bgp_sessions, frr_routes
 from fabric.apply.session import Session
+from fabric.errors import PushError
 
 CONFIRM_WITHIN = "600s"
 
@@ -90,8 +91,28 @@ Words = tuple[str, ...]
 
 
 def _commands(text: str) -> list[Words]:
-    """The words after ``nv set`` of every set line (shell quoting undone)."""
-    return [tuple(shlex.split(line.strip())[2:]) for line in text.splitlines() if line.strip().startswith("nv set ")]
+    """The words after ``nv set`` of every set line (shell quoting undone).
+
+    A line whose quoting does not close (a device or a hand-edited record can hold one) is a PushError naming it,
+    never a traceback.
+
+    Example:
+        >>> _commands("nv set interface swp1 description 'a b'")
+        [('interface', 'swp1', 'description', 'a b')]
+        >>> _commands("nv set interface swp1 description 'a b")
+        Traceback (most recent call last):
+        fabric.errors.PushError: NVUE line 1 has an unbalanced quote (No closing quotation): "nv set interface swp1 description 'a b"
+    """
+    commands: list[Words] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip().startswith("nv set "):
+            continue
+        try:
+            commands.append(tuple(shlex.split(line.strip())[2:]))
+        except ValueError as exc:
+            msg = f"NVUE line {number} has an unbalanced quote ({exc}): {line.strip()[:200]!r}"
+            raise PushError(msg) from exc
+    return commands
 
 
 def _text(commands: list[Words]) -> str:

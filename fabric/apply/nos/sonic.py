@@ -73,9 +73,7 @@ class SonicAdapter:
         frr = [line.removeprefix(VTYSH_PREFIX) for line in diff if line.startswith(VTYSH_PREFIX)]
         checked(session, f"sudo config checkpoint {undo_name(change)}", self.error_pattern)
         if ops:
-            patch = f"/tmp/{undo_name(change)}.json-patch"  # noqa: S108 - a file on the switch, named by the change
-            checked(session, f"echo {shlex.quote(json.dumps(ops))} > {patch}", self.error_pattern)
-            checked(session, f"sudo config apply-patch {patch}", self.error_pattern)
+            checked(session, _apply_patch_command(json.dumps(ops)), self.error_pattern)
         if frr:
             self._vtysh(session, frr)
 
@@ -104,6 +102,20 @@ class SonicAdapter:
     def _vtysh(self, session: Session, lines: list[str]) -> None:
         args = " ".join(f"-c {shlex.quote(line.strip())}" for line in ["configure terminal", *lines])
         checked(session, f"sudo vtysh {args}", self.error_pattern)
+
+
+def _apply_patch_command(patch: str) -> str:
+    """One shell line: the patch goes to a fresh file from ``mktemp`` (never a predictable name in /tmp that another
+    user could have planted), GCU applies it, the file is removed whatever the outcome.
+
+    Example:
+        >>> print(_apply_patch_command('[{"op": "add"}]').replace(" && ", "\\n"))
+        f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.XXXXXXXX)
+        printf '%s\\n' '[{"op": "add"}]' >"$f"
+        sudo config apply-patch "$f"; rm -f "$f"
+    """
+    make = "f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.XXXXXXXX)"
+    return f'{make} && printf \'%s\\n\' {shlex.quote(patch)} >"$f" && sudo config apply-patch "$f"; rm -f "$f"'
 
 
 def _document(config_db: ConfigDb, frr: str) -> str:
