@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from fabric.model.qos import PfcWatchdogSpec
 from fabric.plan.facts import SwitchFacts
+from fabric.render.breakout import breakouts
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -44,5 +45,5 @@ def render_nxos(facts: SwitchFacts) -> dict[str, str]:
     """``running-config`` applied through a checkpoint (rollback on failure)."""
     unnumbered = any(p.address is None and p.kind == "fabric" for p in facts.ports)
     watchdog = nxos_watchdog(facts.roce.pfc_watchdog) if facts.roce else None
-    context = {"f": facts, "m": facts.management, "r": facts.roce, "unnumbered": unnumbered, "watchdog": watchdog}
+    context = {"f": facts, "m": facts.management, "r": facts.roce, "unnumbered": unnumbered, "watchdog": watchdog, "breakouts": breakouts(facts)}
     return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, **context)}

@@ -28,3 +28,15 @@ def test_each_split_cage_is_broken_out_once_and_native_cages_are_not() -> None:
 
 def test_a_native_speed_switch_has_no_breakout() -> None:
     assert not [line for line in nvue("spine01") if " link breakout " in line]
+
+
+def test_nxos_breaks_out_each_cage_its_split_ports_use() -> None:
+    plan = plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml"))
+    files = render_configs(plan)
+    for switch in plan.fabric.switches if plan.fabric else ():
+        lines = files[f"switches/{switch.name}/running-config"].splitlines()
+        cages = sorted({int(line.split("/")[1]) for line in lines if line.startswith("interface Ethernet1/") and line.count("/") == 2})
+        assert cages, switch.name  # the case runs 4 x 100G on the 400G cages
+        breakouts = [line for line in lines if line.startswith("interface breakout ")]
+        assert breakouts == [f"interface breakout module 1 port {c} map 100g-4x" for c in cages], switch.name
+        assert lines.index(breakouts[-1]) < min(i for i, line in enumerate(lines) if line.startswith("interface Ethernet1/"))
