@@ -73,9 +73,12 @@ def test_fabric_push_playbook_check_commit_then_unchanged(installed: Installed, 
     committed, _ = push()
     assert committed["changed"] == 1
     audit = [json.loads(line) for line in (state_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(audit) == 1
-    assert audit[0]["commit"]
-    assert all(d["committed"] for d in audit[0]["devices"].values())
+    # Write-ahead: a "started" line before any switch is touched, then the "finished" line with every switch's result.
+    assert [entry["event"] for entry in audit] == ["started", "finished"]
+    assert audit[0]["change"] == audit[1]["change"]
+    assert sorted(audit[0]["devices"]) == sorted(audit[1]["devices"]) == sorted(s.name for s in state.switches)
+    assert audit[1]["commit"]
+    assert all(d["committed"] for d in audit[1]["devices"].values())
 
     again, _ = push("--diff")
     assert again["changed"] == 0
