@@ -3,7 +3,8 @@
 The definition is validated first (exit 2 with the report, nothing run; also for a cloud definition or a missing
 ``-i`` inventory). Then ansible-runner runs the playbook with the definition as inventory; every task and host result
 is shown as it happens (stderr), and a per-host table closes the run (stdout). Exit 0 when every selected host
-succeeded, 1 when any failed, was unreachable or was never run.
+succeeded, 1 when any failed, was unreachable or was never run; 2 when the playbook is found neither in a checkout
+nor in the installed package.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rich.table import Table
 
 from fabric.errors import Finding, InputError
 from fabric.model.loader import parse_yaml
-from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
+from fabric.nodes.runner import NodesRun, ProjectMissingError, RunOptions, run_playbook
 from fabric.validate import validate_file
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
@@ -81,7 +82,11 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
             colour = {"changed": "yellow", "failed": "red", "unreachable": "red"}[outcome]
             err.print(f"{stamp}   {host:<16} [{colour}]{outcome}[/]", highlight=False)
 
-    result = run_playbook(args.file, options, progress, playbook=PLAYBOOKS[args.playbook])
+    try:
+        result = run_playbook(args.file, options, progress, playbook=PLAYBOOKS[args.playbook])
+    except ProjectMissingError as missing_project:
+        err.print(f"[bold red]nodes refused:[/] {missing_project}", highlight=False)
+        return EXIT_INVALID
     if args.json:
         out.print_json(json.dumps(_as_data(result)))
     else:

@@ -1,8 +1,9 @@
 """Run a playbook of this repository with ansible-runner and turn its event stream into per-host results.
 
 The project directory is the repository (its ``ansible.cfg`` enables the gpufabric inventory plugin, its ``roles/``
-and ``playbooks/`` are what runs). Artifacts go to a private directory that is removed afterwards: events carry
-host variables, and nothing of a run is kept that the terminal did not show.
+and ``playbooks/`` are what runs). An installed package has no repository: the wheel carries the same four entries
+in ``fabric/nodes/project/`` (pyproject.toml's force-include), and that copy runs. Artifacts go to a private directory
+that is removed afterwards: events carry host variables, and nothing of a run is kept that the terminal did not show.
 """
 
 from __future__ import annotations
@@ -21,9 +22,33 @@ from typing import Any
 
 import ansible_runner
 
-PROJECT = Path(__file__).resolve().parent.parent.parent
+CHECKOUT = Path(__file__).resolve().parent.parent.parent
+PACKAGED = Path(__file__).resolve().parent / "project"  # only in an installed wheel
 SITE = "playbooks/site.yml"
 OUTCOMES = ("ok", "changed", "failed", "unreachable", "skipped", "ignored")
+
+
+class ProjectMissingError(Exception):
+    """Neither a checkout nor the installed package holds the Ansible project (ansible.cfg and the playbook)."""
+
+
+def project_dir(playbook: str = SITE) -> Path:
+    """The first of the checkout and the installed package's copy that holds ``ansible.cfg`` and ``playbook``.
+
+    Raises:
+        ProjectMissingError: none does (a wheel built without the project, or a damaged install); the message says the fix.
+    """
+    candidates = (CHECKOUT, PACKAGED)
+    for candidate in candidates:
+        if (candidate / "ansible.cfg").is_file() and (candidate / playbook).is_file():
+            return candidate
+    looked = " and ".join(str(c / playbook) for c in candidates)
+    msg = (
+        f"the Ansible project that nodes runs is missing: no {looked}. "
+        "Fix: reinstall the package from a wheel built by ./dev dist (pip install --force-reinstall gpufabric-*.whl), "
+        "or run python -m fabric nodes from a checkout"
+    )
+    raise ProjectMissingError(msg)
 
 
 @dataclass
@@ -83,8 +108,12 @@ def run_playbook(
     """Run ``playbook`` (relative to the repository, or absolute) with the definition as inventory.
 
     ``progress`` is called for every task start and host result; ``observe`` receives every raw ansible-runner event.
+
+    Raises:
+        ProjectMissingError: neither the checkout nor the installed package holds the playbook (nothing ran).
     """
-    hosts = {host: HostResult(host) for host in targeted_hosts(definition, options, playbook)}
+    project = project_dir(playbook)
+    hosts = {host: HostResult(host) for host in targeted_hosts(definition, options, playbook, project)}
     tail: deque[str] = deque(maxlen=20)
 
     def on_event(event: Mapping[str, Any]) -> bool:
@@ -112,7 +141,7 @@ def run_playbook(
     try:
         result = ansible_runner.run(
             private_data_dir=str(private),
-            project_dir=str(PROJECT),
+            project_dir=str(project),
             playbook=playbook,
             inventory=[str(definition.resolve()), *(str(p.resolve()) for p in options.extra_inventories)],
             cmdline=" ".join(flag for flag, on in (("--check", options.check), ("--diff", options.diff)) if on) or None,
@@ -120,7 +149,7 @@ def run_playbook(
             tags=options.tags,
             skip_tags=options.skip_tags,
             extravars=dict(options.extravars) or None,
-            envvars=_environment(),
+            envvars=_environment(project),
             event_handler=on_event,
             quiet=True,
             suppress_env_files=True,
@@ -131,8 +160,13 @@ def run_playbook(
     return NodesRun(rc, tuple(sorted(hosts.values(), key=lambda h: h.host)), tuple(tail))
 
 
-def targeted_hosts(definition: Path, options: RunOptions, playbook: str = SITE) -> tuple[str, ...]:
-    """The hosts the playbook's plays select with these options (``ansible-playbook --list-hosts``); empty if it fails."""
+def targeted_hosts(definition: Path, options: RunOptions, playbook: str = SITE, project: Path | None = None) -> tuple[str, ...]:
+    """The hosts the playbook's plays select with these options (``ansible-playbook --list-hosts``); empty if it fails.
+
+    Raises:
+        ProjectMissingError: no ``project`` given and none found (see ``project_dir``).
+    """
+    project = project or project_dir(playbook)
     command = [str(Path(sys.executable).parent / "ansible-playbook"), playbook, "--list-hosts"]
     for inventory in (definition, *options.extra_inventories):
         command += ["-i", str(inventory.resolve())]
@@ -141,8 +175,8 @@ def targeted_hosts(definition: Path, options: RunOptions, playbook: str = SITE) 
             command += [flag, value]
     if options.extravars:
         command += ["-e", json.dumps(dict(options.extravars))]
-    environment = {**os.environ, **_environment()}
-    done = subprocess.run(command, cwd=PROJECT, env=environment, capture_output=True, text=True, timeout=300, check=False)  # noqa: S603 - argv, no shell
+    environment = {**os.environ, **_environment(project)}
+    done = subprocess.run(command, cwd=project, env=environment, capture_output=True, text=True, timeout=300, check=False)  # noqa: S603 - argv, no shell
     hosts: dict[str, None] = {}
     listing = False
     for line in done.stdout.splitlines() if done.returncode == 0 else ():
@@ -155,10 +189,10 @@ def targeted_hosts(definition: Path, options: RunOptions, playbook: str = SITE) 
     return tuple(hosts)
 
 
-def _environment() -> dict[str, str]:
+def _environment(project: Path) -> dict[str, str]:
     # ansible-playbook and its helpers are found on PATH: put this interpreter's bin first (a venv need not be activated).
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    return {"PATH": path, "ANSIBLE_CONFIG": str(PROJECT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    return {"PATH": path, "ANSIBLE_CONFIG": str(project / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
 
 
 def _outcome(kind: str, data: Mapping[str, Any]) -> str | None:

@@ -49,6 +49,13 @@ def test_wheel_holds_every_package_file_and_the_schema(dist: Dist) -> None:
         metadata = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     missing = sorted(package_files() - names)
     assert not missing, f"the wheel lacks {missing}"
+    project = {
+        f"fabric/nodes/project/{p}"
+        for p in subprocess.run(
+            ["git", "ls-files", "ansible.cfg", "playbooks", "roles", "plugins"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    }
+    assert project <= names, f"the wheel lacks nodes' Ansible project: {sorted(project - names)}"
     assert [n for n in names if n.startswith("fabric/catalog/data/")], "the switch catalog's data files"
     assert not [n for n in names if not n.startswith(("fabric/", "gpufabric-"))], "only the fabric package and its metadata"
     assert schema == (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")
@@ -80,7 +87,8 @@ def test_sdist_carries_the_sources_schema_and_examples(dist: Dist) -> None:
     assert package_files() <= names
     assert {"pyproject.toml", "README.md", "schema/cluster.schema.json", "requirements.txt"} <= names
     assert {e.relative_to(ROOT).as_posix() for e in EXAMPLES} <= names
-    assert not [n for n in names if n.startswith(("tests/", "roles/", ".venv/"))]
+    assert {"ansible.cfg", "playbooks/site.yml", "playbooks/check.yml", "plugins/inventory/gpufabric.py"} <= names  # for the wheel's nodes
+    assert not [n for n in names if n.startswith(("tests/", ".venv/")) or "__pycache__" in n]
 
 
 def test_installed_command_validates_plans_and_renders_like_the_checkout(tool_venv: ToolVenv) -> None:
@@ -123,3 +131,22 @@ def test_module_entry_point_and_the_schema_in_the_installed_package(tool_venv: T
     read = "import importlib.resources as r; print(r.files('fabric').joinpath('cluster.schema.json').read_text(), end='')"
     shipped = tool_venv.run("python", "-c", read)
     assert printed.stdout == shipped.stdout == (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")
+
+
+def test_installed_nodes_runs_the_playbooks_the_wheel_carries(tool_venv: ToolVenv) -> None:
+    """``gpufabric nodes`` outside the checkout: the packaged playbook, roles and inventory plugin run; SSH to 127.0.0.1
+    port 1 is refused at once, so no host is touched and every selected host is reported unreachable.
+    """
+    # ansible-core's console script (its entry point ansible.cli.playbook:main), as pip would install it with the
+    # dependencies; the fixture's venv reuses the project venv's packages, whose scripts point at the other interpreter.
+    script = tool_venv.bin / "ansible-playbook"
+    script.write_text(f"#!{tool_venv.bin / 'python'}\nimport sys\nfrom ansible.cli.playbook import main\nsys.exit(main())\n", encoding="utf-8")
+    script.chmod(0o755)
+    shutil.copytree(ROOT / "inventories" / "onprem-roce", tool_venv.work / "onprem-roce", dirs_exist_ok=True)
+    unreachable = ["-e", "ansible_host=127.0.0.1", "-e", "ansible_port=1", "--limit", "gpu001", "--json"]
+    done = tool_venv.run("gpufabric", "nodes", "onprem-roce/cluster.yaml", "--playbook", "check", *unreachable)
+    assert done.returncode == 1, done.stdout + done.stderr
+    hosts = json.loads(done.stdout)["hosts"]
+    assert list(hosts) == ["gpu001"], done.stdout  # the packaged inventory plugin read the definition
+    assert hosts["gpu001"]["unreachable"] == 1
+    assert "Connection refused" in hosts["gpu001"]["failures"][0]["msg"]

@@ -65,3 +65,16 @@ def test_an_unreachable_host_fails_the_run_and_the_table_says_who_failed_and_who
     assert data["ok"] is False
     assert data["hosts"]["gpu001"]["unreachable"] == 1
     assert data["hosts"]["gpu001"]["failures"][0]["task"] == "Gathering Facts"
+
+
+def test_without_the_ansible_project_nodes_exits_2_with_the_fix(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Neither a checkout nor the installed package's copy holds the playbook: exit 2 before anything runs, saying why."""
+    from fabric.__main__ import main
+    from fabric.nodes import runner
+
+    monkeypatch.setattr(runner, "CHECKOUT", tmp_path / "checkout")
+    monkeypatch.setattr(runner, "PACKAGED", tmp_path / "package")
+    assert main(["nodes", str(ROOT / "inventories" / "onprem-roce" / "cluster.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert f"no {tmp_path / 'checkout' / 'playbooks' / 'site.yml'}" in err.replace("\n", "")
+    assert "Fix: reinstall the package" in err.replace("\n", " ")
