@@ -15,6 +15,7 @@ import yaml
 from fabric.errors import RenderError
 from fabric.plan.facts import PortFacts, SwitchFacts
 from fabric.render._jinja import one_line, token
+from fabric.render.breakout import eos_speed
 from fabric.render.eos import WATCHDOG_PORT_ACTION
 
 Structured = dict[str, Any]
@@ -84,7 +85,7 @@ def _ethernet(facts: SwitchFacts, port: PortFacts) -> Structured:
         "name": port.name,
         "description": port.description,
         "mtu": port.mtu,
-        "speed": f"{port.speed_gbps}g",
+        "speed": eos_speed(facts.switch.model, port.speed_gbps),
         "switchport": {"enabled": False},
     }
     if port.address:

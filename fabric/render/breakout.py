@@ -51,3 +51,21 @@ def breakouts(facts: SwitchFacts) -> tuple[Breakout, ...]:
             native = model.port_name(nos, cage * model.ports_per_cage, model.speed_gbps)
             found.setdefault(cage, Breakout(native, cage + 1, fanout, speed))
     return tuple(found[c] for c in sorted(found))
+
+
+def eos_speed(model_name: str, speed_gbps: int) -> str:
+    """The EOS ``speed`` value of a port at ``speed_gbps`` on ``model_name``: lanes named on a split port.
+
+    EOS splits a cage by the speed of its lane-1 interface: on an 8-lane cage ``speed 400g-4`` is 2 x 400G and
+    ``speed 100g-2`` is 4 x 100G (Intel Gaudi "Arista Switch L2/L3 Configuration Example": "speed 400g-4 for 800G 2
+    lines", "speed 200g-2 for 800G 4 lines", "speed 100g-2 for 400G"); a port at the native speed keeps ``<n>g``.
+
+    Example:
+        >>> eos_speed("7060x6-64pe", 400), eos_speed("7060x6-64pe", 800)
+        ('400g-4', '800g')
+    """
+    model = SWITCH_MODELS[model_name]
+    fanout = model.fanout(speed_gbps)
+    if speed_gbps == model.speed_gbps or fanout is None:
+        return f"{speed_gbps}g"
+    return f"{speed_gbps}g-{model.lanes // fanout}"

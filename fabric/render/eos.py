@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabric.plan.facts import SwitchFacts
+from fabric.render.breakout import eos_speed
 from fabric.render.sections import Section, render_sections
 
 # The contract's watchdog action on EOS. AVD qos_profiles schema: priority_flow_control.watchdog.action valid values
@@ -28,6 +29,13 @@ def render_eos(facts: SwitchFacts) -> dict[str, str]:
     """``startup-config``: the running-config a configure session replaces."""
     unnumbered = any(p.address is None and p.kind == "fabric" for p in facts.ports)
     text = render_sections(
-        SECTIONS, facts.switch.nos_version, f=facts, m=facts.management, r=facts.roce, unnumbered=unnumbered, port_action=WATCHDOG_PORT_ACTION
+        SECTIONS,
+        facts.switch.nos_version,
+        f=facts,
+        m=facts.management,
+        r=facts.roce,
+        unnumbered=unnumbered,
+        port_action=WATCHDOG_PORT_ACTION,
+        speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},
     )
     return {"startup-config": text}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.render import render_configs
+from fabric.render.breakout import eos_speed
 from tests.conftest import DATA
 
 
@@ -40,3 +41,15 @@ def test_nxos_breaks_out_each_cage_its_split_ports_use() -> None:
         breakouts = [line for line in lines if line.startswith("interface breakout ")]
         assert breakouts == [f"interface breakout module 1 port {c} map 100g-4x" for c in cages], switch.name
         assert lines.index(breakouts[-1]) < min(i for i, line in enumerate(lines) if line.startswith("interface Ethernet1/"))
+
+
+def test_eos_split_ports_name_their_lanes_and_native_ports_do_not() -> None:
+    plan = plan_cluster(load_cluster(DATA / "render" / "eos" / "cluster.yaml"))
+    text = render_configs(plan)["switches/leaf01/startup-config"]
+    # 7060X5-64S: 8-lane 400G cages run as 4 x 100G (Ethernet<cage>/1, /3, /5, /7), two lanes each
+    assert "interface Ethernet1/3\n" in text
+    assert "   speed 100g-2\n" in text
+    assert "   speed 100g\n" not in text
+    assert eos_speed("7060x6-64pe", 400) == "400g-4"
+    assert eos_speed("7060x6-64pe", 200) == "200g-2"
+    assert eos_speed("7060x6-64pe", 800) == "800g"
