@@ -30,7 +30,6 @@ from fabric.apply.traffic import PingResult, leaf_pair_pings
 from fabric.apply.transaction import PushResult
 from fabric.apply.verify import DeviceVerdict, verify_fabric
 from fabric.errors import PushError
-from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.validate import Validated, validate_file
@@ -89,7 +88,7 @@ def candidates(plan: ClusterPlan) -> dict[str, str]:
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     """Run one apply command; returns its exit code."""
     validated = validate_file(args.file)
-    plan = plan_cluster(validated.spec)
+    plan = validated.plan
     state = (args.state or Path(".gpufabric") / plan.name).resolve()
     started = time.monotonic()
 

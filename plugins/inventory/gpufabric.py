@@ -44,14 +44,13 @@ class InventoryModule(BaseInventoryPlugin):
         try:
             from fabric.errors import FabricError, InputError
             from fabric.inventory import onprem_inventory
-            from fabric.plan import plan_cluster
             from fabric.validate import validate_file
         except ImportError as exc:
             msg = f"{path}: the gpufabric Python package is not importable by Ansible's Python ({sys.executable}): {exc}; pip install gpufabric"
             raise AnsibleParserError(msg) from None
 
         try:
-            plan = plan_cluster(validate_file(path).spec)
+            plan = validate_file(path).plan
         except InputError as exc:
             report = "\n".join(str(f) for f in exc.findings)
             msg = f"{path}: invalid cluster definition, {len(exc.errors)} error(s):\n{report}"
