@@ -6,16 +6,17 @@ broken cluster definition is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from fabric.errors import Finding, InputError
+from fabric.errors import CatalogError, Finding, InputError
 
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V")
 Key = tuple[str | int, ...]
 
 
@@ -92,3 +93,31 @@ def _line(lines: dict[Key, int], path: Key) -> int | None:
 def data_files(directory: Path) -> list[Path]:
     """The ``*.yaml`` files of a directory, sorted."""
     return sorted(directory.glob("*.yaml"))
+
+
+def read_builtin(load: Callable[[], dict[str, V]]) -> dict[str, V]:
+    """The package's own catalog files: a broken one is a CatalogError, not something the definition can fix."""
+    try:
+        return load()
+    except InputError as exc:
+        raise CatalogError(exc.findings) from exc
+
+
+class BuiltinCatalog(Mapping[str, V], Generic[V]):
+    """A read-only mapping over the package's own catalog, read on first use (``load`` caches it)."""
+
+    def __init__(self, label: str, load: Callable[[], dict[str, V]]) -> None:
+        self._label = label
+        self._load = load
+
+    def __getitem__(self, name: str) -> V:
+        return self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+    def __repr__(self) -> str:
+        return f"{self._label}({', '.join(self)})"

@@ -12,15 +12,14 @@ may override the names, or describe its ports itself (``NodeGroupSpec.ports``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from fabric.catalog._load import data_files, load_models
+from fabric.catalog._load import BuiltinCatalog, data_files, load_models, read_builtin
 from fabric.catalog.node_model import NodeProfile, NodeProfileBody, PlaneName
-from fabric.errors import CatalogError, InputError
 
 __all__ = ["HARDWARE", "NODE_DATA", "HardwareProfile", "PlaneName", "PortGroup", "load_node_profiles"]
 
@@ -96,26 +95,7 @@ def load_node_profiles(directory: Path = NODE_DATA) -> dict[str, HardwareProfile
 
 @cache
 def _builtin() -> dict[str, HardwareProfile]:
-    try:
-        return load_node_profiles(NODE_DATA)
-    except InputError as exc:  # the package's own files: not something the definition can fix
-        raise CatalogError(exc.findings) from exc
+    return read_builtin(lambda: load_node_profiles(NODE_DATA))
 
 
-class _HardwareCatalog(Mapping[str, HardwareProfile]):
-    """The built-in profiles, read on first use."""
-
-    def __getitem__(self, name: str) -> HardwareProfile:
-        return _builtin()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_builtin())
-
-    def __len__(self) -> int:
-        return len(_builtin())
-
-    def __repr__(self) -> str:
-        return f"HARDWARE({', '.join(self)})"
-
-
-HARDWARE: Mapping[str, HardwareProfile] = _HardwareCatalog()
+HARDWARE: Mapping[str, HardwareProfile] = BuiltinCatalog("HARDWARE", _builtin)

@@ -7,13 +7,12 @@ validated the first time the mapping is used, once per process; a file with an e
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-from fabric.catalog._load import data_files, load_models
+from fabric.catalog._load import BuiltinCatalog, data_files, load_models, read_builtin
 from fabric.catalog.switch_model import Nos, NosSupport, PortNames, SonicBuffers, SonicLayout, SonicPort, SonicSku, SwitchModel
-from fabric.errors import CatalogError, InputError
 
 __all__ = [
     "ETHERNET_NOS",
@@ -49,26 +48,7 @@ def load_switch_models(directory: Path = SWITCH_DATA) -> dict[str, SwitchModel]:
 
 @cache
 def _builtin() -> dict[str, SwitchModel]:
-    try:
-        return load_switch_models(SWITCH_DATA)
-    except InputError as exc:  # the package's own files: not something the definition can fix
-        raise CatalogError(exc.findings) from exc
+    return read_builtin(lambda: load_switch_models(SWITCH_DATA))
 
 
-class _SwitchCatalog(Mapping[str, SwitchModel]):
-    """The built-in models, read on first use."""
-
-    def __getitem__(self, name: str) -> SwitchModel:
-        return _builtin()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_builtin())
-
-    def __len__(self) -> int:
-        return len(_builtin())
-
-    def __repr__(self) -> str:
-        return f"SWITCH_MODELS({', '.join(self)})"
-
-
-SWITCH_MODELS: Mapping[str, SwitchModel] = _SwitchCatalog()
+SWITCH_MODELS: Mapping[str, SwitchModel] = BuiltinCatalog("SWITCH_MODELS", _builtin)

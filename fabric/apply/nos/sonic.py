@@ -104,17 +104,23 @@ class SonicAdapter:
         checked(session, f"sudo vtysh {args}", self.error_pattern)
 
 
+_MKTEMP_RANDOM = "X" * 8  # mktemp replaces these with random characters
+
+
 def _apply_patch_command(patch: str) -> str:
-    """One shell line: the patch goes to a fresh file from ``mktemp`` (never a predictable name in /tmp that another
+    r"""One shell line: the patch goes to a fresh file from ``mktemp`` (never a predictable name in /tmp that another
     user could have planted), GCU applies it, the file is removed whatever the outcome.
 
     Example:
-        >>> print(_apply_patch_command('[{"op": "add"}]').replace(" && ", "\\n"))
-        f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.XXXXXXXX)
-        printf '%s\\n' '[{"op": "add"}]' >"$f"
+        >>> command = _apply_patch_command('[{"op": "add"}]')
+        >>> command.startswith("f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.")
+        True
+        >>> for step in command.split(" && ")[1:]:
+        ...     print(step)
+        printf '%s\n' '[{"op": "add"}]' >"$f"
         sudo config apply-patch "$f"; rm -f "$f"
     """
-    make = "f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.XXXXXXXX)"
+    make = f"f=$(mktemp --tmpdir --suffix=.json-patch gpufabric.{_MKTEMP_RANDOM})"
     return f'{make} && printf \'%s\\n\' {shlex.quote(patch)} >"$f" && sudo config apply-patch "$f"; rm -f "$f"'
 
 
