@@ -72,4 +72,5 @@ def test_the_shipped_pipeline_reviews_then_pushes_and_verifies(twin: tuple[LabSt
     assert all(d["committed"] for d in pushed["devices"].values())
     assert all(v["ok"] for v in json.loads((work / "verify.json").read_text(encoding="utf-8")).values())
     audit = [json.loads(line) for line in (state / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [a["change"] for a in audit] == [pushed["change"]]
+    # Write-ahead: the one change has its "started" line (before any switch was touched) and its "finished" line.
+    assert [(a["change"], a["event"]) for a in audit] == [(pushed["change"], "started"), (pushed["change"], "finished")]
