@@ -9,12 +9,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PlaneName = Literal["compute", "storage", "inband", "oob"]
 PORT_SPEEDS: tuple[int, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 """Ethernet / InfiniBand port speeds in Gb/s a NIC or BMC port can run (IEEE 802.3 rates; IB HDR 200, NDR 400, XDR 800)."""
 MAX_PORTS = 32
+
+
+def _known_port_speed(value: int) -> int:
+    if value not in PORT_SPEEDS:
+        msg = f"{value} Gb/s is not a port speed; use one of {list(PORT_SPEEDS)}"
+        raise ValueError(msg)
+    return value
+
+
+PortSpeed = Annotated[int, AfterValidator(_known_port_speed), Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")]
+"""A port's line rate in Gb/s, checked against :data:`PORT_SPEEDS`."""
 _IFNAME = r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$"  # Linux IFNAMSIZ: at most 15 characters
 _HCA = r"^[a-z][a-z0-9_]{0,31}$"
 
@@ -26,7 +37,7 @@ class _Strict(BaseModel):
 class PortGroupSpec(_Strict):
     """The ports a profile has on one plane."""
 
-    speed_gbps: int = Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")
+    speed_gbps: PortSpeed
     pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
         default=(), max_length=MAX_PORTS, description="PCI bus number of each port, in the order the ports are cabled."
     )
@@ -36,14 +47,6 @@ class PortGroupSpec(_Strict):
     hcas: tuple[Annotated[str, Field(pattern=_HCA)], ...] = Field(
         default=(), max_length=MAX_PORTS, description="RDMA device of each port (mlx5_N); empty when the ports carry no RDMA."
     )
-
-    @field_validator("speed_gbps")
-    @classmethod
-    def _known_speed(cls, value: int) -> int:
-        if value not in PORT_SPEEDS:
-            msg = f"{value} Gb/s is not a port speed; use one of {list(PORT_SPEEDS)}"
-            raise ValueError(msg)
-        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> PortGroupSpec:

@@ -10,7 +10,7 @@ from typing import Annotated, Literal, cast
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from fabric.catalog.hardware import HARDWARE, HardwareProfile, PortGroup
-from fabric.catalog.node_model import PORT_SPEEDS
+from fabric.catalog.node_model import PortSpeed
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
 from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
@@ -31,20 +31,12 @@ class NodePortsSpec(SpecModel):
     """
 
     count: Annotated[int, Field(ge=1, le=MAX_PORTS_PER_PLANE)]
-    speed_gbps: int = Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")
+    speed_gbps: PortSpeed
     names: tuple[InterfaceName, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="Interface name of each port.")
     pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
         default=(), max_length=MAX_PORTS_PER_PLANE, description="PCI bus of each port; names derive from them when 'names' is left out."
     )
     hcas: tuple[Identifier, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="RDMA device (mlx5_N) of each port.")
-
-    @field_validator("speed_gbps")
-    @classmethod
-    def _known_speed(cls, value: int) -> int:
-        if value not in PORT_SPEEDS:
-            msg = f"{value} Gb/s is not a port speed; use one of {list(PORT_SPEEDS)}"
-            raise ValueError(msg)
-        return value
 
     @model_validator(mode="after")
     def _one_entry_per_port(self) -> NodePortsSpec:
