@@ -9,13 +9,14 @@ ports are up with the fabric MTU, the rest admin down at SONiC's default MTU. ``
 
 from __future__ import annotations
 
-import json
+from functools import cache
 from typing import Any
 
-from fabric.catalog.switches import SWITCH_MODELS, SonicSku
+from fabric.catalog.switches import SWITCH_MODELS, SonicPort, SonicSku
 from fabric.errors import RenderError
 from fabric.plan.facts import SwitchFacts
 from fabric.render._jinja import one_line, token
+from fabric.render._json import dumps_sorted
 from fabric.render.frr import render_frr_conf
 from fabric.render.sonic_qos import qos_tables
 
@@ -41,18 +42,25 @@ def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
     return sku, speeds[0]
 
 
+@cache
+def _sonic_ports(model: str, speed: int) -> tuple[SonicPort, ...]:
+    """The SKU's ports, built once per model and speed (every switch of a tier has the same; they are frozen)."""
+    return SWITCH_MODELS[model].sonic_ports(speed)
+
+
 def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """PORT (every port of the SKU) and BREAKOUT_CFG (every cage, keyed by its first port as platform.json does)."""
     model = SWITCH_MODELS[facts.switch.model]
     assert model.sonic is not None
     cabled = {p.name: p for p in facts.ports}
-    unknown = sorted(set(cabled) - {p.name for p in model.sonic_ports(speed)})
+    every = _sonic_ports(model.name, speed)
+    unknown = sorted(set(cabled) - {p.name for p in every})
     if unknown:
         msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
         raise RenderError(msg)
     port: dict[str, Any] = {}
     breakout: dict[str, Any] = {}
-    for p in model.sonic_ports(speed):
+    for p in every:
         entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
         if sku.fec and p.speed_gbps == speed:
             entry["fec"] = sku.fec
@@ -116,29 +124,35 @@ def _guard(db: dict[str, Any]) -> dict[str, Any]:
     """``db`` once every key part and every name and text field is safe where it stands (defence in depth).
 
     config_db joins a key's parts with ``|`` (``INTERFACE|Ethernet0|10.0.0.0/31``), so a part holding ``|`` or
-    whitespace would name another object; a name field is one word; free text is one line.
+    whitespace would name another object; a name field is one word; free text is one line. Every field is a string or
+    a list of strings (redis hash fields, as ``sonic-cfggen`` writes them), which ``dumps_sorted`` relies on.
 
     Raises:
         RenderError: naming the table, key and field of the refused value.
     """
+    safe: set[str] = set()  # key parts and names already checked: a port name recurs in a dozen tables
     for table, entries in db.items():
         for key, fields in entries.items():
-            where = f"config_db.json {table}|{key}"
             try:
                 for part in key.split("|"):
-                    token(part, "sonic")
+                    if part not in safe:
+                        safe.add(token(part, "sonic"))
                 for field, value in fields.items():
-                    if field in NAME_FIELDS:
-                        token(value, "sonic")
-                    elif field in TEXT_FIELDS:
-                        one_line(value)
+                    if isinstance(value, str):
+                        if field in NAME_FIELDS and value not in safe:
+                            safe.add(token(value, "sonic"))
+                        elif field in TEXT_FIELDS:
+                            one_line(value)
+                    elif type(value) is not list or field in NAME_FIELDS or field in TEXT_FIELDS:
+                        msg = f"{field}: {value!r} is not a string (config_db fields are strings)"
+                        raise RenderError(msg)
             except RenderError as exc:
-                msg = f"{where}: {exc}"
+                msg = f"config_db.json {table}|{key}: {exc}"
                 raise RenderError(msg) from exc
     return db
 
 
 def render_sonic(facts: SwitchFacts) -> dict[str, str]:
     """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db)."""
-    text = json.dumps(build_config_db(facts), indent=2, sort_keys=True) + "\n"
+    text = dumps_sorted(build_config_db(facts))
     return {"config_db.json": text, "frr.conf": render_frr_conf(facts, management=False, sonic=True)}

@@ -123,7 +123,7 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
     }
     if separate:
         pools["ingress_lossy_pool"] = {"type": "ingress", "mode": "dynamic"}
-    lossy = set(PRIORITIES) - lossless
+    lossless_ranges, lossy_ranges = ranges(lossless), ranges(set(PRIORITIES) - lossless)  # once, not once per port
     ingress = "ingress_lossless_profile,ingress_lossy_profile" if separate else "ingress_lossless_profile"
     return {
         "BUFFER_POOL": pools,
@@ -135,12 +135,12 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
             "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
         },
         "BUFFER_PG": {
-            **{f"{p}|{r}": {"profile": "NULL"} for p in ports for r in ranges(lossless)},
-            **{f"{p}|{r}": {"profile": "ingress_lossy_profile"} for p in ports for r in ranges(lossy)},
+            **{f"{p}|{r}": {"profile": "NULL"} for p in ports for r in lossless_ranges},
+            **{f"{p}|{r}": {"profile": "ingress_lossy_profile"} for p in ports for r in lossy_ranges},
         },
         "BUFFER_QUEUE": {
-            **{f"{p}|{r}": {"profile": "egress_lossless_profile"} for p in ports for r in ranges(lossless)},
-            **{f"{p}|{r}": {"profile": "q_lossy_profile"} for p in ports for r in ranges(lossy)},
+            **{f"{p}|{r}": {"profile": "egress_lossless_profile"} for p in ports for r in lossless_ranges},
+            **{f"{p}|{r}": {"profile": "q_lossy_profile"} for p in ports for r in lossy_ranges},
         },
         "BUFFER_PORT_INGRESS_PROFILE_LIST": {p: {"profile_list": ingress} for p in ports},
         "BUFFER_PORT_EGRESS_PROFILE_LIST": {p: {"profile_list": "egress_lossless_profile,egress_lossy_profile"} for p in ports},
