@@ -227,3 +227,74 @@ def fake_host(cpus: int) -> dict[str, tuple[str, int]]:
     files["stubs/lspci"] = (LSPCI, 0o755)
     files["stubs/setpci"] = (SETPCI, 0o755)
     return files
+
+
+PCI_SETPCI = r"""#!/usr/bin/env python3
+# stub setpci -s BDF REG[=VALUE[:MASK]] over registers kept in <dir>/pci/<BDF>.<REG> (4 hex digits); a register with no
+# file is a capability the device does not have (exit 1, as setpci does). A write changes only the bits of MASK
+# (default all); a register listed in <dir>/pci/stuck (BDF.REG) accepts writes and keeps its value. argv is logged.
+import os, sys
+d = os.path.dirname(os.path.abspath(__file__)); args = sys.argv[1:]
+open(os.path.join(d, "calls.log"), "a").write("setpci " + " ".join(args) + "\n")
+bdf, spec = args[args.index("-s") + 1], args[-1]
+reg, _, write = spec.partition("=")
+path = os.path.join(d, "pci", f"{bdf}.{reg}")
+if not os.path.exists(path):
+    sys.exit(f"setpci: {bdf}: no {reg.split('+')[0]}")
+old = int(open(path).read(), 16)
+if not write:
+    print(f"{old:04x}"); sys.exit(0)
+value, _, mask = write.partition(":")
+mask = int(mask or "ffff", 16)
+stuck = open(os.path.join(d, "pci", "stuck")).read().split() if os.path.exists(os.path.join(d, "pci", "stuck")) else []
+if f"{bdf}.{reg}" not in stuck:
+    open(path, "w").write(f"{(old & ~mask) | (int(value, 16) & mask):04x}\n")
+"""
+
+# A GPU and a ConnectX NIC behind one PCIe switch, as on an HGX board: root port → switch upstream port → two downstream
+# ports, one with the GPU, one with the NIC. Root port and downstream ports have ACS (on: 001d), the upstream port none.
+PCI_ROOT = "0000:00:01.0"
+PCI_SWITCH = ("0000:15:00.0", "0000:16:00.0", "0000:16:01.0")
+PCI_GPU, PCI_NIC = "0000:18:00.0", "0000:19:00.0"
+
+
+def fake_pci_host(cpus: int, devctl: str = "2930") -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): CPUs on powersave, NUMA balancing on, no iommu=pt, one GPU and NIC ``mlx5_0`` behind
+    a PCIe switch with ACS on, both in translated IOMMU domains (``DMA-FQ``), the NIC's DevCtl ``devctl`` (2930: relaxed
+    ordering on, MaxReadReq 512), the NVIDIA driver's params; ``stubs/setpci`` over ``stubs/pci/``. The sysfs links
+    (bus/pci/devices, class/infiniband, iommu_group) are made by :func:`pci_links`."""
+    files = {f"sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor": ("powersave\n", 0o644) for n in range(cpus)}
+    files["proc/sys/kernel/numa_balancing"] = ("1\n", 0o644)
+    files["proc/cmdline"] = ("BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet\n", 0o644)
+    files["proc/driver/nvidia/params"] = ("ResmanDebugLevel: 4294967295\nEnablePCIERelaxedOrderingMode: 0\n", 0o644)
+    upstream, down_gpu, down_nic = PCI_SWITCH
+    tree = f"sys/devices/pci0000:00/{PCI_ROOT}/{upstream}"
+    for path, vendor, cls in ((f"{tree}/{down_gpu}/{PCI_GPU}", "0x10de", "0x030200"), (f"{tree}/{down_nic}/{PCI_NIC}", "0x15b3", "0x020700")):
+        files[f"{path}/vendor"] = (vendor + "\n", 0o644)
+        files[f"{path}/class"] = (cls + "\n", 0o644)
+        files[f"{path}/numa_node"] = ("0\n", 0o644)
+    files["sys/kernel/iommu_groups/7/type"] = ("DMA-FQ\n", 0o644)
+    files["sys/kernel/iommu_groups/8/type"] = ("DMA-FQ\n", 0o644)
+    for bridge in (PCI_ROOT, down_gpu, down_nic):
+        files[f"stubs/pci/{bridge}.ECAP_ACS+0x6.w"] = ("001d\n", 0o644)
+    files[f"stubs/pci/{PCI_NIC}.CAP_EXP+08.w"] = (devctl + "\n", 0o644)
+    files["stubs/setpci"] = (PCI_SETPCI, 0o755)
+    return files
+
+
+def pci_links(prefix: str) -> str:
+    """Shell commands making the sysfs links of :func:`fake_pci_host`'s tree under ``prefix`` (absolute, as readlink -f
+    resolves them on a node)."""
+    upstream, down_gpu, down_nic = PCI_SWITCH
+    tree = f"{prefix}/sys/devices/pci0000:00/{PCI_ROOT}/{upstream}"
+    gpu, nic = f"{tree}/{down_gpu}/{PCI_GPU}", f"{tree}/{down_nic}/{PCI_NIC}"
+    return " && ".join(
+        [
+            f"mkdir -p {prefix}/sys/bus/pci/devices {prefix}/sys/class/infiniband/mlx5_0",
+            f"ln -sfn {gpu} {prefix}/sys/bus/pci/devices/{PCI_GPU}",
+            f"ln -sfn {nic} {prefix}/sys/bus/pci/devices/{PCI_NIC}",
+            f"ln -sfn {nic} {prefix}/sys/class/infiniband/mlx5_0/device",
+            f"ln -sfn {prefix}/sys/kernel/iommu_groups/7 {gpu}/iommu_group",
+            f"ln -sfn {prefix}/sys/kernel/iommu_groups/8 {nic}/iommu_group",
+        ]
+    )

@@ -21,7 +21,20 @@ import pytest
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import BIN, ENV, ansible, changed, container_layer, converge, explain, failures, host_vars, role_playbook, site
-from tests.roles.stubs import fake_firmware, fake_gpus, fake_host, fake_nic, fake_perftest, firmware_links, nic_stub_vars
+from tests.roles.stubs import (
+    PCI_NIC,
+    PCI_ROOT,
+    PCI_SWITCH,
+    fake_firmware,
+    fake_gpus,
+    fake_host,
+    fake_nic,
+    fake_pci_host,
+    fake_perftest,
+    firmware_links,
+    nic_stub_vars,
+    pci_links,
+)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
 
@@ -33,6 +46,8 @@ def image() -> Path:
 
 
 NIC = "/srv/nic"
+# the plane and GID checks read the test machine's own /proc and /sys otherwise (host tuning has its own test)
+NO_HOST_TUNING = {"fabric_check_host_tuning": False}
 NIC_VARS = nic_stub_vars(NIC)
 
 
@@ -303,7 +318,7 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
     """Two GPU nodes on one storage/in-band switch: planes configured, strict checks pass with 8972-byte DF pings;
     then one switch port at MTU 1500 (the classic mismatch) fails both nodes, naming interface, peer and MTU."""
     definition = site("onprem-roce")
-    checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"], "fabric_check_gid_planes": []}
+    checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"], "fabric_check_gid_planes": [], **NO_HOST_TUNING}
     with contextlib.ExitStack() as stack:
         nodes = []
         for host in ("gpu001", "gpu002"):
@@ -344,6 +359,8 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
                 "fabric_check_ping_planes=[storage]",
                 "-e",
                 "fabric_check_gid_planes=[]",
+                "-e",
+                "fabric_check_host_tuning=false",
                 "--json",
             ],
             cwd=ROOT,
@@ -427,7 +444,7 @@ def roce_gid_tree(interfaces: list[dict[str, object]], broken: str | None = None
 
 def test_fabric_check_reports_the_roce_v2_gid_index_of_every_port_and_names_a_port_without_one(tmp_path: Path) -> None:
     interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
-    checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys"}
+    checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys", **NO_HOST_TUNING}
     with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(interfaces)) as node:
         result, events = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         assert result.ok, explain(result)
@@ -447,6 +464,7 @@ def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow
         "fabric_check_strict": True,
         "fabric_check_ping_peers": 0,
         "fabric_check_sysfs": f"{IB}/sys",
+        **NO_HOST_TUNING,
         "fabric_check_bandwidth": True,
         "fabric_check_bandwidth_seconds": 1,
         "fabric_check_bandwidth_min_gbps": 350,
@@ -597,3 +615,50 @@ def test_host_tuning_sets_governor_and_acs_reads_them_back_and_plans_iommu_passt
         refused, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
         [(_, message)] = failures(refused)["gpu001"]
         assert "0000:17:00.0: ACS control expected 0000, actual 001d" in message
+
+
+PCI = "/srv/pci"
+
+
+def test_fabric_check_reads_the_host_tuning_back_and_fails_an_untuned_gpu_node_naming_each_setting(tmp_path: Path) -> None:
+    """gpu001 with a GPU and NIC mlx5_0 behind a PCIe switch (sysfs/procfs trees, stub setpci): untuned, the strict check
+    names every setting and every RDMA device of the definition that is not there; tuned, it passes and says what it read."""
+    checks = {
+        "fabric_check_strict": True,
+        "fabric_check_ping_peers": 0,
+        "fabric_check_gid_planes": [],
+        "fabric_check_sysfs": f"{PCI}/sys",
+        "fabric_check_procfs": f"{PCI}/proc",
+        "fabric_check_setpci": f"{PCI}/stubs/setpci",
+    }
+    hcas = sorted({i["hca"] for i in host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"] if i["hca"]})
+    files = {f"{PCI}/{rel}": content for rel, content in fake_pci_host(4).items()}
+    play = role_playbook(tmp_path, "fabric_check")
+    with booted("gpu001", tmp_path, private_network=True, files=files) as node:
+        assert node.run(pci_links(PCI)).returncode == 0
+        untuned, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=checks)
+        [(task, message)] = failures(untuned)["gpu001"]
+        assert task == "Verify | host tuning as planned (strict)"
+        for problem in [
+            "CPU governor expected performance: 4 of 4 CPUs differ (cpu0 powersave, cpu1 powersave, cpu2 powersave, cpu3 powersave)",
+            "kernel.numa_balancing expected 0, actual 1",
+            f"mlx5_0 ({PCI_NIC}): the IOMMU translates its DMA (group type DMA-FQ)",
+            f"bridge {PCI_ROOT} (above 0000:18:00.0, {PCI_NIC}): ACS control expected 0000, actual 001d",
+            f"mlx5_0 ({PCI_NIC}): PCIe MaxReadReq expected 4096, actual 512",
+            *(f"{hca}: no such RDMA device in sysfs" for hca in hcas if hca != "mlx5_0"),  # every RDMA device of the definition
+        ]:
+            assert problem in message, problem
+        assert not [line for line in node.read(f"{PCI}/stubs/calls.log").splitlines() if "=" in line]  # read-only
+
+        tune = [f"echo performance > {PCI}/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor" for n in range(4)]
+        tune += [f"echo 0 > {PCI}/proc/sys/kernel/numa_balancing", f"echo identity | tee {PCI}/sys/kernel/iommu_groups/*/type"]
+        tune += [f"echo 0000 > {PCI}/stubs/pci/{bdf}.ECAP_ACS+0x6.w" for bdf in (PCI_ROOT, *PCI_SWITCH[1:])]
+        tune += [f"echo 5930 > {PCI}/stubs/pci/{PCI_NIC}.CAP_EXP+08.w"]
+        assert node.run(" && ".join(tune)).returncode == 0
+        tuned, events = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**checks, "fabric_check_host_tuning_hcas": ["mlx5_0"]})
+        assert tuned.ok, explain(tuned)
+        [summary] = events.results("Verify | host tuning summary")
+        assert summary["msg"]["host_tuning"]["nics"] == {
+            "mlx5_0": {"pci": PCI_NIC, "iommu": "identity", "numa_node": 0, "relaxed_ordering": True, "max_read_request": 4096}
+        }
+        assert summary["msg"]["host_tuning"]["cpu_governor"] == "performance"
