@@ -11,6 +11,7 @@ from rich.table import Table
 from fabric.errors import Finding, printable
 from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.oob_types import OobPlan
+from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
 
 
@@ -32,7 +33,9 @@ def summary_line(plan: ClusterPlan) -> str:
     gpus = sum(n.gpus for n in plan.nodes)
     switches = len(plan.fabric.switches) if plan.fabric else 0
     transport = plan.plane("compute").transport
-    return f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switches} switches"
+    line = f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switches} switches"
+    extra = [f"{net.name} network {len(net.switches)}" for net in plan.storage]
+    return line + (f" (compute; {', '.join(extra)})" if extra else "")
 
 
 def print_plan(console: Console, plan: ClusterPlan) -> None:
@@ -66,6 +69,8 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
         _print_fabric(console, plan)
     if plan.oob is not None:
         _print_oob(console, plan.oob)
+    for net in plan.storage:
+        print_storage(console, net)
     if plan.cloud is not None:
         _print_cloud(console, plan.cloud)
 
@@ -143,4 +148,18 @@ def _print_oob(console: Console, oob: OobPlan) -> None:
         table.add_row(
             sw.name, sw.model, sw.nos, used, str(kinds[sw.name, "bmc"]), str(kinds[sw.name, "switch-mgmt"]), str(sw.uplinks), sw.mgmt_address
         )
+    console.print(table)
+
+
+def print_storage(console: Console, net: StorageNetworkPlan) -> None:
+    """One row per switch of a storage / in-band network: role, pair, port budget, host cables per plane and address."""
+    planes = ", ".join(f"{s.plane} vlan {s.vlan} mtu {s.mtu}" + (" RoCE" if s.roce else "") for s in net.segments)
+    title = f"{net.name} network ({net.topology}, {net.attach}, {planes}; oversubscription {net.oversubscription})"
+    table = Table(title=title, title_justify="left")
+    for column in ("switch", "role", "model", "NOS", "ports used / total", "storage", "inband", "address"):
+        table.add_column(column)
+    kinds = Counter((link.a_device, link.kind) for link in net.links)
+    for sw in net.switches:
+        used = f"{sw.ports_used} / {sw.ports_total}"
+        table.add_row(sw.name, sw.role, sw.model, sw.nos, used, str(kinds[sw.name, "storage"]), str(kinds[sw.name, "inband"]), sw.mgmt_address)
     console.print(table)

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 
 from fabric.model.base import SpecModel, Vlan
 from fabric.model.oob import OobNetworkSpec
+from fabric.model.storage import EthernetNetworkSpec
 from fabric.model.strings import Description
 
 ComputeTransport = Literal["infiniband", "roce", "efa", "gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "azure-ib"]
@@ -55,6 +56,7 @@ class StoragePlaneSpec(_PlaneBase):
     mtu: Mtu = 9000
     max_ports_per_node: PortsPerNode = 2
     routes: tuple[StorageRoute, ...] = Field(default=(), max_length=256, description="Specific prefixes reached through a storage router.")
+    network: EthernetNetworkSpec | None = Field(default=None, description="The storage (and, converged, in-band) switches (on-prem only).")
 
 
 class _RoutedPlane(_PlaneBase):
@@ -72,6 +74,9 @@ class InbandPlaneSpec(_RoutedPlane):
     """In-band management: SSH, provisioning, monitoring. The only plane with a default route (its gateway)."""
 
     max_ports_per_node: PortsPerNode = 2
+    network: EthernetNetworkSpec | None = Field(
+        default=None, description="A separate in-band network (on-prem only; not with a converged planes.storage.network)."
+    )
 
 
 class OobPlaneSpec(_RoutedPlane):

@@ -11,6 +11,7 @@ from fabric.plan.cloud import plan_cloud
 from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob import build_oob
+from fabric.plan.storage import build_storage
 from fabric.plan.topology import fabric_members, size_fabric
 from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
@@ -89,9 +90,10 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
     oob, oob_findings = build_oob(spec, nodes, fabric)
-    if oob_findings:
-        return findings + oob_findings, None
-    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob)
+    storage, storage_findings = build_storage(spec, nodes)
+    if oob_findings or storage_findings:
+        return findings + oob_findings + storage_findings, None
+    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob, storage)
     _assert_unique_addresses(plan)
     return findings, plan
 
@@ -159,6 +161,10 @@ def _assert_unique_addresses(plan: ClusterPlan) -> None:
                 claim(link.b_address, f"{link.b_device}:{link.b_port}")
     for oob_switch in plan.oob.switches if plan.oob else ():
         claim(oob_switch.mgmt_address, f"{oob_switch.name} management")
+    for switch in (s for net in plan.storage for s in net.switches):
+        claim(switch.mgmt_address, f"{switch.name} management")
+        for plane, _, _, address, _ in switch.gateways:
+            claim(address, f"{switch.name} {plane} gateway interface")
     for cable in plan.oob.links if plan.oob else ():
         if cable.kind == "device":
             claim(cable.b_address, f"{cable.b_device} (planes.oob.network.devices)")

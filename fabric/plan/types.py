@@ -10,6 +10,7 @@ from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
 from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.oob_types import OobPlan
+from fabric.plan.storage_types import StorageNetworkPlan
 
 Tier = Literal["leaf", "spine"]
 LinkLayer = Literal["ethernet", "infiniband"]
@@ -162,6 +163,8 @@ class ClusterPlan:
     infiniband: InfinibandSpec | None
     cloud: CloudPlan | None = None
     oob: OobPlan | None = None
+    storage: tuple[StorageNetworkPlan, ...] = ()
+    """The storage / in-band Ethernet networks (``planes.storage.network``, ``planes.inband.network``)."""
 
     def plane(self, name: str) -> PlanePlan:
         """The plane called ``name``."""

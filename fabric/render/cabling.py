@@ -26,4 +26,6 @@ def render_cabling(plan: ClusterPlan) -> str:
     writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in links)
     oob = plan.oob.links if plan.oob else ()  # kind bmc | switch-mgmt | uplink; an uplink's core port is site-specific (empty)
     writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in oob)
+    storage = (x for net in plan.storage for x in net.links)  # kind storage | inband | peerlink | uplink
+    writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in storage)
     return out.getvalue()

@@ -28,7 +28,9 @@ def test_one_line_per_cable() -> None:
     text = plan_to_json(plan)
     cables = [line for line in text.splitlines() if line.lstrip().startswith('{"kind": ')]
     assert plan.oob is not None
-    assert len(cables) == len(plan.fabric.links) + len(plan.oob.links)  # the OOB cables are records too
+    storage = sum(len(net.links) for net in plan.storage)
+    assert storage
+    assert len(cables) == len(plan.fabric.links) + len(plan.oob.links) + storage  # the OOB and storage cables are records too
     first = json.loads(cables[0].strip().rstrip(","))
     assert list(first) == [f.name for f in dataclasses.fields(Link)]
     assert (first["a_device"], first["b_device"]) == (plan.fabric.links[0].a_device, plan.fabric.links[0].b_device)
