@@ -114,7 +114,7 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
     for column in ("tier", "switches", "model", "NOS", "ports used / radix", "down Gb/s", "up Gb/s", "oversubscription"):
         table.add_column(column)
     for tier in fabric.tiers:
-        sample = (fabric.leaves if tier.tier == "leaf" else fabric.spines) or None
+        sample = {"leaf": fabric.leaves, "spine": fabric.spines, "superspine": fabric.super_spines}[tier.tier] or None
         model, nos = (sample[0].model, sample[0].nos) if sample else ("-", "-")
         table.add_row(
             tier.tier,
@@ -128,10 +128,18 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
         )
     console.print(table)
     kinds = Counter(link.kind for link in fabric.links)
+    pods = fabric.pods
+    top = pods.spines_per_pod * pods.pods * pods.spine_uplinks if pods else 0
+    three = (
+        f", {top} spine-super-spine at {pods.uplink_speed_gbps} Gb/s; {pods.pods} pods of {pods.leaves_per_pod} leaves + "
+        f"{pods.spines_per_pod} spines, super-spines for {pods.pods_planned} pods (at most {pods.max_pods})"
+        if pods
+        else ""
+    )
     console.print(
         f"scalable units {fabric.scalable_units}, rails {fabric.rails}, host ports/leaf {fabric.host_ports_per_leaf}, "
         f"uplinks/leaf {fabric.uplinks_per_leaf} at {fabric.uplink_speed_gbps} Gb/s; cables: {kinds['host']} node-leaf, "
-        f"{kinds['fabric']} leaf-spine; bisection {fabric.bisection_gbps / 1000:g} Tb/s each way "
+        f"{kinds['fabric'] - top} leaf-spine{three}; bisection {fabric.bisection_gbps / 1000:g} Tb/s each way "
         f"({fabric.bisection_both_directions_gbps / 1000:g} Tb/s both directions); oversubscription {fabric.oversubscription}",
         highlight=False,
     )

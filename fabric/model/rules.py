@@ -18,6 +18,7 @@ from fabric.model.base import unknown_choice
 from fabric.model.cloud_rules import check_aws, check_azure, check_gcp
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
+from fabric.model.topology import FabricSpec
 
 Rule = Callable[[ClusterSpec], Iterator[Finding]]
 
@@ -139,6 +140,17 @@ def _check_id_overlap(spec: ClusterSpec) -> Iterator[Finding]:
             )
 
 
+def _fabric_pools(fabric: FabricSpec) -> list[tuple[tuple[str | int, ...], IPv4Network]]:
+    """The fabric's address pools with their paths: loopbacks and, on numbered underlays, the /31 pools of each tier."""
+    underlay = fabric.underlay
+    pools: list[tuple[tuple[str | int, ...], IPv4Network]] = [(("fabric", "underlay", "loopback_pool"), underlay.loopback_pool)]
+    if underlay.addressing == "p2p-31":
+        pools.append((("fabric", "underlay", "p2p_pool"), underlay.p2p_pool))
+        if fabric.super_spine is not None:
+            pools.append((("fabric", "super_spine", "p2p_pool"), fabric.super_spine.p2p_pool))
+    return pools
+
+
 def check_cidrs(spec: ClusterSpec) -> Iterator[Finding]:
     """Planes and underlay pools never overlap; Azure VNets stay clear of 172.16.0.0/16."""
     blocks: list[tuple[tuple[str | int, ...], IPv4Network]] = []
@@ -147,10 +159,7 @@ def check_cidrs(spec: ClusterSpec) -> Iterator[Finding]:
         if cidr is not None:
             blocks.append((("planes", name, "cidr"), cidr))
     if spec.fabric is not None:
-        underlay = spec.fabric.underlay
-        blocks.append((("fabric", "underlay", "loopback_pool"), underlay.loopback_pool))
-        if underlay.addressing == "p2p-31":
-            blocks.append((("fabric", "underlay", "p2p_pool"), underlay.p2p_pool))
+        blocks.extend(_fabric_pools(spec.fabric))
     for i, (path_a, a) in enumerate(blocks):
         for path_b, b in blocks[i + 1 :]:
             if a.overlaps(b):
@@ -379,8 +388,7 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
     if fabric is None:
         return
     transport = spec.planes.compute.transport
-    for tier in ("leaf", "spine"):
-        tier_spec = getattr(fabric, tier)
+    for tier, tier_spec in fabric.tier_specs.items():
         model = SWITCH_MODELS[tier_spec.model]
         if tier_spec.nos not in model.nos:
             yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")

@@ -84,6 +84,44 @@ class TierSpec(SpecModel):
         return self.nos_version or default_release(self.nos)
 
 
+class SuperSpineSpec(TierSpec):
+    """The third tier: leaves and spines form pods, and spine k of every pod uplinks to the super-spines of plane k.
+
+    A five-stage Clos as in RFC 7938 section 3.2 (Tier-1 = super-spines, Tier-2 = pod spines, Tier-3 = leaves). The
+    planner sizes pods from the spines' radix and this tier's oversubscription target; every number below is optional.
+    """
+
+    oversubscription: Oversubscription = Field(
+        default="1:1", description="Pod spine target: bandwidth down to the leaves over bandwidth up to the super-spines."
+    )
+    uplink_speed_gbps: Annotated[int, Field(ge=1, le=1600)] | None = Field(
+        default=None, description="Speed of spine-super-spine links; default: the leaf-spine speed."
+    )
+    leaves_per_pod: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
+        default=None,
+        description="Leaves per pod; default: as many as a spine's downlinks take (whole scalable units on rail-optimized fabrics).",
+    )
+    pods: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
+        default=None,
+        description="Pods the super-spine tier is built for (room to grow); default: the pods the nodes fill. "
+        "Pods added up to this number leave every existing switch, address and cable as it is.",
+    )
+    super_spines_per_plane: Annotated[int, Field(ge=1, le=MAX_RADIX)] | None = Field(
+        default=None, description="Force the super-spines per plane (must divide a spine's uplinks); default: the fewest that take `pods` pods."
+    )
+    asn: Asn = Field(default=65000, description="The ASN every super-spine shares (RFC 7938 section 5.2.1).")
+    pod_asn_base: Asn = Field(default=65001, description="Pod P's spines share ASN pod_asn_base + P - 1.")
+    p2p_pool: IPv4Network = Field(
+        default=IPv4Network("10.252.0.0/15"),
+        description="The /31s of spine-super-spine links (p2p-31 underlay), keyed by spine id and uplink.",
+    )
+
+    @field_validator("oversubscription")
+    @classmethod
+    def _usable_ratio(cls, value: str) -> str:
+        return check_ratio(value)
+
+
 class UnderlaySpec(SpecModel):
     """eBGP underlay: one ASN per leaf, one shared ASN for the spine tier."""
 
@@ -127,13 +165,18 @@ class ManagementSpec(SpecModel):
 
 
 class FabricSpec(SpecModel):
-    """Two-tier leaf/spine compute fabric."""
+    """Leaf/spine compute fabric; with ``super_spine`` a three-tier fabric of pods."""
 
     topology: Literal["rail-optimized", "fat-tree"] = Field(
         description="rail-optimized: port N of every node in a scalable unit goes to rail leaf N. fat-tree: nodes fill leaves in order."
     )
     leaf: TierSpec
     spine: TierSpec
+    super_spine: SuperSpineSpec | None = Field(
+        default=None,
+        description="Opt-in third tier: leaves and spines form pods (spines and uplinks_per_leaf then count per pod), "
+        "joined by super-spines in planes.",
+    )
     oversubscription: Oversubscription = "1:1"
     su_size: Annotated[int, Field(ge=1, le=1024)] = Field(
         default=32, description="Node slots per scalable unit (node id N sits in SU (N-1)//su_size + 1)."
@@ -172,8 +215,16 @@ class FabricSpec(SpecModel):
         """The MTU every switch port gets: ``mtu``, or the smallest limit of the tiers (9216 where none is recorded)."""
         if self.mtu is not None:
             return self.mtu
-        limits = [SWITCH_MODELS[t.model].max_mtu(t.nos) for t in (self.leaf, self.spine) if t.model in SWITCH_MODELS]
+        limits = [SWITCH_MODELS[t.model].max_mtu(t.nos) for t in self.tier_specs.values() if t.model in SWITCH_MODELS]
         return min([limit for limit in limits if limit is not None], default=JUMBO_MTU)
+
+    @property
+    def tier_specs(self) -> dict[str, TierSpec]:
+        """Each tier's spec by its field name: leaf, spine and, on a three-tier fabric, super_spine."""
+        tiers: dict[str, TierSpec] = {"leaf": self.leaf, "spine": self.spine}
+        if self.super_spine is not None:
+            tiers["super_spine"] = self.super_spine
+        return tiers
 
     @property
     def target_ratio(self) -> Fraction:

@@ -12,6 +12,7 @@ from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob import build_oob
 from fabric.plan.storage import build_storage
+from fabric.plan.tiers import build_three_tier, check_pods, size_pods
 from fabric.plan.topology import fabric_members, size_fabric
 from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
@@ -44,12 +45,17 @@ def _checked(spec: ClusterSpec) -> tuple[list[Finding], tuple[FabricPlan, dict[t
         return findings, None
     members = fabric_members(spec)
     try:
-        built = build_fabric(spec, size_fabric(spec, members), members)
+        sizing = size_fabric(spec, members)
+        if spec.fabric.super_spine is None:
+            built = build_fabric(spec, sizing, members)
+        else:
+            built = build_three_tier(spec, sizing, size_pods(spec, sizing), members)
     except InputError as exc:
         return findings + list(exc.findings), None
     except PlanError as exc:
         return [*findings, Finding(("fabric",), str(exc))], None
     findings.extend(check_fabric_plan(spec, built[0]))
+    findings.extend(check_pods(spec, built[0]))
     return findings, built
 
 

@@ -45,15 +45,17 @@ def allocate_host_link(cidr: IPv4Network, node_id: int, port: int, stride: int) 
     return f"{leaf}/31", str(leaf), str(leaf + 1)
 
 
-def allocate_p2p(pool: IPv4Network, leaf_id: int, uplink: int, stride: int) -> tuple[str, str, str]:
+def allocate_p2p(pool: IPv4Network, leaf_id: int, uplink: int, stride: int, where: str = "fabric.underlay.p2p_pool") -> tuple[str, str, str]:
     """The /31 of leaf uplink ``uplink``: ``(subnet, spine address, leaf address)``; the spine takes the even address.
+
+    The same scheme numbers a pod spine's uplinks to the super-spines (``leaf_id`` = the spine's id, ``where`` its pool).
 
     Example:
         >>> allocate_p2p(IPv4Network("10.254.0.0/16"), leaf_id=1, uplink=3, stride=64)
         ('10.254.0.6/31', '10.254.0.6', '10.254.0.7')
     """
     offset = ((leaf_id - 1) * stride + uplink) * 2
-    spine = _host(pool, offset + 1, f"fabric.underlay.p2p_pool link of leaf {leaf_id} uplink {uplink}", "enlarge the pool") - 1
+    spine = _host(pool, offset + 1, f"{where} link of switch {leaf_id} uplink {uplink}", "enlarge the pool") - 1
     return f"{spine}/31", str(spine), str(spine + 1)
 
 

@@ -119,7 +119,7 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     leaf_model, spine_model = SWITCH_MODELS[fabric.leaf.model], SWITCH_MODELS[fabric.spine.model]
     needs = (("leaf", leaf_model, fabric.leaf.nos, {speed, up_speed}), ("spine", spine_model, fabric.spine.nos, {up_speed}))
     for tier, model, nos, tier_speeds in needs:
-        findings.extend(_speed_findings(tier, model, nos, tier_speeds, up_speed != speed))
+        findings.extend(speed_findings(tier, model, nos, tier_speeds, ("fabric", "uplink_speed_gbps")))
     if findings:
         raise InputError(findings)
     leaf_radix, up_radix, spine_radix = leaf_model.radix(speed), leaf_model.radix(up_speed), spine_model.radix(up_speed)
@@ -151,7 +151,8 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
             )
         )
     leaves = _leaf_count(spec, members, rails, down)
-    spines = _spine_count(spec, leaves * up, up, spine_radix, findings)
+    # Three tiers: fabric.plan.tiers sizes the pods and their spines.
+    spines = _spine_count(spec, leaves * up, up, spine_radix, findings) if fabric.super_spine is None else 0
     if findings:
         raise InputError(findings)
     return FabricSizing(
@@ -171,8 +172,11 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
     )
 
 
-def _speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], mixed: bool) -> list[Finding]:
-    """Why ``model`` under ``nos`` cannot run every speed of ``speeds`` on one switch, if it cannot."""
+def speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], mixed_path: tuple[str, ...]) -> list[Finding]:
+    """Why ``model`` under ``nos`` cannot run every speed of ``speeds`` on one switch, if it cannot.
+
+    ``mixed_path`` names the setting that asks one switch for two speeds (SONiC runs one SKU, one speed, per switch).
+    """
     where = ("fabric", tier, "model")
     findings = [
         Finding(where, f"{model.name} cannot run {speed} Gb/s ports (it supports {list(model.speeds())}); pick a model that does")
@@ -182,12 +186,13 @@ def _speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], m
     skus = model.sonic.skus if model.sonic and nos == "sonic" else None
     if skus is None or findings:
         return findings
-    if mixed and tier == "leaf":
+    if len(speeds) > 1:
+        plural = {"leaf": "leaves", "spine": "spines"}.get(tier, "super-spines")
         findings.append(
             Finding(
-                ("fabric", "uplink_speed_gbps"),
-                f"SONiC runs one SKU, one port speed, on a switch; {model.name} leaves cannot mix {sorted(speeds)} Gb/s. "
-                "Drop uplink_speed_gbps or run the leaves under another NOS (e.g. cumulus)",
+                mixed_path,
+                f"SONiC runs one SKU, one port speed, on a switch; {model.name} {plural} cannot mix {sorted(speeds)} Gb/s. "
+                f"Drop {mixed_path[-1]} or run the {plural} under another NOS (e.g. cumulus)",
             )
         )
     findings.extend(

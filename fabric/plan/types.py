@@ -12,7 +12,7 @@ from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.oob_types import OobPlan
 from fabric.plan.storage_types import StorageNetworkPlan
 
-Tier = Literal["leaf", "spine"]
+Tier = Literal["leaf", "spine", "superspine"]
 LinkLayer = Literal["ethernet", "infiniband"]
 
 
@@ -106,6 +106,37 @@ class TierStats:
 
 
 @dataclass(frozen=True, slots=True)
+class PodsPlan:
+    """The third tier of a three-tier fabric: pods of leaves and spines, and the super-spines joining them.
+
+    Leaf N sits in pod ``(N - 1) // leaves_per_pod + 1``, spine N in pod ``(N - 1) // spines_per_pod + 1``; spine k of
+    every pod uplinks to the super-spines of plane k, each over ``parallel_links`` cables.
+    """
+
+    pods: int
+    pods_planned: int
+    """Pods the super-spine tier is built for; pods up to this number add switches and cables and change none."""
+    max_pods: int
+    """The most pods these super-spines can take (their radix over the links from each pod)."""
+    leaves_per_pod: int
+    spines_per_pod: int
+    spine_downlinks: int
+    spine_uplinks: int
+    super_spines_per_plane: int
+    parallel_links: int
+    uplink_speed_gbps: int
+    super_spines: tuple[SwitchPlan, ...]
+
+    def pod_of(self, switch: SwitchPlan) -> int | None:
+        """The pod of a leaf or spine; None for a super-spine."""
+        if switch.tier == "leaf":
+            return (switch.switch_id - 1) // self.leaves_per_pod + 1
+        if switch.tier == "spine":
+            return (switch.switch_id - 1) // self.spines_per_pod + 1
+        return None
+
+
+@dataclass(frozen=True, slots=True)
 class FabricPlan:
     """The on-prem compute fabric: switches, cabling and its figures."""
 
@@ -129,11 +160,18 @@ class FabricPlan:
     oversubscription: str
     underlay: UnderlaySpec
     management: ManagementSpec
+    pods: PodsPlan | None = None
+    """The pods and super-spines of a three-tier fabric; None on two tiers."""
+
+    @property
+    def super_spines(self) -> tuple[SwitchPlan, ...]:
+        """The super-spines of a three-tier fabric (none on two tiers)."""
+        return self.pods.super_spines if self.pods is not None else ()
 
     @property
     def switches(self) -> tuple[SwitchPlan, ...]:
-        """Spines, then leaves."""
-        return self.spines + self.leaves
+        """Super-spines, spines, then leaves."""
+        return self.super_spines + self.spines + self.leaves
 
 
 @dataclass(frozen=True, slots=True)
