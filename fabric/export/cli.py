@@ -1,4 +1,4 @@
-"""``python -m fabric export {nccl,slurm} FILE -o DIR``: what the workload side must be told, from the definition."""
+"""``python -m fabric export {k8s,nccl,slurm,telemetry} FILE -o DIR``: what the workload side must be told, from the definition."""
 
 from __future__ import annotations
 
@@ -12,21 +12,32 @@ from typing import Any
 from rich.console import Console
 
 from fabric.errors import Finding, InputError
+from fabric.export.k8s import export_k8s
 from fabric.export.nccl import export_nccl
 from fabric.export.slurm import export_slurm
 from fabric.export.telemetry import export_telemetry
 from fabric.plan.types import ClusterPlan
 from fabric.validate import validate_file
 
-EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {"nccl": export_nccl, "slurm": export_slurm, "telemetry": export_telemetry}
-HELP = "derive workload settings from the definition: NCCL env per node group, Slurm topology/nodes/gres, Prometheus alerts"
+EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
+    "k8s": export_k8s,
+    "nccl": export_nccl,
+    "slurm": export_slurm,
+    "telemetry": export_telemetry,
+}
+HELP = (
+    "derive workload settings from the definition: Network/GPU Operator objects and Kueue topology, NCCL env per node group, "
+    "Slurm topology/nodes/gres, Prometheus alerts"
+)
 
 
 def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register ``export``."""
     cmd = sub.add_parser("export", help=HELP, description=HELP)
     cmd.add_argument(
-        "kind", choices=sorted(EXPORTERS), help="nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; telemetry: telemetry/alerts.yml"
+        "kind",
+        choices=sorted(EXPORTERS),
+        help="k8s: k8s/*.yaml; nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; telemetry: telemetry/alerts.yml",
     )
     cmd.add_argument("file", type=Path, help="the cluster definition")
     cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fabric.export import export_nccl, export_slurm
+from fabric.export import export_k8s, export_nccl, export_slurm
 from fabric.export.slurm import hostlist
 from fabric.export.telemetry import export_telemetry
 from fabric.lint.nccl import lint_nccl, parse_env
@@ -26,7 +26,7 @@ def plan_of(name: str) -> ClusterPlan:
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.parent.name)
 def test_exports_match_golden(example: Path, update_golden: bool) -> None:
     plan = plan_cluster(load_cluster(example))
-    files = {**export_nccl(plan), **export_slurm(plan), **export_telemetry(plan)}
+    files = {**export_k8s(plan), **export_nccl(plan), **export_slurm(plan), **export_telemetry(plan)}
     golden = DATA / example.parent.name / "golden" / "export"
     for relative, text in files.items():
         check_golden(golden / relative, text, update_golden)
