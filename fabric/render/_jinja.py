@@ -88,6 +88,8 @@ def guard(nos: str, value: object) -> object:
     Raises:
         RenderError: text with a line break or control character; anything else that is not a safe token of ``nos``.
     """
+    if type(value) is str and TOKEN_RE[nos].fullmatch(value):  # the common case, one C call: a plain word, one line
+        return value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return token(value, nos)
     if isinstance(value, Text):

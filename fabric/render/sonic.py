@@ -28,6 +28,8 @@ ROUTING_CONFIG_MODE = "split-unified"
 NAME_FIELDS = frozenset({"hostname", "gwaddr", "SRC_IP", "alias"})
 # config_db fields of free text: one printable line (JSON escapes quotes, so only control characters matter).
 TEXT_FIELDS = frozenset({"description", "policy_desc"})
+_CHECKED_FIELDS = NAME_FIELDS | TEXT_FIELDS
+_FIELD_TYPES = frozenset({str, list})
 
 
 def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
@@ -134,22 +136,30 @@ def _guard(db: dict[str, Any]) -> dict[str, Any]:
     for table, entries in db.items():
         for key, fields in entries.items():
             try:
-                for part in key.split("|"):
-                    if part not in safe:
-                        safe.add(token(part, "sonic"))
-                for field, value in fields.items():
-                    if isinstance(value, str):
-                        if field in NAME_FIELDS and value not in safe:
-                            safe.add(token(value, "sonic"))
-                        elif field in TEXT_FIELDS:
-                            one_line(value)
-                    elif type(value) is not list or field in NAME_FIELDS or field in TEXT_FIELDS:
-                        msg = f"{field}: {value!r} is not a string (config_db fields are strings)"
-                        raise RenderError(msg)
+                parts = key.split("|")
+                if not safe.issuperset(parts):
+                    safe.update(token(part, "sonic") for part in parts)
+                if not _FIELD_TYPES.issuperset(map(type, fields.values())):  # set operations: no Python loop per field
+                    field = next(f for f, v in fields.items() if type(v) not in _FIELD_TYPES)
+                    msg = f"{field}: {fields[field]!r} is not a string (config_db fields are strings)"
+                    raise RenderError(msg)
+                for field in sorted(_CHECKED_FIELDS.intersection(fields)):
+                    _check_field(field, fields[field], safe)
             except RenderError as exc:
                 msg = f"config_db.json {table}|{key}: {exc}"
                 raise RenderError(msg) from exc
     return db
+
+
+def _check_field(field: str, value: object, safe: set[str]) -> None:
+    """A name field is one word (remembered in ``safe``), a text field one line; both are strings."""
+    if not isinstance(value, str):
+        msg = f"{field}: {value!r} is not a string (config_db fields are strings)"
+        raise RenderError(msg)
+    if field in TEXT_FIELDS:
+        one_line(value)
+    elif value not in safe:
+        safe.add(token(value, "sonic"))
 
 
 def render_sonic(facts: SwitchFacts) -> dict[str, str]:
