@@ -1,0 +1,31 @@
+"""The storage / in-band switches' configs, per NOS: ``switches/<name>/<file>`` like the compute switches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
+from fabric.plan.types import ClusterPlan
+from fabric.render.storage_cumulus import render_storage_cumulus
+
+StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
+
+STORAGE_RENDERERS: dict[str, StorageRenderer] = {
+    "cumulus": render_storage_cumulus,
+}
+
+
+def render_storage(plan: ClusterPlan) -> dict[str, str]:
+    """Every file of every storage / in-band switch, by relative path.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> sorted(render_storage(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))))[0]
+        'switches/stor-spine-a/nvue.sh'
+    """
+    files: dict[str, str] = {}
+    for facts in build_storage_facts(plan):
+        for name, text in STORAGE_RENDERERS[facts.switch.nos](facts).items():
+            files[f"switches/{facts.switch.name}/{name}"] = text
+    return files

@@ -1,0 +1,101 @@
+"""Storage / in-band switch configs: every NVUE line matches a cited form in every supported release, the MLAG pair agrees."""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import pytest
+
+from fabric.catalog.releases import NOS_RELEASES
+from fabric.lint.forms import unknown_commands
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
+from fabric.render import render_configs
+from fabric.render.storage_cumulus import render_storage_cumulus
+from tests.conftest import DATA, ROOT, check_golden
+
+EXAMPLES = ["onprem-roce", "onprem-ib"]
+
+
+@cache
+def _plan(example: str) -> ClusterPlan:
+    return plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
+
+
+@cache
+def _facts(example: str) -> tuple[StorageSwitchFacts, ...]:
+    return build_storage_facts(_plan(example))
+
+
+def _lines(text: str, word: str) -> list[str]:
+    return [line for line in text.splitlines() if word in line]
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["cumulus"].supported)
+def test_every_storage_nvue_line_matches_a_cited_form(release: str) -> None:
+    cumulus = [f for f in _facts("onprem-roce") if f.switch.nos == "cumulus"]
+    assert cumulus
+    for facts in cumulus:
+        text = render_storage_cumulus(dataclasses.replace(facts, nos_version=release))["nvue.sh"]
+        assert unknown_commands("cumulus", release, text) == [], facts.switch.name
+
+
+def test_the_storage_switches_are_in_the_rendered_tree() -> None:
+    files = render_configs(_plan("onprem-roce"))
+    names = sorted(p.split("/")[1] for p in files if p.startswith("switches/stor-"))
+    assert names == sorted(s.switch.name for s in _facts("onprem-roce"))
+
+
+def test_both_switches_of_a_pair_carry_the_same_bonds_with_the_same_mlag_ids() -> None:
+    facts = {f.switch.name: f for f in _facts("onprem-roce")}
+    for name, f in facts.items():
+        peer = facts[f.switch.peer]
+        assert {(b.name, b.mlag_id, b.vlan, b.trunk, len(b.members)) for b in f.bonds} == {
+            (b.name, b.mlag_id, b.vlan, b.trunk, len(b.members)) for b in peer.bonds
+        }, name
+        assert f.mlag_mac == peer.mlag_mac
+
+
+def test_a_dual_homed_host_bond_and_a_single_homed_port() -> None:
+    text = render_storage_cumulus(next(f for f in _facts("onprem-roce") if f.switch.name == "stor-su1-1-a"))["nvue.sh"]
+    assert _lines(text, "interface bond1 ") == [
+        "nv set interface bond1 bond member swp1s0",
+        "nv set interface bond1 description 'gpu001 storage'",
+        "nv set interface bond1 bond mlag id 1",
+        "nv set interface bond1 link mtu 9000",
+        "nv set interface bond1 bridge domain br_default access 101",
+    ]
+    assert _lines(text, "swp1s1 ") == [
+        "nv set interface swp1s1 description 'gpu001 inband'",
+        "nv set interface swp1s1 link speed 200G",
+        "nv set interface swp1s1 link mtu 1500",
+        "nv set interface swp1s1 bridge domain br_default access 102",
+    ]
+    assert "nv set mlag backup 10.103.254.5 vrf mgmt" in text
+
+
+def test_the_gateway_is_only_on_the_spines_in_its_vrf() -> None:
+    for facts in _facts("onprem-roce"):
+        text = render_storage_cumulus(facts)["nvue.sh"]
+        svi = _lines(text, "vlan102 ")
+        if facts.switch.role == "spine":
+            assert "nv set interface vlan102 ip vrf vrf-inband" in svi
+            assert "nv set interface vlan102 ip vrr address 10.102.0.1/16" in svi
+        else:
+            assert svi == []
+        assert _lines(text, "vlan101 ") == []  # the storage plane has no gateway: it routes nowhere
+
+
+GOLDEN_LOCATIONS = ("spine", "svc", "su1-1")  # one pair stands for each kind; both sides of it
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_storage_switch_configs_match_golden(example: str, update_golden: bool) -> None:
+    files = render_configs(_plan(example))
+    kept = {f.switch.name for f in _facts(example) if f.switch.location in GOLDEN_LOCATIONS}
+    assert len(kept) == 6
+    for path, text in files.items():
+        if path.startswith("switches/") and path.split("/")[1] in kept:
+            check_golden(DATA / example / "golden" / "storage" / path.removeprefix("switches/"), text, update_golden)
