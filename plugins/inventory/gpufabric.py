@@ -76,6 +76,6 @@ class InventoryModule(BaseInventoryPlugin):
                 for key, value in (host_vars or {}).items():
                     inventory.set_variable(host, key, value)
         inventory.add_group("fabric")
-        for tier in ("leaf", "spine", "core"):
+        for tier in ("leaf", "spine", "superspine", "core"):
             if tier in inventory.groups:
                 inventory.add_child("fabric", tier)

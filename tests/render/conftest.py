@@ -31,8 +31,8 @@ def files_of(case: str) -> dict[str, str]:
 
 
 def with_release(spec: ClusterSpec, release: str) -> ClusterSpec:
-    """The same definition with both switch tiers on ``release`` (the NOS stays)."""
+    """The same definition with every switch tier on ``release`` (the NOS stays)."""
     fabric = spec.fabric
     assert fabric is not None
-    tiers = {t: getattr(fabric, t).model_copy(update={"nos_version": release}) for t in ("leaf", "spine")}
+    tiers = {t: spec.model_copy(update={"nos_version": release}) for t, spec in fabric.tier_specs.items()}
     return spec.model_copy(update={"fabric": fabric.model_copy(update=tiers)})

@@ -14,7 +14,8 @@ GOLDEN_SWITCHES_PER_TIER = 2  # large examples: the first switches of each tier 
 def golden_files(case: str) -> dict[str, str]:
     plan = plan_of(case)
     assert plan.fabric is not None
-    keep = {s.name for tier in (plan.fabric.spines, plan.fabric.leaves) for s in tier[:GOLDEN_SWITCHES_PER_TIER]}
+    tiers = (plan.fabric.super_spines, plan.fabric.spines, plan.fabric.leaves)
+    keep = {s.name for tier in tiers for s in tier[:GOLDEN_SWITCHES_PER_TIER]}
 
     def wanted(path: str) -> bool:
         parts = path.split("/")
