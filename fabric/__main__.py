@@ -228,11 +228,25 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
     return EXIT_OK
 
 
+def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
+    """Each storage / in-band switch's config: from ``directory`` as render lays it out, else freshly rendered."""
+    from fabric.lint import read_configs
+    from fabric.lint.storage import storage_config_files
+    from fabric.render.storage import render_storage
+
+    files = storage_config_files(plan)
+    if directory is None:
+        rendered = render_storage(plan)
+        return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
+    return read_configs(plan, directory, files)
+
+
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
     from fabric.lint import config_paths, lint_configs, read_configs
     from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.observed import CONFIG_FILE
+    from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
     plan = validate_file(args.file).plan
@@ -246,6 +260,9 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         files = render_configs(plan)
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
     findings = lint_configs(plan, configs, sources)
+    storage = _storage_configs(plan, args.configs)
+    findings += lint_storage(plan, storage)  # plane separation, MTU per plane, RoCE storage, LAG members (storage / in-band switches)
+    configs.update(storage)
     nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
     if args.json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from fabric.errors import Finding, InputError
@@ -14,23 +15,25 @@ MAX_CONFIG_BYTES = 64 * 1024 * 1024  # a large switch's running config is a few 
 __all__ = ["LintFinding", "config_paths", "lint_configs", "read_configs"]
 
 
-def read_configs(plan: ClusterPlan, directory: Path) -> dict[str, str | None]:
+def read_configs(plan: ClusterPlan, directory: Path, files: Mapping[str, str] | None = None) -> dict[str, str | None]:
     """Each switch's config from ``<directory>/switches/<name>/<file>`` (the layout ``render`` writes); None when missing.
+
+    ``files`` names other switches to read (switch -> file, e.g. the storage switches); by default the compute switches.
 
     Raises:
         InputError: a config file cannot be read or is not UTF-8 text.
     """
     configs: dict[str, str | None] = {}
-    for switch in plan.fabric.switches if plan.fabric else ():
-        file = CONFIG_FILE.get(switch.nos)
-        path = directory / "switches" / switch.name / file if file else None
+    wanted = files if files is not None else {s.name: CONFIG_FILE.get(s.nos) for s in (plan.fabric.switches if plan.fabric else ())}
+    for name, file in wanted.items():
+        path = directory / "switches" / name / file if file else None
         try:
             if path is not None and path.is_file() and path.stat().st_size > MAX_CONFIG_BYTES:
-                msg = f"switch {switch.name}: its config is larger than {MAX_CONFIG_BYTES} bytes; that is no switch config"
+                msg = f"switch {name}: its config is larger than {MAX_CONFIG_BYTES} bytes; that is no switch config"
                 raise InputError([Finding((), msg, file=str(path))], str(path))
-            configs[switch.name] = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
+            configs[name] = path.read_text(encoding="utf-8") if path is not None and path.is_file() else None
         except (OSError, UnicodeDecodeError) as exc:
-            msg = f"switch {switch.name}: cannot read its config ({exc}); it must be a readable UTF-8 text file"
+            msg = f"switch {name}: cannot read its config ({exc}); it must be a readable UTF-8 text file"
             raise InputError([Finding((), msg, file=str(path))], str(path)) from exc
     return configs
 

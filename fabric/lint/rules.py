@@ -85,6 +85,11 @@ def _forms(device: str, nos: str, release: str, text: str) -> Iterator[LintFindi
         yield LintFinding(device, f"line {number}", "a known command", repr(command), f"no {nos} {release} command form matches this line")
 
 
+def contract_findings(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
+    """Where a switch's parsed QoS breaks the RoCE contract (the storage linter checks RoCE storage switches with it too)."""
+    return _contract(qos, roce)
+
+
 def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
     dev = qos.device
     if not qos.trust_dscp:

@@ -1,0 +1,112 @@
+"""Parse a storage / in-band switch's config back into what plane separation, MTU and LAG checks care about.
+
+One ``L2Config`` per switch, whatever wrote it: the bridge VLANs, per interface (port, bond, SVI) its bond members, MLAG
+id, access VLAN or trunk VLANs, MTU, VRF, addresses and PFC watchdog, and the static routes per VRF. A value the config
+does not set stays absent, so a rule reports it as missing rather than guessing a default.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class L2Interface:
+    """What one interface of the switch is configured as."""
+
+    members: list[str] = field(default_factory=list[str])
+    mlag_id: int | None = None
+    access: int | None = None
+    trunk: set[int] = field(default_factory=set[int])
+    mtu: int | None = None
+    vrf: str | None = None
+    svi: bool = False
+    addresses: list[str] = field(default_factory=list[str])
+    watchdog: bool = False
+
+
+@dataclass(slots=True)
+class L2Config:
+    """What one storage / in-band switch does, as parsed from its config."""
+
+    device: str
+    vlans: set[int] = field(default_factory=set[int])
+    interfaces: dict[str, L2Interface] = field(default_factory=dict[str, L2Interface])
+    routes: list[tuple[str, str, str]] = field(default_factory=list[tuple[str, str, str]])
+    """(vrf, prefix, next hop) of every static route."""
+
+    def bond_of(self, port: str) -> str | None:
+        """The bond ``port`` is a member of, or None."""
+        return next((name for name, i in self.interfaces.items() if port in i.members), None)
+
+    def svi_vlan(self, name: str) -> int | None:
+        """The VLAN of an SVI named ``vlan<N>``."""
+        match = re.fullmatch(r"vlan(\d+)", name)
+        return int(match.group(1)) if match else None
+
+
+_IFACE = "nv set interface "
+
+
+def parse_nvue_l2(device: str, text: str) -> L2Config:
+    """An NVUE ``nv set`` script as an ``L2Config``.
+
+    Example:
+        >>> c = parse_nvue_l2("s1", "nv set bridge domain br_default vlan 101\\nnv set interface bond1 bond member swp1\\n")
+        >>> c.vlans, c.interfaces["bond1"].members
+        ({101}, ['swp1'])
+
+    Raises:
+        ValueError: a line is not valid shell words (an unbalanced quote).
+    """
+    config = L2Config(device)
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line.startswith("nv set "):
+            continue
+        words = shlex.split(line)[2:]
+        if words[:3] == ["bridge", "domain", "br_default"] and words[3:4] == ["vlan"]:
+            config.vlans.update(_vlans(words[4]))
+        elif words[:1] == ["interface"] and len(words) >= 3:
+            _interface(config.interfaces.setdefault(words[1], L2Interface()), words[2:])
+        elif words[:1] == ["vrf"] and words[2:4] == ["router", "static"] and len(words) >= 7:
+            config.routes.append((words[1], words[4], words[6]))
+    return config
+
+
+def _interface(iface: L2Interface, words: list[str]) -> None:
+    match words:
+        case ["bond", "member", member]:
+            iface.members.append(member)
+        case ["bond", "mlag", "id", value]:
+            iface.mlag_id = int(value)
+        case ["bridge", "domain", "br_default", "access", value]:
+            iface.access = int(value)
+        case ["bridge", "domain", "br_default", "vlan", value]:
+            iface.trunk.update(_vlans(value))
+        case ["link", "mtu", value]:
+            iface.mtu = int(value)
+        case ["ip", "vrf", value]:
+            iface.vrf = value
+        case ["type", "svi"]:
+            iface.svi = True
+        case ["ip", "address", value] | ["ip", "vrr", "address", value]:
+            iface.addresses.append(value)
+        case ["qos", "pfc-watchdog"]:
+            iface.watchdog = True
+        case _:
+            pass
+
+
+def _vlans(value: str) -> set[int]:
+    """``10``, ``10,20`` or ``10-12`` as a set of VLAN ids."""
+    out: set[int] = set()
+    for part in value.split(","):
+        low, _, high = part.partition("-")
+        out.update(range(int(low), int(high or low) + 1))
+    return out
+
+
+L2_PARSERS = {"cumulus": parse_nvue_l2}
