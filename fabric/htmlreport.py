@@ -15,6 +15,7 @@ from html import escape
 from fabric.errors import Finding
 from fabric.lint import lint_configs
 from fabric.lint.observed import CONFIG_FILE
+from fabric.plan.oob_types import OobPlan
 from fabric.plan.types import ClusterPlan, FabricPlan, Link
 from fabric.render import render_configs
 from fabric.render.topology import natural_key, roce_contract
@@ -83,7 +84,7 @@ def build_report(plan: ClusterPlan, warnings: tuple[Finding, ...] | list[Finding
                     f'<div class="diagram">{svg}</div>',
                 ]
         parts += _roce(plan, fabric)
-        parts += _ports(fabric)
+        parts += _ports(fabric, plan.oob)
         parts += _cabling(fabric)
     head = f'<meta charset="utf-8"><title>{escape(plan.name)}: fabric report</title><style>{_STYLE}</style>'
     body = "\n".join(parts)
@@ -202,7 +203,7 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
     ]
 
 
-def _ports(fabric: FabricPlan) -> list[str]:
+def _ports(fabric: FabricPlan, oob: OobPlan | None) -> list[str]:
     host: Counter[str] = Counter()
     up: Counter[str] = Counter()
     down: Counter[str] = Counter()
@@ -218,8 +219,16 @@ def _ports(fabric: FabricPlan) -> list[str]:
         used = host[s.name] + up[s.name] + down[s.name]
         total = radix.get(s.tier, 0)
         rows.append([s.name, s.tier, s.model, host[s.name] + down[s.name], up[s.name], used, total, round(100 * used / total, 1) if total else None])
+    note: list[str] = []
+    if oob is not None and oob.switches:
+        access = Counter(x.a_device for x in oob.links if x.kind != "uplink")
+        for m in oob.switches:
+            total = m.ports_total + m.uplinks
+            used = access[m.name] + m.uplinks
+            rows.append([m.name, "oob", m.model, access[m.name], m.uplinks, used, total, round(100 * used / total, 1) if total else None])
+        note = ["<p>OOB switches: the radix is their access ports plus their uplinks.</p>"]
     headers = ["switch", "tier", "model", "down ports", "up ports", "used", "radix", "utilisation %"]
-    return ["<h2>Port utilisation per switch</h2>", _table(headers, rows, sortable=True)]
+    return ["<h2>Port utilisation per switch</h2>", *note, _table(headers, rows, sortable=True)]
 
 
 def _cabling(fabric: FabricPlan) -> list[str]:

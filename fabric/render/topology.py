@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from fabric.model.qos import RoceSpec
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, NodePlan, SwitchPlan
 from fabric.render import _svg
+from fabric.render.oob_diagram import oob_svg
 
 MAX_COLUMNS = 8  # columns per band: 8 columns of ~220 px fit a 1920-px wide screen
 MAX_LEAVES_PER_COLUMN = 16  # leaves per column when the fabric has no scalable units
@@ -70,7 +71,7 @@ class _Structure:
 
 
 def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
-    """One SVG diagram per plane that has switches, by plane name (``{}`` when the plan has no fabric).
+    """One SVG diagram per plane that has switches, by plane name: the fabric's planes and the OOB network (``fabric.render.oob_diagram``).
 
     Example:
         >>> from fabric.model import load_cluster
@@ -79,13 +80,17 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(svgs), ">spine01</text>" in svgs["compute"]
         (['compute'], True)
     """
+    svgs: dict[str, str] = {}
     fabric = plan.fabric
-    if fabric is None:
-        return {}
-    by_plane: dict[str, list[Link]] = defaultdict(list)
-    for link in fabric.links:
-        by_plane[link.plane].append(link)
-    return {plane: _draw(plan, fabric, plane, _structure(plan, fabric, links)) for plane, links in sorted(by_plane.items())}
+    if fabric is not None:
+        by_plane: dict[str, list[Link]] = defaultdict(list)
+        for link in fabric.links:
+            by_plane[link.plane].append(link)
+        svgs = {plane: _draw(plan, fabric, plane, _structure(plan, fabric, links)) for plane, links in by_plane.items()}
+    oob = oob_svg(plan)
+    if oob is not None:
+        svgs.setdefault("oob", oob)  # the management switches' own picture, unless the fabric carries the oob plane
+    return dict(sorted(svgs.items()))
 
 
 def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Structure:

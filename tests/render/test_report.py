@@ -76,14 +76,16 @@ def test_report_has_every_section_switch_and_cable(case: str) -> None:
     page, html, clean = read(case)
     plan = validate_file(ROOT / "inventories" / case / "cluster.yaml").plan
     assert plan.fabric is not None
-    assert page.headings == SECTIONS
+    diagrams = [f"Diagram: {p} plane" for p in ("compute", "oob")[: 2 if plan.oob is not None else 1]]
+    assert page.headings == [h for h in SECTIONS if not h.startswith("Diagram")][:5] + diagrams + SECTIONS[6:]
     assert clean
     assert "clean: " in html
     ports = next(t for t in page.tables if t[0][:2] == ["switch", "tier"])
-    assert [row[0] for row in ports[1:]] == [s.name for s in plan.fabric.switches]
+    oob = [s.name for s in plan.oob.switches] if plan.oob is not None else []
+    assert [row[0] for row in ports[1:]] == [s.name for s in plan.fabric.switches] + oob
     cabling = [t for t in page.tables if t[0][0] == "leaf port"]
     assert sum(len(t) - 1 for t in cabling) == len(plan.fabric.links)
-    assert page.svgs == 1
+    assert page.svgs == len(diagrams)
     assert page.external == [], "the page is self-contained"
 
 
@@ -96,6 +98,7 @@ def test_report_shows_the_roce_contract_per_hop_and_port_use() -> None:
     ports = {row[0]: row for row in next(t for t in page.tables if t[0][:2] == ["switch", "tier"])}
     assert ports["leaf-su01-r1"][3:] == ["32", "32", "64", "128", "50"]
     assert ports["spine01"][3:] == ["128", "0", "128", "128", "100"]
+    assert ports["oob-su1"][1:] == ["oob", "sn2201", "40", "2", "42", "50", "84"]  # 32 BMCs + 8 leaves' mgmt, 2 uplinks
 
 
 def test_report_lists_validation_warnings() -> None:

@@ -152,3 +152,30 @@ def test_diagram_grows_with_switches_not_cables() -> None:
     per_leaf = [len(topology_svgs(p)["compute"]) / len(p.fabric.leaves) for p in (small, large) if p.fabric is not None]
     assert len(large.fabric.links) == 4 * len(small.fabric.links)
     assert 0.5 < per_leaf[1] / per_leaf[0] < 1.5, per_leaf
+
+
+@pytest.mark.parametrize("case", ["onprem-roce", "onprem-ib", "eight-su"])
+def test_oob_diagram_names_every_management_switch_counts_its_cables_and_fits_a_screen(case: str, tmp_path: Path) -> None:
+    plan = eight_su_plan() if case == "eight-su" else plan_of(case)
+    assert plan.oob is not None
+    svg = topology_svgs(plan)["oob"]
+    labels = texts(svg)
+    assert {s.name for s in plan.oob.switches} | {plan.oob.core} <= set(labels)
+    bmc = sum(1 for x in plan.oob.links if x.kind == "bmc")
+    uplinks = sum(1 for x in plan.oob.links if x.kind == "uplink")
+    legend = " / ".join(labels)
+    assert f"{bmc} × 1G BMC" in legend
+    assert f"{uplinks} × 100G uplink" in legend
+    assert "MTU 1500" in legend
+    width, height = png_size(svg, tmp_path)
+    assert 600 <= width <= SCREEN[0], (width, height)
+    assert 200 <= height <= SCREEN[1], (width, height)
+
+
+def test_every_plane_of_every_case_has_its_own_diagram() -> None:
+    """Generic over planes: one SVG per plane that has switches (fabric links' planes, and the OOB network)."""
+    for case in CASES:
+        plan = plan_of(case)
+        planes = {x.plane for x in plan.fabric.links} if plan.fabric else set()
+        planes |= {"oob"} if plan.oob is not None and plan.oob.switches else set()
+        assert set(topology_svgs(plan)) == planes, case
