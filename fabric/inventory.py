@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from fabric.plan.cloud_stack import gpu_stack
 from fabric.plan.types import ClusterPlan, NodePlan
 
 ROLE_GROUPS: dict[str, str] = {
@@ -31,18 +32,23 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
         >>> from fabric.plan import plan_cluster
         >>> plan = plan_cluster(load_cluster("inventories/gcp-a3ultra/cluster.yaml"))
         >>> inv = cloud_inventory(plan, {"a3u-01": {"inband": "10.137.16.2"}})
-        >>> inv["all"]["children"]["gpu_nodes"]["hosts"]
-        {'a3u-01': {'ansible_host': '10.137.16.2', 'gpufabric_addresses': {'inband': '10.137.16.2'}, 'gpufabric_group': 'gpu'}}
+        >>> inv["all"]["children"]["gpu_nodes"]["hosts"]["a3u-01"]
+        {'ansible_host': '10.137.16.2', 'gpufabric_addresses': {'inband': '10.137.16.2'}, 'gpufabric_group': 'gpu', \
+'gpufabric_instance_type': 'a3-ultragpu-8g', 'gpufabric_gpu_stack': 'gib', 'gpufabric_gpu_nics': 8}
     """
     cloud = plan.cloud
     assert cloud is not None
     children: dict[str, Any] = {}
     for group in cloud.groups:
+        stack, nics = gpu_stack(cloud.provider, group)  # what roles/cloud_fabric installs and verifies on the node
         hosts = {
             name: {
                 "ansible_host": addresses[name]["inband"],
                 "gpufabric_addresses": dict(sorted(addresses[name].items())),
                 "gpufabric_group": group.group,
+                "gpufabric_instance_type": group.instance_type,
+                "gpufabric_gpu_stack": stack,
+                "gpufabric_gpu_nics": nics,
             }
             for name in group.hostnames
             if "inband" in addresses.get(name, {})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pulumi
 from pulumi_azure_native import compute, network, resources, storagecache
 
@@ -10,6 +12,7 @@ from fabric.cloud._tokens import token
 from fabric.errors import StackConfigError
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
 from fabric.model.cloud import AzureSpec
+from fabric.plan.cloud_stack import gpu_stack
 from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule, ScaleSetPlan
 
 ADMIN_USER = "gpufabric"
@@ -48,11 +51,12 @@ class NdCluster(pulumi.ComponentResource):
         )
         self.vmss = {s.name: self._scale_set(g, s) for g in cloud.groups for s in g.scale_sets}
         self.file_system = self._lustre()
+        stacks = {g.group: gpu_stack("azure", g) for g in cloud.groups}
         members: dict[str, dict[str, object]] = {
             s.name: {"group": g.group, "ib_group": s.ib_group, "hostnames": list(s.hostnames)} for g in cloud.groups for s in g.scale_sets
         }
         self.scale_sets = pulumi.Output.from_input(members)
-        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members))
+        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 
     def _network(self) -> None:
@@ -227,11 +231,15 @@ def _security_rule(rule: FirewallRule) -> network.SecurityRuleArgs:
     )
 
 
-def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]]) -> str:
+def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]], stacks: Mapping[str, tuple[str, int]]) -> str:
     """An ``azure.azcollection.azure_rm`` inventory source: scale-set VMs get their names only when Azure creates them.
 
     Hosts land in the same role groups as on-prem (``gpu_nodes`` …), in ``group_<group>`` and in ``ib_group_<n>``.
+    Like the other clouds' inventories they carry ``gpufabric_target`` and, by their group tag, the fabric software
+    ``roles/cloud_fabric`` installs (``gpufabric_gpu_stack``, ``gpufabric_gpu_nics``).
     """
+    stack = {group: s for group, (s, _) in sorted(stacks.items())}
+    nics = {group: n for group, (_, n) in sorted(stacks.items())}
     source = {
         "plugin": "azure.azcollection.azure_rm",
         "include_vm_resource_groups": [azure.resource_group],
@@ -239,7 +247,12 @@ def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]]) 
         "auth_source": "auto",
         "plain_host_names": True,
         # Nodes have private addresses only; reach them through the Bastion tunnel (README, "Reaching Azure nodes").
-        "hostvar_expressions": {"ansible_host": "private_ipv4_addresses | first"},
+        "hostvar_expressions": {
+            "ansible_host": "private_ipv4_addresses | first",
+            "gpufabric_target": "'azure'",
+            "gpufabric_gpu_stack": f"{stack!r}.get(tags['gpufabric-group'], 'none')",
+            "gpufabric_gpu_nics": f"{nics!r}.get(tags['gpufabric-group'], 0)",
+        },
         "keyed_groups": [
             {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"},
             {"prefix": "group", "key": "tags['gpufabric-group']"},

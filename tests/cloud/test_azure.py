@@ -164,4 +164,9 @@ def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
     assert source["plugin"] == "azure.azcollection.azure_rm"
     assert source["include_vmss_resource_groups"] == ["rg-gpufabric-ndv5"]
     assert {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"} in source["keyed_groups"]
-    assert source["hostvar_expressions"] == {"ansible_host": "private_ipv4_addresses | first"}
+    assert source["hostvar_expressions"] == {
+        "ansible_host": "private_ipv4_addresses | first",
+        "gpufabric_target": "'azure'",
+        "gpufabric_gpu_stack": "{'gpu': 'nd-ib', 'login': 'none'}.get(tags['gpufabric-group'], 'none')",
+        "gpufabric_gpu_nics": "{'gpu': 8, 'login': 0}.get(tags['gpufabric-group'], 0)",
+    }

@@ -1,0 +1,222 @@
+"""roles/cloud_fabric on the inventory a cloud stack exports (``cloud_inventory``, the code its ``ansible_inventory``
+output runs): a booted bookworm container stands in for one cloud GPU node, its OS facts replaced by the image the
+cluster definition names. Google's and AWS's download servers cannot be reached here, so each stack is planned in
+check mode (the exact plan, repository lines, units and files, and nothing written); the live-state checks run for
+real against a node laid out as after installation, and fail, named, when a piece is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fabric.inventory import cloud_inventory
+from fabric.model import load_cluster
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
+from fabric.plan import plan_cluster
+from tests.conftest import ROOT
+from tests.roles.containers import Container, bookworm_image, booted
+from tests.roles.scenario import Events, changed, container_layer, explain, failures, role_playbook
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+
+UBUNTU_2404 = {
+    "distribution": "Ubuntu",
+    "distribution_version": "24.04",
+    "distribution_major_version": "24",
+    "os_family": "Debian",
+    "architecture": "x86_64",
+    "kernel": "6.17.0-1010-gcp",  # the Cluster Toolkit's A3 Mega image patches the dmabuf helper for 6.17
+}
+UBUNTU_2204 = {**UBUNTU_2404, "distribution_version": "22.04", "distribution_major_version": "22", "kernel": "6.8.0-1025-gcp"}
+AR = "deb http://packages.cloud.google.com/apt apt-transport-artifact-registry-stable main"
+TCPXO_IMAGES = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"
+
+
+def exported_inventory(example: str, host: str, workdir: Path) -> Path:
+    """The inventory the example's cloud stack exports when the provider reported its first GPU node, named ``host``
+    here (the container that stands in for it)."""
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
+    assert plan.cloud is not None
+    first = next(g for g in plan.cloud.groups if g.role == "gpu").hostnames[0]
+    text = json.dumps(cloud_inventory(plan, {first: {"inband": "10.0.0.2"}}))
+    path = workdir / f"{example}-inventory.json"
+    path.write_text(text.replace(f'"{first}"', f'"{host}"'), encoding="utf-8")
+    return path
+
+
+def run(
+    inventory: Path, node: Container, workdir: Path, facts: Mapping[str, str], *, check: bool, tags: str | None = None, **extravars: object
+) -> tuple[NodesRun, Events]:
+    """roles/cloud_fabric against ``node`` through the exported inventory (the container's connection layered over it)."""
+    play = role_playbook(workdir, "cloud_fabric", os_facts=facts)
+    options = RunOptions(
+        check=check, diff=True, limit=node.name, tags=tags, extra_inventories=(container_layer(workdir, [node]),), extravars=extravars
+    )
+    events = Events()
+    result = run_playbook(inventory, options, lambda *_: None, playbook=str(play), observe=events)
+    return result, events
+
+
+def plan_of(events: Events) -> dict[str, Any]:
+    [shown] = events.results("Plan | show it")
+    return dict(shown["_cloud_fabric_plan"])
+
+
+def after(events: Events, task: str) -> str:
+    """The file content check mode's diff shows ``task`` would write."""
+    [result] = events.results(task)
+    assert result["changed"], task
+    return str(result["diff"][0]["after"] if isinstance(result["diff"], list) else result["diff"]["after"])
+
+
+def written(node: Container) -> list[str]:
+    globs = ("etc/apt/sources.list.d/gpufabric*", "etc/systemd/system/gpufabric*", "etc/profile.d/*gib*", "etc/profile.d/gpufabric*")
+    return sorted(str(p.relative_to(node.root)) for g in globs for p in node.root.glob(g)) + [
+        str(p.relative_to(node.root)) for p in (node.root / "etc/udev/rules.d").glob("00-a3-megagpu.rules")
+    ]
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
+    """One node, no network at all: check mode must not need Google's or AWS's servers. Its name is the example's."""
+    bookworm_image()
+    with booted("a3m-01", tmp_path_factory.mktemp("cloud"), private_network=True) as container:
+        yield container
+
+
+def test_a3_mega_plans_googles_tcpxo_stack_rxdm_dmabuf_helper_and_the_fastrak_plugin(node: Container, tmp_path: Path) -> None:
+    inventory = exported_inventory("gcp-a3mega", "a3m-01", tmp_path)
+    result, events = run(inventory, node, tmp_path, UBUNTU_2404, check=True)
+    assert result.ok, explain(result)
+    assert plan_of(events) == {
+        "stack": "tcpxo",
+        "provider": "gcp",
+        "fabric_nics": 8,
+        "repositories": [AR, "deb [arch=all trusted=yes] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-tcpxo-apt main"],
+        "packages": ["apt-transport-artifact-registry", "dkms"],
+        "dkms": {"module": "dmabuf-import-helper", "version": "1.1", "kernel_module": "import-helper", "string_namespace_patch": True},
+        "images": {"nccl_plugin": f"{TCPXO_IMAGES}/nccl-plugin-gpudirecttcpx-dev:v1.0.17", "rxdm": f"{TCPXO_IMAGES}/tcpgpudmarxd-dev:v1.0.23"},
+        "units": ["gpufabric-rxdm.service"],
+        "files": [
+            "/etc/apt/sources.list.d/gpufabric-artifact-registry.list",
+            "/etc/apt/sources.list.d/gpufabric-gpudirect-tcpxo.list",
+            "/etc/modules-load.d/gpufabric-tcpxo.conf",
+            "/etc/udev/rules.d/00-a3-megagpu.rules",
+            "/etc/systemd/system/gpufabric-rxdm.service",
+            "/etc/profile.d/gpufabric-tcpxo.sh",
+        ],
+    }
+    assert after(events, "the Artifact Registry transport repository") == AR + "\n"
+    assert "gpudirect-tcpxo-apt main\n" in after(events, "apt repository gpudirect-tcpxo")
+    assert after(events, "import-helper loaded at boot").endswith("\nimport-helper\n")
+    assert 'ATTR{vendor}=="0x1ae0", ATTR{device}=="0x0084"' in after(events, "aperture devices")
+    unit = after(events, "RxDM as a unit")
+    [exec_start] = [line for line in unit.splitlines() if line.startswith("ExecStart=")]
+    assert exec_start == (
+        "ExecStart=/usr/bin/docker run --rm --name receive-datapath-manager --cap-add=NET_ADMIN --network=host --privileged"
+        " --gpus all --volume /var/lib/nvidia/lib64:/usr/local/nvidia/lib64 --volume /dev/dmabuf_import_helper:/dev/dmabuf_import_helper"
+        f" --env LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu {TCPXO_IMAGES}/tcpgpudmarxd-dev:v1.0.23 --num_hops=2 --num_nics=8 --uid= --alsologtostderr"
+    )
+    profile = after(events, "TCPXO NCCL environment")
+    assert "NCCL_LIB_DIR=/var/lib/tcpxo/lib64 . /var/lib/tcpxo/lib64/nccl-env-profile.sh" in profile
+    assert "export NCCL_FASTRAK_IFNAME=enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0\n" in profile
+    assert "export NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY=/dev/aperture_devices\n" in profile
+    for task in ("the installer container writes", "DKMS add, build and install", "RxDM enabled and running", "Verify | GPUDirect-TCPXO"):
+        assert all(r.get("skipped") for r in events.results(task)), task  # nothing installed or started in check mode
+    handlers = ("rebuild the initramfs", "apply the udev rule", "restart RxDM with its new unit")
+    assert [len(events.results(h)) for h in handlers] == [1, 1, 1]  # notified; check mode runs none of them
+    assert written(node) == []
+
+
+def test_a3_ultra_plans_the_pinned_gib_plugin_and_its_environment(node: Container, tmp_path: Path) -> None:
+    inventory = exported_inventory("gcp-a3ultra", "a3m-01", tmp_path)
+    result, events = run(inventory, node, tmp_path, UBUNTU_2204, check=True)
+    assert result.ok, explain(result)
+    assert plan_of(events) == {
+        "stack": "gib",
+        "provider": "gcp",
+        "fabric_nics": 8,
+        "keys": ["https://packages.cloud.google.com/apt/doc/apt-key.gpg", "https://us-apt.pkg.dev/doc/repo-signing-key.gpg"],
+        "repositories": [AR, "deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main"],
+        "packages": ["apt-transport-artifact-registry", "nccl-gib=1.1.2"],
+        "hold": ["nccl-gib"],
+        "files": [
+            "/etc/apt/sources.list.d/gpufabric-artifact-registry.list",
+            "/etc/apt/sources.list.d/gpufabric-gpudirect-gib.list",
+            "/etc/profile.d/nccl-gib.sh",
+        ],
+    }
+    assert after(events, "apt repository gpudirect-gib") == "deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main\n"
+    profile = after(events, "NCCL/gIB environment")
+    assert '. "/usr/local/gib/scripts/set_nccl_env.sh"' in profile
+    assert 'export LD_LIBRARY_PATH="/usr/local/gib/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"' in profile
+    assert all(r.get("skipped") for r in events.results("nccl-gib, the pinned release"))
+    assert written(node) == []
+
+
+def test_aws_refuses_an_empty_installer_checksum_and_plans_the_pinned_one(node: Container, tmp_path: Path) -> None:
+    inventory = exported_inventory("aws-p5", "a3m-01", tmp_path)
+    result, events = run(inventory, node, tmp_path, UBUNTU_2204, check=True)
+    assert result.ok, explain(result)
+    plan = plan_of(events)
+    assert (plan["stack"], plan["fabric_nics"]) == ("efa", 32)
+    assert plan["download"] == {
+        "url": "https://efa-installer.amazonaws.com/aws-efa-installer-1.41.0.tar.gz",
+        "sha256": "3506354cdfbe31ff552fe75f5d0d9bb7efd29cf79bd99457347d29c751c38f9f",
+    }
+    refused, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=True, cloud_fabric_efa_sha256="")
+    [(task, message)] = failures(refused)["a3m-01"]
+    assert task.startswith("Preflight | a provider and stack")
+    assert "cloud_fabric_efa_sha256 must be the SHA256 AWS publishes for aws-efa-installer-1.41.0.tar.gz" in message
+
+
+def test_gcp_stacks_need_an_apt_image(node: Container, tmp_path: Path) -> None:
+    rocky = {**UBUNTU_2204, "distribution": "Rocky", "distribution_version": "9.4", "distribution_major_version": "9", "os_family": "RedHat"}
+    refused, _ = run(exported_inventory("gcp-a3mega", "a3m-01", tmp_path), node, tmp_path, rocky, check=True)
+    [(_, message)] = failures(refused)["a3m-01"]
+    assert "Rocky (RedHat, x86_64) has no tcpxo packages here" in message
+
+
+def nccl_gib_deb(workdir: Path, version: str) -> Path:
+    """A package named nccl-gib at ``version`` (dpkg-deb), so dpkg's database on the node says what Google's would."""
+    tree = workdir / "nccl-gib"
+    (tree / "DEBIAN").mkdir(parents=True)
+    control = f"Package: nccl-gib\nVersion: {version}\nArchitecture: all\nMaintainer: test <test@example.invalid>\nDescription: stand-in\n"
+    (tree / "DEBIAN/control").write_text(control, encoding="utf-8")
+    deb = workdir / "nccl-gib.deb"
+    subprocess.run(["dpkg-deb", "--root-owner-group", "-b", str(tree), str(deb)], check=True, capture_output=True)
+    return deb
+
+
+def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_nic(tmp_path: Path) -> None:
+    """A node laid out as after installation (the package in dpkg's database, Google's script and plugin, 8 RDMA NICs in
+    a sysfs stand-in) passes the live checks and a rerun changes nothing; one NIC gone or another release fails, named."""
+    sysfs = "/srv/sys/class/infiniband"
+    files = {
+        "/usr/local/gib/scripts/set_nccl_env.sh": ("export NCCL_NET=gIB\n", 0o755),
+        "/usr/local/gib/lib64/libnccl-net_internal.so": ("", 0o644),
+        **{f"{sysfs}/mlx5_{n}/ports/1/state": ("4: ACTIVE\n", 0o644) for n in range(8)},
+    }
+    inventory = exported_inventory("gcp-a3ultra", "a3u-01", tmp_path)
+    with booted("a3u-01", tmp_path, private_network=True, files=files) as node:
+        deb = nccl_gib_deb(tmp_path, "1.1.2")
+        (node.root / "srv/nccl-gib.deb").write_bytes(deb.read_bytes())
+        node.run("dpkg -i /srv/nccl-gib.deb")
+        live = {"_cloud_fabric_sysfs_infiniband": sysfs}
+        first, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False, tags="cloud_fabric_verify", **live)
+        assert first.ok, explain(first)
+        assert changed(first) == {"a3u-01": 0}
+
+        node.run(f"rm -r {sysfs}/mlx5_7")
+        wrong_release = {**live, "cloud_fabric_gib_version": "1.1.3"}
+        refused, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False, tags="cloud_fabric_verify", **wrong_release)
+        [(task, message)] = failures(refused)["a3u-01"]
+        assert task == "Verify | NCCL/gIB is installed and sees every RDMA NIC of the plan"
+        assert "nccl-gib is 1.1.2, expected 1.1.3;" in message
+        assert f"7 RDMA NICs in {sysfs} (mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6), the plan has 8;" in message
