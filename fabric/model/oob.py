@@ -16,6 +16,9 @@ from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
 
+DEFAULT_VLAN = 100
+"""The management switches' VLAN when ``planes.oob.vlan`` is not given (untagged on access ports, tagged to the core)."""
+
 MAX_RACKS_PER_SU = 15
 """Racks of one scalable unit with ``placement: rack`` (the id scheme reserves 16 switch ids per SU: 15 racks + network rack)."""
 
@@ -58,4 +61,10 @@ class OobNetworkSpec(SpecModel):
     devices: tuple[OobDeviceSpec, ...] = Field(default=(), max_length=4096, description="PDUs and console servers.")
     dhcp_lease_seconds: Annotated[int, Field(ge=60, le=31536000)] = Field(
         default=86400, description="valid-lifetime of the leases the OOB DHCP server (Kea) hands out."
+    )
+    dhcp_servers: tuple[IPv4Address, ...] = Field(
+        default=(),
+        max_length=8,
+        description="The OOB DHCP servers (Kea, inside the oob plane) every management switch relays to, adding option 82. "
+        "None given: no relay (a warning: the Kea config keys leases by option 82).",
     )

@@ -31,8 +31,11 @@ __all__ = [
 
 
 def check_cluster(spec: ClusterSpec) -> list[Finding]:
-    """Every finding (errors and warnings) for a schema-valid spec: model rules, then fabric-wide checks."""
-    return _checked(spec)[0]
+    """Every finding (errors and warnings) for a schema-valid spec: model rules, fabric-wide checks, then the OOB network's
+    (port budgets, device ports, relay targets), which need the nodes and the fabric planned first.
+    """
+    findings, _ = check_and_plan(spec)
+    return findings
 
 
 def _checked(spec: ClusterSpec) -> tuple[list[Finding], tuple[FabricPlan, dict[tuple[int, int], HostAttachment]] | None]:
@@ -97,8 +100,9 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     nodes = build_nodes(spec, attached)
     oob, oob_findings = build_oob(spec, nodes, fabric)
     storage, storage_findings = build_storage(spec, nodes)
-    if oob_findings or storage_findings:
-        return findings + oob_findings + storage_findings, None
+    findings = findings + oob_findings + storage_findings
+    if any(f.severity == "error" for f in oob_findings + storage_findings):
+        return findings, None
     plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob, storage)
     _assert_unique_addresses(plan)
     return findings, plan

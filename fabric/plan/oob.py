@@ -19,11 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
+from fabric.catalog.releases import default_release
 from fabric.catalog.switch_model import SwitchModel
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
-from fabric.model.oob import MAX_RACKS_PER_SU, OobNetworkSpec
+from fabric.model.oob import DEFAULT_VLAN, MAX_RACKS_PER_SU, OobNetworkSpec
 from fabric.plan import addressing
 from fabric.plan.oob_types import OobCableKind, OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.ports import MGMT_INTERFACE
@@ -85,7 +86,17 @@ def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan
         address = addressing.allocate_mgmt(mgmt_pool, net.mgmt_offset + group.switch_id, name, spec.planes.oob.cidr.prefixlen)
         switches.append(
             OobSwitchPlan(
-                name, group.switch_id, group.location, net.model, net.nos, MGMT_INTERFACE[net.nos], address, used, access_total, net.uplinks
+                name,
+                group.switch_id,
+                group.location,
+                net.model,
+                net.nos,
+                MGMT_INTERFACE[net.nos],
+                address,
+                used,
+                access_total,
+                net.uplinks,
+                default_release(net.nos),
             )
         )
         for index, end in sorted(group.ports.items()):
@@ -95,7 +106,20 @@ def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan
         links.extend(OobLink("uplink", name, port, net.core, "", uplink_speed, net.uplink_cable_m) for port in uplink_ports[: net.uplinks])
     if findings:
         return None, findings
-    return OobPlan(net.placement, net.core, net.dhcp_lease_seconds, tuple(switches), tuple(links)), []
+    vlan = spec.planes.oob.vlan or DEFAULT_VLAN
+    servers = tuple(str(a) for a in net.dhcp_servers)
+    plan = OobPlan(net.placement, net.core, net.dhcp_lease_seconds, tuple(switches), tuple(links), vlan, servers)
+    return plan, _relay_warnings(net)
+
+
+def _relay_warnings(net: OobNetworkSpec) -> list[Finding]:
+    if net.dhcp_servers:
+        return []
+    msg = (
+        "no dhcp_servers: the management switches relay no DHCP, so no option 82 reaches the Kea config (it keys every "
+        "lease by switch and port) and no BMC gets its address; name the Kea server(s), e.g. dhcp_servers: [10.103.0.10]"
+    )
+    return [Finding((*_PATH, "dhcp_servers"), msg, severity="warning")]
 
 
 def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
@@ -107,6 +131,11 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
             Finding((*_PATH, "model"), f"switch model '{net.model}' is not in the catalog; pick one of fabric/catalog/data/switches (e.g. sn2201)")
         ]
     problems: list[Finding] = []
+    problems.extend(
+        Finding((*_PATH, "dhcp_servers", i), f"{server} is outside the oob plane {spec.planes.oob.cidr}; the relay reaches Kea on the plane")
+        for i, server in enumerate(net.dhcp_servers)
+        if server not in spec.planes.oob.cidr
+    )
     if model.link_layer != "ethernet":
         problems.append(Finding((*_PATH, "model"), f"'{net.model}' is not an Ethernet switch; pick an Ethernet management switch such as sn2201"))
     if net.nos not in model.nos:

@@ -46,14 +46,22 @@ class OobSwitchPlan:
     ports_used: int
     ports_total: int
     uplinks: int
+    nos_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class OobPlan:
-    """The OOB network: management switches and every cable, in switch order then port order."""
+    """The OOB network: management switches and every cable, in switch order then port order.
+
+    Attributes:
+        vlan: the one L2 segment of the plane: access ports untagged, the uplink bond to the core tagged, the switch's SVI.
+        dhcp_servers: where each switch's DHCP relay sends what it hears on that VLAN (with option 82).
+    """
 
     placement: str
     core: str
     dhcp_lease_seconds: int
     switches: tuple[OobSwitchPlan, ...]
     links: tuple[OobLink, ...]
+    vlan: int = 0
+    dhcp_servers: tuple[str, ...] = ()

@@ -17,6 +17,7 @@ from fabric.render.frr import render_frr
 from fabric.render.kea import render_kea
 from fabric.render.mlnxos import render_mlnxos
 from fabric.render.nxos import render_nxos
+from fabric.render.oob import render_oob
 from fabric.render.sonic import render_sonic
 from fabric.render.storage import render_storage
 from fabric.render.topology import topology_svgs
@@ -51,7 +52,7 @@ def render_configs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
         ['cabling.csv', 'switches/leaf01/frr.conf']
     """
-    files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan)}
+    files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan), **render_oob(plan)}
     files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
     for facts in build_switch_facts(plan):
         for name, text in render_switch(facts).items():

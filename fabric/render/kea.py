@@ -9,7 +9,10 @@ https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Show-Command
 
 Kea 2.2 (Debian 12) has no open-source ``flex-id`` hook and its ``circuit-id`` host identifier alone is not unique
 (every switch has a ``swp1``), so each endpoint gets a client class that tests both sub-options,
-``relay4[2].hex == '<switch>' and relay4[1].hex == '<port>'`` (Kea ARM, "Using Expressions in Classification",
+``relay4[2].hex == '<switch>' and relay4[1].hex == '<port>'`` on Cumulus; SONiC's relay (``dhcrelay -a %h:%p %P``) puts
+``<hostname>:<port alias>`` in circuit-id and a MAC in remote-id, so a SONiC switch's class tests
+``relay4[1].hex == '<switch>:<alias>'`` alone, as SONiC's own port-based DHCP design does (sonic-net/SONiC
+``doc/dhcp_server/port_based_dhcp_server_high_level_design.md``) (Kea ARM, "Using Expressions in Classification",
 https://kea.readthedocs.io/en/kea-2.2.0/arm/classify.html), and a one-address pool guarded by that class
 (``client-class`` on a pool, https://kea.readthedocs.io/en/kea-2.2.0/arm/dhcp4-srv.html). A device on an unplanned port
 matches no class and gets no address. A replaced BMC (new MAC, same port) gets its address once the old lease expires
@@ -22,7 +25,9 @@ import json
 from ipaddress import IPv4Network
 from typing import Any
 
+from fabric.plan.oob_types import OobLink
 from fabric.plan.types import ClusterPlan
+from fabric.render.oob_sonic import sonic_aliases
 
 KEA_FILE = "dhcp/kea-dhcp4.json"
 
@@ -43,15 +48,12 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     cidr = IPv4Network(oob_plane.cidr or "0.0.0.0/0")
     classes: list[dict[str, Any]] = []
     pools: list[dict[str, Any]] = []
+    aliases = {s.name: sonic_aliases(s.model) if s.nos == "sonic" else None for s in plan.oob.switches}
     for link in (x for x in plan.oob.links if x.b_address is not None):
         name = f"{link.a_device}-{link.a_port}"  # one class per switch port: stable, and says where the cable lands
         address = str(link.b_address).split("/")[0]
         classes.append(
-            {
-                "name": name,
-                "test": f"relay4[2].hex == '{link.a_device}' and relay4[1].hex == '{link.a_port}'",
-                "comment": f"{link.b_device} {link.b_port} ({link.kind})",
-            }
+            {"name": name, "test": _option82_test(link, aliases.get(link.a_device)), "comment": f"{link.b_device} {link.b_port} ({link.kind})"}
         )
         pools.append({"pool": f"{address} - {address}", "client-class": name})
     subnet: dict[str, Any] = {"id": 1, "subnet": str(cidr), "pools": pools}
@@ -69,3 +71,10 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
         }
     }
     return {KEA_FILE: json.dumps(config, indent=2) + "\n"}
+
+
+def _option82_test(link: OobLink, aliases: dict[str, str] | None) -> str:
+    """The class test for the port ``link`` lands on: remote-id and circuit-id (Cumulus), or ``<host>:<alias>`` (SONiC)."""
+    if aliases is None:
+        return f"relay4[2].hex == '{link.a_device}' and relay4[1].hex == '{link.a_port}'"
+    return f"relay4[1].hex == '{link.a_device}:{aliases[link.a_port]}'"

@@ -166,3 +166,7 @@ def render_sonic(facts: SwitchFacts) -> dict[str, str]:
     """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db)."""
     text = dumps_sorted(build_config_db(facts))
     return {"config_db.json": text, "frr.conf": render_frr_conf(facts, management=False, sonic=True)}
+
+
+guard_config_db = _guard
+"""The config_db guard, for the other SONiC renderers (``fabric.render.oob_sonic``)."""

@@ -18,7 +18,7 @@ from fabric.report import print_plan
 from tests.conftest import ROOT
 
 EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
-NETWORK = "network: {model: sn2201, nos: cumulus, placement: su, uplinks: 2, core: oob-core}"
+NETWORK = "network: {model: sn2201, nos: cumulus, placement: su, uplinks: 2, core: oob-core, dhcp_servers: [10.103.0.10]}"
 
 
 def _plan(tmp_path: Path, *, gpus: int = 64, storage: int = 4, network: str = NETWORK) -> ClusterPlan:

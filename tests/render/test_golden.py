@@ -16,6 +16,7 @@ def golden_files(case: str) -> dict[str, str]:
     assert plan.fabric is not None
     tiers = (plan.fabric.super_spines, plan.fabric.spines, plan.fabric.leaves)
     keep = {s.name for tier in tiers for s in tier[:GOLDEN_SWITCHES_PER_TIER]}
+    keep |= {s.name for s in (plan.oob.switches if plan.oob else ())[:GOLDEN_SWITCHES_PER_TIER]}  # the OOB plane's, per NOS
 
     def wanted(path: str) -> bool:
         parts = path.split("/")

@@ -1,0 +1,124 @@
+"""The OOB management switches' configs: valid per NOS reference, and their DHCP relay agrees with the Kea config.
+
+Checked against the same references as the compute switches: SONiC's YANG models (libyang, ``sonic_yang.py``) and the
+cited NVUE command forms of every supported Cumulus release (``fabric/lint/forms/cumulus.yaml``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from typing import Any
+
+import pytest
+
+from fabric.catalog.releases import NOS_RELEASES
+from fabric.errors import RenderError
+from fabric.lint.forms import unknown_commands
+from fabric.render.kea import KEA_FILE
+from fabric.render.oob import build_oob_facts, render_oob_switch
+from tests.render.conftest import files_of, plan_of
+from tests.render.sonic_yang import check_config_db
+
+
+def _oob_files(case: str) -> dict[str, str]:
+    return {path.split("/")[1]: text for path, text in files_of(case).items() if path.startswith("switches/oob-")}
+
+
+def _kea_tests(case: str) -> dict[str, str]:
+    """Kea class name (``<switch>-<port>``) → its test expression."""
+    conf = json.loads(files_of(case)[KEA_FILE])["Dhcp4"]
+    return {c["name"]: c["test"] for c in conf["client-classes"]}
+
+
+def test_every_management_switch_gets_a_config_per_its_nos() -> None:
+    assert sorted(_oob_files("onprem-roce")) == ["oob-mgmt", "oob-su1", "oob-su2"]
+    assert all(p.endswith("/nvue.sh") for p in files_of("onprem-roce") if p.startswith("switches/oob-"))
+    ib = [p for p in files_of("onprem-ib") if p.startswith("switches/oob-")]
+    assert len(ib) == 10
+    assert all(p.endswith("/config_db.json") for p in ib)
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["cumulus"].supported)
+def test_every_cumulus_oob_line_matches_a_cited_form(release: str) -> None:
+    for facts in build_oob_facts(plan_of("onprem-roce")):
+        again = dataclasses.replace(facts, switch=dataclasses.replace(facts.switch, nos_version=release))
+        text = render_oob_switch(again)["nvue.sh"]
+        assert f"Cumulus Linux {release}" in text
+        assert unknown_commands("cumulus", release, text) == [], facts.switch.name
+
+
+def test_every_sonic_oob_config_db_passes_sonic_yang() -> None:
+    found = {name: [str(p) for p in check_config_db(json.loads(text))] for name, text in _oob_files("onprem-ib").items()}
+    assert len(found) == 10
+    assert {s: p for s, p in found.items() if p} == {}
+
+
+def test_the_yang_check_catches_a_broken_oob_config() -> None:
+    db: dict[str, Any] = json.loads(_oob_files("onprem-ib")["oob-su1-r1"])
+    db["VLAN_MEMBER"]["Vlan100|Ethernet99"] = {"tagging_mode": "untagged"}
+    problems = [str(p) for p in check_config_db(db)]
+    assert len(problems) == 1
+    assert problems == ['VLAN_MEMBER|Vlan100|Ethernet99: port: Invalid union value "Ethernet99" - no matching subtype found.']
+
+
+def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
+    lines = _oob_files("onprem-roce")["oob-su1"].splitlines()
+    access = [line for line in lines if line.endswith("bridge domain br_default access 100")]
+    assert len(access) == 40  # 32 BMC slots + 8 rail leaves' eth0
+    assert "nv set interface swp5 description 'gpu005 bmc'" in lines
+    assert "nv set interface swp5 bridge domain br_default stp bpdu-guard on" in lines
+    assert "nv set interface swp33 description 'leaf-su01-r1 eth0'" in lines
+    assert [line for line in lines if " bond member " in line] == [
+        "nv set interface core bond member swp49",
+        "nv set interface core bond member swp50",
+    ]
+    assert "nv set interface core bridge domain br_default vlan 100" in lines
+    assert "nv set interface vlan100 ip address 10.103.255.1/16" in lines
+    assert "nv set vrf default router static 0.0.0.0/0 via 10.103.0.1" in lines
+    assert "nv set service dhcp-relay default interface vlan100" in lines
+    assert "nv set service dhcp-relay default server 10.103.0.10" in lines
+    assert "nv set acl MGMT-SSH rule 10 match ip source-ip 10.103.0.0/16" in lines
+    assert lines[-1] == "nv set system control-plane acl MGMT-SSH inbound"
+
+
+def _cumulus_option82(text: str) -> tuple[str, bool]:
+    remote = re.search(r"^nv set service dhcp-relay default agent remote-id (\S+)$", text, re.MULTILINE)
+    assert remote is not None
+    return remote.group(1), "nv set service dhcp-relay default agent use-pif-circuit-id enable on" in text
+
+
+def test_the_cumulus_relay_sends_what_each_kea_class_tests() -> None:
+    tests = _kea_tests("onprem-roce")
+    seen = 0
+    for switch, text in _oob_files("onprem-roce").items():
+        remote_id, pif = _cumulus_option82(text)
+        assert pif
+        for port in re.findall(r"^nv set interface (swp\d+) bridge domain br_default access 100$", text, re.MULTILINE):
+            assert tests[f"{switch}-{port}"] == f"relay4[2].hex == '{remote_id}' and relay4[1].hex == '{port}'"
+            seen += 1
+    assert seen == len(tests)
+
+
+def test_the_sonic_relay_circuit_id_is_hostname_and_alias_as_each_kea_class_tests() -> None:
+    tests = _kea_tests("onprem-ib")
+    seen = 0
+    for switch, text in _oob_files("onprem-ib").items():
+        db = json.loads(text)
+        assert db["VLAN"]["Vlan100"]["dhcp_servers"] == ["10.203.0.10"]
+        hostname = db["DEVICE_METADATA"]["localhost"]["hostname"]
+        for key, member in db["VLAN_MEMBER"].items():
+            port = key.split("|")[1]
+            if member["tagging_mode"] == "untagged":
+                assert tests[f"{switch}-{port}"] == f"relay4[1].hex == '{hostname}:{db['PORT'][port]['alias']}'"
+                seen += 1
+        assert db["VLAN_MEMBER"]["Vlan100|PortChannel1"] == {"tagging_mode": "tagged"}
+        assert sorted(db["PORTCHANNEL_MEMBER"]) == ["PortChannel1|Ethernet48", "PortChannel1|Ethernet52"]
+    assert seen == len(tests)
+
+
+def test_a_nos_without_an_oob_renderer_is_a_render_error() -> None:
+    facts = build_oob_facts(plan_of("onprem-roce"))[0]
+    with pytest.raises(RenderError, match="no OOB switch renderer for eos"):
+        render_oob_switch(dataclasses.replace(facts, switch=dataclasses.replace(facts.switch, nos="eos")))
