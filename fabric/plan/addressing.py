@@ -11,10 +11,22 @@ RESERVED_LOW = 16
 
 
 def _host(pool: IPv4Network, offset: int, what: str, fix: str) -> IPv4Address:
-    if offset < 0 or offset >= pool.num_addresses:
-        msg = f"{what}: offset {offset} is outside {pool} ({pool.num_addresses} addresses); {fix}"
+    return IPv4Address(_host_int(pool, offset, what, fix))
+
+
+def _host_int(pool: IPv4Network, offset: int, what: str, fix: str) -> int:
+    """The address at ``pool[offset]`` as an integer; PlanError when the offset is outside the pool."""
+    size = 1 << (32 - pool.prefixlen)
+    if offset < 0 or offset >= size:
+        msg = f"{what}: offset {offset} is outside {pool} ({size} addresses); {fix}"
         raise PlanError(msg)
-    return IPv4Address(int(pool.network_address) + offset)
+    return int(pool.network_address) + offset
+
+
+def _dotted(address: int) -> str:
+    """``a.b.c.d`` of an integer address: the text ``str(IPv4Address(address))`` gives, without building the object
+    (the plan of a 32k-GPU fabric formats some 200,000 addresses)."""
+    return f"{address >> 24}.{(address >> 16) & 255}.{(address >> 8) & 255}.{address & 255}"
 
 
 def allocate_plane_address(cidr: IPv4Network, node_id: int, port: int, stride: int, plane: str) -> str:
@@ -26,10 +38,10 @@ def allocate_plane_address(cidr: IPv4Network, node_id: int, port: int, stride: i
     """
     offset = RESERVED_LOW + (node_id - 1) * stride + port
     fix = f"enlarge planes.{plane}.cidr or lower the node ids"
-    if offset >= cidr.num_addresses - 1:
+    if offset >= (1 << (32 - cidr.prefixlen)) - 1:
         msg = f"planes.{plane}: node id {node_id} port {port} needs offset {offset}, beyond {cidr}; {fix}"
         raise PlanError(msg)
-    return f"{_host(cidr, offset, f'planes.{plane}', fix)}/{cidr.prefixlen}"
+    return f"{_dotted(_host_int(cidr, offset, f'planes.{plane}', fix))}/{cidr.prefixlen}"
 
 
 def allocate_host_link(cidr: IPv4Network, node_id: int, port: int, stride: int) -> tuple[str, str, str]:
@@ -41,8 +53,9 @@ def allocate_host_link(cidr: IPv4Network, node_id: int, port: int, stride: int) 
     """
     offset = ((node_id - 1) * stride + port) * 2
     fix = "enlarge planes.compute.cidr or lower planes.compute.max_ports_per_node"
-    leaf = _host(cidr, offset + 1, f"planes.compute host link of node {node_id} port {port}", fix) - 1
-    return f"{leaf}/31", str(leaf), str(leaf + 1)
+    leaf = _host_int(cidr, offset + 1, f"planes.compute host link of node {node_id} port {port}", fix) - 1
+    text = _dotted(leaf)
+    return f"{text}/31", text, _dotted(leaf + 1)
 
 
 def allocate_p2p(pool: IPv4Network, leaf_id: int, uplink: int, stride: int, where: str = "fabric.underlay.p2p_pool") -> tuple[str, str, str]:
@@ -55,8 +68,9 @@ def allocate_p2p(pool: IPv4Network, leaf_id: int, uplink: int, stride: int, wher
         ('10.254.0.6/31', '10.254.0.6', '10.254.0.7')
     """
     offset = ((leaf_id - 1) * stride + uplink) * 2
-    spine = _host(pool, offset + 1, f"{where} link of switch {leaf_id} uplink {uplink}", "enlarge the pool") - 1
-    return f"{spine}/31", str(spine), str(spine + 1)
+    spine = _host_int(pool, offset + 1, f"{where} link of switch {leaf_id} uplink {uplink}", "enlarge the pool") - 1
+    text = _dotted(spine)
+    return f"{text}/31", text, _dotted(spine + 1)
 
 
 def allocate_loopback(pool: IPv4Network, offset: int, what: str) -> str:
@@ -66,7 +80,7 @@ def allocate_loopback(pool: IPv4Network, offset: int, what: str) -> str:
         >>> allocate_loopback(IPv4Network("10.255.0.0/16"), 257, "leaf 1")
         '10.255.1.1/32'
     """
-    return f"{_host(pool, offset, f'fabric.underlay.loopback_pool ({what})', 'enlarge the pool or lower the offsets')}/32"
+    return f"{_dotted(_host_int(pool, offset, f'fabric.underlay.loopback_pool ({what})', 'enlarge the pool or lower the offsets'))}/32"
 
 
 def allocate_mgmt(pool: IPv4Network, offset: int, what: str, prefixlen: int) -> str:
