@@ -24,8 +24,9 @@ def port_name(model: str, nos: str, index: int, speed_gbps: int) -> str:
         ('Ethernet1/1', 'IB1/2/2', 'Ethernet4')
     """
     names = _names(model, nos, speed_gbps)
-    if 0 <= index < len(names) and names[index] is not None:
-        return names[index]
+    name = names[index] if 0 <= index < len(names) else None
+    if name is not None:
+        return name
     return SWITCH_MODELS[model].port_name(nos, index, speed_gbps)  # raises, naming what is wrong
 
 
