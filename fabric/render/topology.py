@@ -23,6 +23,7 @@ from fabric.model.qos import RoceSpec
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, NodePlan, SwitchPlan
 from fabric.render import _svg
 from fabric.render.oob_diagram import oob_svg
+from fabric.render.storage_diagram import storage_svgs
 
 MAX_COLUMNS = 8  # columns per band: 8 columns of ~220 px fit a 1920-px wide screen
 MAX_LEAVES_PER_COLUMN = 16  # leaves per column when the fabric has no scalable units
@@ -71,7 +72,8 @@ class _Structure:
 
 
 def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
-    """One SVG diagram per plane that has switches, by plane name: the fabric's planes and the OOB network (``fabric.render.oob_diagram``).
+    """One SVG diagram per plane that has switches, by plane name: the fabric's planes, the storage / in-band
+    networks (``fabric.render.storage_diagram``) and the OOB network (``fabric.render.oob_diagram``).
 
     Example:
         >>> from fabric.model import load_cluster
@@ -87,6 +89,8 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         for link in fabric.links:
             by_plane[link.plane].append(link)
         svgs = {plane: _draw(plan, fabric, plane, _structure(plan, fabric, links)) for plane, links in by_plane.items()}
+    for network, svg in storage_svgs(plan).items():
+        svgs.setdefault(network, svg)  # storage / in-band networks of their own (fabric.render.storage_diagram)
     oob = oob_svg(plan)
     if oob is not None:
         svgs.setdefault("oob", oob)  # the management switches' own picture, unless the fabric carries the oob plane

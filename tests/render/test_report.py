@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from fabric.htmlreport import build_report
+from fabric.render.topology import topology_svgs
 from fabric.validate import validate_file
 from tests.conftest import ROOT
 
@@ -76,7 +77,7 @@ def test_report_has_every_section_switch_and_cable(case: str) -> None:
     page, html, clean = read(case)
     plan = validate_file(ROOT / "inventories" / case / "cluster.yaml").plan
     assert plan.fabric is not None
-    diagrams = [f"Diagram: {p} plane" for p in ("compute", "oob")[: 2 if plan.oob is not None else 1]]
+    diagrams = [f"Diagram: {p} plane" for p in topology_svgs(plan)]
     assert page.headings == [h for h in SECTIONS if not h.startswith("Diagram")][:5] + diagrams + SECTIONS[6:]
     assert clean
     assert "clean: " in html

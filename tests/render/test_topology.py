@@ -178,4 +178,26 @@ def test_every_plane_of_every_case_has_its_own_diagram() -> None:
         plan = plan_of(case)
         planes = {x.plane for x in plan.fabric.links} if plan.fabric else set()
         planes |= {"oob"} if plan.oob is not None and plan.oob.switches else set()
+        planes |= {net.name for net in plan.storage if net.switches}
         assert set(topology_svgs(plan)) == planes, case
+
+
+@pytest.mark.parametrize("case", ["onprem-roce", "onprem-ib", "eight-su"])
+def test_storage_diagram_names_every_switch_counts_its_cables_and_fits_a_screen(case: str, tmp_path: Path) -> None:
+    plan = eight_su_plan() if case == "eight-su" else plan_of(case)
+    net = next(n for n in plan.storage if n.name == "storage")
+    svg = topology_svgs(plan)["storage"]
+    labels = texts(svg)
+    assert {s.name for s in net.switches} <= set(labels)
+    legend = " / ".join(labels)
+    storage = sum(1 for x in net.links if x.kind == "storage")
+    uplinks = sum(1 for x in net.links if x.kind == "uplink")
+    assert f"{storage} × 200G storage" in legend
+    assert f"{uplinks} × 200G uplink" in legend
+    assert f"oversubscription {net.oversubscription}" in legend
+    assert all(f"MTU {seg.mtu}" in legend for seg in net.segments)
+    gpu = sum(int(t.split(": ")[1].split()[0]) for t in labels if t.startswith("gpu: "))
+    assert gpu == sum(1 for n in plan.nodes if n.group == "gpu"), "every GPU node sits under exactly one leaf pair"
+    width, height = png_size(svg, tmp_path)
+    assert 600 <= width <= SCREEN[0], (width, height)
+    assert 250 <= height <= SCREEN[1], (width, height)
