@@ -16,6 +16,7 @@ against the plan and against the switches at the other end of its cables:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Interface, IPv4Network
 
@@ -24,7 +25,7 @@ from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.observed import PARSERS
 from fabric.lint.rules import LintFinding, contract_findings
 from fabric.lint.storage_observed import L2_PARSERS, L2Config
-from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
+from fabric.plan.storage_facts import StorageSwitchFacts, bond_name, build_storage_facts
 from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
 
@@ -182,8 +183,8 @@ def _lags(net: StorageNetworkPlan, fact: StorageSwitchFacts, config: L2Config, o
     name = fact.switch.name
     for bond in fact.bonds:
         iface = config.interfaces.get(bond.name)
-        got = sorted(iface.members) if iface else []
-        if got != sorted(bond.members):
+        got = sorted(iface.members, key=_natural) if iface else []
+        if got != sorted(bond.members, key=_natural):
             missing = sorted(set(bond.members) - set(got))
             what = f"{', '.join(missing)} missing" if missing else "other members"
             msg = f"LAG {bond.name} ({bond.description}) differs from its cables on this side ({what}): a LAG member missing on one side"
@@ -193,15 +194,22 @@ def _lags(net: StorageNetworkPlan, fact: StorageSwitchFacts, config: L2Config, o
     yield from _far_ends(net, name, observed)
 
 
+def _natural(name: str) -> tuple[str | int, ...]:
+    """``Ethernet2`` before ``Ethernet10``: digits compare as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
 def _far_ends(net: StorageNetworkPlan, name: str, observed: Mapping[str, L2Config]) -> Iterator[LintFinding]:
     """Both ends of every peerlink and uplink cable that starts here: members of their bonds, one MTU, jumbo enough."""
     need = max(s.mtu for s in net.segments)
+    nos = {s.name: s.nos for s in net.switches}
     for link in (x for x in net.links if x.a_device == name and x.kind in ("peerlink", "uplink")):
         far = observed.get(link.b_device)
         if far is None:
             continue
         ends = ((name, link.a_port, observed[name], link.bond), (link.b_device, link.b_port, far, link.b_bond))
-        for device, port, config, bond in ends:
+        for device, port, config, planned in ends:
+            bond = bond_name(nos[device], planned or "")
             if config.bond_of(port) != bond:
                 msg = f"the {link.kind} cable {name} {link.a_port} - {link.b_device} {link.b_port} is in its LAG on one side only"
                 yield LintFinding(device, port, f"member of {bond}", f"member of {config.bond_of(port) or 'no bond'}", msg)

@@ -7,9 +7,11 @@ does not set stays absent, so a rule reports it as missing rather than guessing 
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 
 @dataclass(slots=True)
@@ -43,7 +45,7 @@ class L2Config:
 
     def svi_vlan(self, name: str) -> int | None:
         """The VLAN of an SVI named ``vlan<N>``."""
-        match = re.fullmatch(r"vlan(\d+)", name)
+        match = re.fullmatch(r"[vV]lan(\d+)", name)
         return int(match.group(1)) if match else None
 
 
@@ -109,4 +111,71 @@ def _vlans(value: str) -> set[int]:
     return out
 
 
-L2_PARSERS = {"cumulus": parse_nvue_l2}
+def parse_config_db_l2(device: str, text: str) -> L2Config:
+    """A SONiC ``config_db.json`` as an ``L2Config`` (PortChannels, VLAN members, VLAN interfaces, MCLAG interfaces).
+
+    SONiC has no MLAG id: a PortChannel that is an ``MCLAG_INTERFACE`` gets its number as the id; a VRF ``Vrf-x`` reads
+    as the plan's ``vrf-x``; an untagged VLAN member is an access port, a tagged one a trunk member.
+
+    Example:
+        >>> c = parse_config_db_l2("s1", '{"VLAN": {"Vlan101": {"vlanid": "101"}}, "PORTCHANNEL_MEMBER": {"PortChannel1|Ethernet0": {}}}')
+        >>> c.vlans, c.interfaces["PortChannel1"].members
+        ({101}, ['Ethernet0'])
+
+    Raises:
+        ValueError: the text is not a JSON object of tables.
+    """
+    loaded: object = json.loads(text)
+    if not isinstance(loaded, dict):
+        msg = "config_db.json is not a JSON object"
+        raise ValueError(msg)
+    db = cast("dict[str, dict[str, dict[str, Any]]]", loaded)
+    config = L2Config(device)
+    _ports_and_bonds(db, config)
+    _vlans_and_svis(db, config)
+    return config
+
+
+def _ports_and_bonds(db: dict[str, dict[str, dict[str, Any]]], config: L2Config) -> None:
+    config.vlans = {int(v["vlanid"]) for v in db.get("VLAN", {}).values()} - {4094}
+    iface = config.interfaces.setdefault
+    for key, fields in db.get("PORT", {}).items():
+        if fields.get("admin_status") == "up":
+            iface(key, L2Interface()).mtu = int(fields["mtu"]) if "mtu" in fields else None
+    for key, fields in db.get("PORTCHANNEL", {}).items():
+        iface(key, L2Interface()).mtu = int(fields["mtu"]) if "mtu" in fields else None
+    for key in db.get("PORTCHANNEL_MEMBER", {}):
+        bond, port = key.split("|")
+        iface(bond, L2Interface()).members.append(port)
+    for key in db.get("MCLAG_INTERFACE", {}):
+        bond = key.split("|")[1]
+        iface(bond, L2Interface()).mlag_id = int(bond.removeprefix("PortChannel"))
+
+
+def _vlans_and_svis(db: dict[str, dict[str, dict[str, Any]]], config: L2Config) -> None:
+    iface = config.interfaces.setdefault
+    for key, fields in db.get("VLAN_MEMBER", {}).items():
+        vlan, member = key.split("|")
+        number = int(vlan.removeprefix("Vlan"))
+        if number == 4094:
+            continue
+        if fields.get("tagging_mode") == "untagged":
+            iface(member, L2Interface()).access = number
+        else:
+            iface(member, L2Interface()).trunk.add(number)
+    for key, fields in db.get("VLAN_INTERFACE", {}).items():
+        name, _, prefix = key.partition("|")
+        if name == "Vlan4094":
+            continue
+        svi = iface(name, L2Interface())
+        svi.svi = True
+        if prefix:
+            svi.addresses.append(prefix)
+        elif "vrf_name" in fields:
+            svi.vrf = "vrf" + str(fields["vrf_name"]).removeprefix("Vrf")
+    for key, fields in db.get("STATIC_ROUTE", {}).items():
+        vrf, _, prefix = key.rpartition("|")
+        config.routes.append(("vrf" + vrf.removeprefix("Vrf") if vrf else "default", prefix, str(fields.get("nexthop", ""))))
+
+
+L2_PARSERS = {"cumulus": parse_nvue_l2, "sonic": parse_config_db_l2}

@@ -17,8 +17,34 @@ from fabric.plan.types import ClusterPlan
 MLAG_MAC_BASE = 0x443839FF0000
 """MLAG system MACs come from the range Cumulus reserves for them, 44:38:39:ff:00:00-44:38:39:ff:ff:ff (Cumulus Linux MLAG
 guide, "MLAG system MAC"); pair N of a network gets base + 256 * network index + N, the same on both switches."""
-VRR_MAC = "00:00:5e:00:01:01"
-"""VRR virtual MAC: the VRRP range 00:00:5E:00:01:XX the Cumulus VRR guide recommends (Cumulus Linux VRR and VRRP)."""
+SONIC_PEERLINK, SONIC_UPLINK, SONIC_DOWN_BASE = 9999, 9998, 9000
+"""SONiC names a LAG ``PortChannel<1-4 digits>`` (sonic-portchannel.yang): a host bond keeps its number, the peerlink is
+PortChannel9999, a leaf's bond to the spines PortChannel9998 and a spine's bond to leaf pair p PortChannel(9000 + p)."""
+
+
+def bond_name(nos: str, bond: str) -> str:
+    """The name a NOS gives the plan's bond (``bond7``, ``peerlink``, ``uplink``, ``down2``).
+
+    Example:
+        >>> bond_name("sonic", "bond7"), bond_name("sonic", "down2"), bond_name("cumulus", "down2")
+        ('PortChannel7', 'PortChannel9002', 'down2')
+    """
+    if nos != "sonic":
+        return bond
+    if bond == "peerlink":
+        return f"PortChannel{SONIC_PEERLINK}"
+    if bond == "uplink":
+        return f"PortChannel{SONIC_UPLINK}"
+    if bond.startswith("down"):
+        return f"PortChannel{SONIC_DOWN_BASE + int(bond.removeprefix('down'))}"
+    return f"PortChannel{bond.removeprefix('bond')}"
+
+
+def _mlag_id(nos: str, bond: str, planned: int | None) -> int | None:
+    """SONiC has no MLAG id: an MCLAG interface is its PortChannel, so the number stands for the id."""
+    if nos != "sonic" or planned is None:
+        return planned
+    return int(bond_name(nos, bond).removeprefix("PortChannel"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +89,8 @@ class StorageSwitchFacts:
     peer_mgmt_address: str
     mlag_mac: str
     roce: RoceSpec | None
+    mgmt_gateway: str | None = None
+    """The oob plane's gateway, for the management interface's default route."""
     breakouts: tuple[tuple[str, int], ...] = ()
     """(cage port name at the native speed, ports it splits into) of every cage a cabled port splits."""
 
@@ -96,7 +124,9 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
     ports: list[StoragePort] = []
     members: dict[str, list[str]] = {}
     bonds: dict[str, StorageBond] = {}
-    for link, port, far, bond in _ends(net, switch.name):
+    nos = switch.nos
+    for link, port, far, plan_bond in _ends(net, switch.name):
+        bond = bond_name(nos, plan_bond) if plan_bond is not None else None
         host = link.kind in ("storage", "inband")
         port_mtu = mtu[link.plane] if host else trunk_mtu
         is_lossless = link.plane in lossless if host else bool(lossless)
@@ -111,7 +141,8 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
         members.setdefault(bond, []).append(port)
         if bond not in bonds:
             kind = "host" if host else link.kind
-            mlag = link.mlag_id if link.a_device == switch.name or link.kind == "peerlink" else int(bond.removeprefix("down"))
+            planned = link.mlag_id if link.a_device == switch.name or link.kind == "peerlink" else int(str(plan_bond).removeprefix("down"))
+            mlag = _mlag_id(nos, str(plan_bond), planned)
             description = f"{link.b_device} {link.plane}" if host else (f"{far} {link.kind}" if kind != "uplink" else "uplink bond")
             bonds[bond] = StorageBond(
                 bond, kind, (), None if kind == "peerlink" else mlag, link.vlan if host else None,
@@ -126,7 +157,7 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
     return StorageSwitchFacts(
         plan.name, switch, default_release(switch.nos), net.segments, tuple(ports), built, peer_mgmt,
         ":".join(f"{(mac >> s) & 0xFF:02x}" for s in range(40, -8, -8)), plan.roce if lossless else None,
-        _breakouts(switch, net.speed_gbps, {p.name for p in ports}),
+        plan.plane("oob").gateway, _breakouts(switch, net.speed_gbps, {p.name for p in ports}),
     )  # fmt: skip
 
 

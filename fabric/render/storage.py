@@ -7,11 +7,13 @@ from collections.abc import Callable
 from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
 from fabric.render.storage_cumulus import render_storage_cumulus
+from fabric.render.storage_sonic import render_storage_sonic
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
 
 STORAGE_RENDERERS: dict[str, StorageRenderer] = {
     "cumulus": render_storage_cumulus,
+    "sonic": render_storage_sonic,
 }
 
 

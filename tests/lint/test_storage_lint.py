@@ -3,8 +3,11 @@ member missing on one side and a broken RoCE storage contract are each found, wi
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +16,7 @@ from fabric.lint.storage import lint_storage, storage_config_files
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
-from tests.conftest import ROOT
+from tests.conftest import DATA, ROOT
 
 
 @cache
@@ -124,3 +127,30 @@ def test_the_lint_command_reads_the_storage_configs_render_wrote(tmp_path: Path,
     capsys.readouterr()
     assert main(["lint", definition, "--configs", str(tmp_path)]) == 1
     assert "stor-su1-1-a: swp1s0: the gpu001 storage port is not in its plane's VLAN" in capsys.readouterr().err
+
+
+def _sonic_lint(switch: str, edit: Callable[[dict[str, Any]], object]) -> list[str]:
+    plan = plan_cluster(load_cluster(DATA / "storage" / "sonic" / "cluster.yaml"))
+    files = render_configs(plan)
+    configs: dict[str, str | None] = {n: files[f"switches/{n}/{f}"] for n, f in storage_config_files(plan).items()}
+    db = json.loads(configs[switch] or "")
+    edit(db)
+    configs[switch] = json.dumps(db)
+    return [str(f) for f in lint_storage(plan, configs)]
+
+
+def test_sonic_configs_are_linted_too() -> None:
+    assert _sonic_lint("stor-svc-a", lambda _: None) == []
+    leak = _sonic_lint("stor-su1-1-a", lambda db: db["VLAN_MEMBER"].update({"Vlan101|PortChannel1": {"tagging_mode": "tagged"}}))
+    assert leak == [
+        "stor-su1-1-a: Ethernet0: the gpu001 storage port is not in its plane's VLAN: the planes leak into each other "
+        "(expected VLAN 101 (storage), found no VLAN)"
+    ]
+    missing = _sonic_lint("stor-spine-b", lambda db: db["PORTCHANNEL_MEMBER"].pop("PortChannel9001|Ethernet8"))
+    assert (
+        "stor-spine-b: Ethernet8: the uplink cable stor-svc-b Ethernet500 - stor-spine-b Ethernet8 is in its LAG on one side only "
+        "(expected member of PortChannel9001, found member of no bond)"
+    ) in missing
+    assert missing[0].startswith(
+        "stor-spine-b: PortChannel9001: LAG PortChannel9001 (uplink bond) differs from its cables on this side (Ethernet8 missing)"
+    )

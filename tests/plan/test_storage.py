@@ -154,3 +154,12 @@ def test_a_separate_inband_network_next_to_a_converged_one_is_an_error(tmp_path:
     ]
     two = _plan(tmp_path, network=NETWORK.replace("converged: true", "converged: false"), extra=((old, inband),))
     assert [(n.name, n.planes, len(n.switches)) for n in two.storage] == [("storage", ("storage",), 8), ("inband", ("inband",), 2)]
+
+
+def test_roce_storage_on_sonic_is_refused_until_it_is_rendered(tmp_path: Path) -> None:
+    network = NETWORK.replace("nos: cumulus}}", "nos: sonic}, roce: true}").replace(
+        "leaf: {model: sn5600, nos: cumulus}", "leaf: {model: sn5600, nos: sonic}"
+    )
+    assert _errors(tmp_path, network=network) == [
+        "planes.storage.network.roce: RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
+    ]

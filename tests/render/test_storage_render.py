@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import pytest
 
@@ -15,13 +18,16 @@ from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
 from fabric.render import render_configs
 from fabric.render.storage_cumulus import render_storage_cumulus
 from tests.conftest import DATA, ROOT, check_golden
+from tests.render.sonic_yang import check_config_db
 
 EXAMPLES = ["onprem-roce", "onprem-ib"]
+CASES = [*EXAMPLES, "storage/sonic"]  # the examples run Cumulus storage switches; storage/sonic runs SONiC ones
 
 
 @cache
-def _plan(example: str) -> ClusterPlan:
-    return plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
+def _plan(case: str) -> ClusterPlan:
+    path = ROOT / "inventories" / case / "cluster.yaml" if case in EXAMPLES else DATA / case / "cluster.yaml"
+    return plan_cluster(load_cluster(path))
 
 
 @cache
@@ -91,7 +97,11 @@ def test_the_gateway_is_only_on_the_spines_in_its_vrf() -> None:
 GOLDEN_LOCATIONS = ("spine", "svc", "su1-1")  # one pair stands for each kind; both sides of it
 
 
-@pytest.mark.parametrize("example", EXAMPLES)
+def test_the_cases_cover_cumulus_and_sonic() -> None:
+    assert {f.switch.nos for case in CASES for f in _facts(case)} == {"cumulus", "sonic"}
+
+
+@pytest.mark.parametrize("example", CASES)
 def test_storage_switch_configs_match_golden(example: str, update_golden: bool) -> None:
     files = render_configs(_plan(example))
     kept = {f.switch.name for f in _facts(example) if f.switch.location in GOLDEN_LOCATIONS}
@@ -99,3 +109,43 @@ def test_storage_switch_configs_match_golden(example: str, update_golden: bool) 
     for path, text in files.items():
         if path.startswith("switches/") and path.split("/")[1] in kept:
             check_golden(DATA / example / "golden" / "storage" / path.removeprefix("switches/"), text, update_golden)
+
+
+def _sonic_dbs() -> dict[str, dict[str, Any]]:
+    files = render_configs(_plan("storage/sonic"))
+    return {f.switch.name: json.loads(files[f"switches/{f.switch.name}/config_db.json"]) for f in _facts("storage/sonic")}
+
+
+def test_every_storage_config_db_passes_sonic_yang() -> None:
+    found = {name: [str(p) for p in check_config_db(db)] for name, db in _sonic_dbs().items()}
+    assert len(found) == 6
+    assert {name: problems for name, problems in found.items() if problems} == {}
+
+
+def test_sonic_storage_leaf_tables() -> None:
+    db = _sonic_dbs()["stor-su1-1-a"]
+    assert db["PORTCHANNEL_MEMBER"]["PortChannel1|Ethernet0"] == {}
+    assert db["VLAN_MEMBER"]["Vlan101|PortChannel1"] == {"tagging_mode": "untagged"}
+    assert db["VLAN_MEMBER"]["Vlan102|Ethernet2"] == {"tagging_mode": "untagged"}  # the single in-band port: an access port
+    assert db["VLAN_MEMBER"]["Vlan102|PortChannel9998"] == {"tagging_mode": "tagged"}
+    assert db["MCLAG_DOMAIN"] == {"1": {"source_ip": "169.254.0.4", "peer_ip": "169.254.0.5", "peer_link": "PortChannel9999"}}
+    assert db["MCLAG_INTERFACE"]["1|PortChannel9998"] == {"if_type": "PortChannel"}
+    spine = _sonic_dbs()["stor-spine-b"]
+    assert spine["VLAN_INTERFACE"]["Vlan102"] == {"static_anycast_gateway": "true", "vrf_name": "Vrf-inband"}
+    assert "Vlan102|10.102.0.1/16" in spine["VLAN_INTERFACE"]
+
+
+@pytest.mark.parametrize(
+    ("switch", "edit", "expected"),
+    [
+        ("stor-su1-1-a", lambda db: db["PORTCHANNEL"].pop("PortChannel1"), "PortChannel1"),
+        ("stor-su1-1-a", lambda db: db["MCLAG_DOMAIN"]["1"].update(peer_link="PortChannel77"), "peer_link"),
+        ("stor-spine-a", lambda db: db["VLAN_INTERFACE"]["Vlan102"].update(vrf_name="Vrf-nowhere"), "vrf_name"),
+    ],
+)
+def test_the_yang_check_refuses_a_broken_storage_config_db(switch: str, edit: Callable[[dict[str, Any]], object], expected: str) -> None:
+    db = _sonic_dbs()[switch]
+    edit(db)
+    problems = [str(p) for p in check_config_db(db)]
+    assert problems
+    assert any(expected in p for p in problems), problems
