@@ -50,7 +50,7 @@ def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
         'NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)'
     """
     if plan.cloud is not None:
-        return []  # the clouds' NCCL files carry the provider's settings, not the RoCE/IB contract checked here
+        return lint_cloud_nccl(plan, files)
     groups = {g.group: g for g in nccl_groups(plan)}
     findings: list[LintFinding] = []
     for name, text in sorted(files.items()):
@@ -75,6 +75,42 @@ def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
         if tc is None or not tc.isdigit() or int(tc) >> 2 != plan.roce.dscp:
             message = "NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)"
             findings.append(LintFinding(where, "NCCL_IB_TC", f"{plan.roce.effective_tos} (DSCP {plan.roce.dscp})", tc or "unset", message))
+    return findings
+
+
+def lint_cloud_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
+    """Findings for a cloud cluster's NCCL env files: each stack's contract variables (``CONTRACT_KEYS``: the libfabric
+    provider on EFA, the FasTrak interfaces on GPUDirect-TCPXO, gIB and its traffic classes, the ND topology file) must
+    carry the values the provider documents for the group's instance type.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.export import export_nccl
+        >>> plan = plan_cluster(load_cluster("inventories/gcp-a3ultra/cluster.yaml"))
+        >>> text = export_nccl(plan)["nccl/gpu.env"].replace("NCCL_IB_TC=52", "NCCL_IB_TC=106")
+        >>> str(lint_cloud_nccl(plan, {"gpu": text})[0])
+        'nccl/gpu.env: NCCL_IB_TC: the gib stack needs the value its provider documents (expected 52, found 106)'
+    """
+    from fabric.export.nccl_cloud import CONTRACT_KEYS, cloud_nccl_env  # the clouds' documented settings
+    from fabric.plan.cloud_stack import gpu_stack
+
+    assert plan.cloud is not None
+    provider = plan.cloud.provider
+    expected = {g.group: (gpu_stack(provider, g)[0], cloud_nccl_env(provider, g)) for g in plan.cloud.groups}
+    fabric_groups = sorted(name for name, (_, env) in expected.items() if env)
+    findings: list[LintFinding] = []
+    for name, text in sorted(files.items()):
+        where = f"nccl/{name}.env"
+        stack, env = expected.get(name, ("none", None))
+        if not env:
+            findings.append(LintFinding(where, "group", f"one of {fabric_groups}", name, "no cloud GPU group on a GPU fabric has this name"))
+            continue
+        actual = parse_env(text)
+        for key in CONTRACT_KEYS[stack]:
+            if actual.get(key) != env[key]:
+                message = f"the {stack} stack needs the value its provider documents"
+                findings.append(LintFinding(where, key, env[key], actual.get(key, "unset"), message))
     return findings
 
 

@@ -10,7 +10,8 @@ verifies on the live node). Sources, per stack:
   the ``import-helper`` (dmabuf) kernel module and the NCCL FasTrak plugin; 8 GPU gVNICs.
 * ``gib``: A3 Ultra, A4, A4X: Google's NCCL/gIB ("Optimize cluster networking by using NCCL/gIB"): the gIB NCCL
   plugin over the RDMA NICs (8 MRDMA; A4X 4).
-* ``nd-ib``: Azure ND with InfiniBand: the VM's IB ports and the NCCL topology file of the Azure HPC image.
+* ``nd-ib``: Azure ND with NVIDIA GPUs and InfiniBand: the VM's IB ports and the NCCL topology file of the Azure HPC
+  image.
 * ``none``: no GPU fabric (login, storage, plain VMs, or a GPU type whose stack this project does not install: A3
   High/Edge GPUDirect-TCPX).
 """
@@ -43,7 +44,9 @@ def gpu_stack(provider: str, group: CloudGroupPlan) -> tuple[GpuStack, int]:
     if provider == "gcp":
         return _gcp(group.instance_type)
     size = AZURE_VM_SIZES.get(group.instance_type) if provider == "azure" else None
-    return ("nd-ib", size.ib_ports) if size is not None and size.ib_ports else ("none", 0)
+    if size is None or not size.ib_ports or (size.gpu_model or "").startswith("MI"):
+        return "none", 0  # AMD Instinct (MI300X) ND sizes run RCCL, not NCCL: nothing here for them
+    return "nd-ib", size.ib_ports
 
 
 def _gcp(machine_type: str) -> tuple[GpuStack, int]:

@@ -128,7 +128,7 @@ def test_cloud_nccl_env_is_the_providers_fabric_settings() -> None:
     assert aws == {"FI_PROVIDER": "efa", "FI_EFA_USE_DEVICE_RDMA": "1", "RDMAV_FORK_SAFE": "1"}
     azure = parse_env(export_nccl(plan_of("azure-ndv5"))["nccl/gpu.env"])
     assert azure["NCCL_TOPO_FILE"] == "/opt/microsoft/ndv5-topo.xml"
-    assert export_nccl(plan_of("gcp-a3mega")) == {}  # not exported yet (README)
+    assert parse_env(export_nccl(plan_of("gcp-a3mega"))["nccl/gpu.env"])["NCCL_FASTRAK_CTRL_DEV"] == "enp0s12"  # tests/export/test_nccl_cloud.py
 
 
 def test_hostlist_compresses_runs_per_prefix_and_width() -> None:
