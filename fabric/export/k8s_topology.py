@@ -5,9 +5,10 @@ Kueue's topology-aware scheduling (kueue.x-k8s.io/v1beta2 ``Topology``, Kueue v0
 ``config/components/crd/bases/kueue.x-k8s.io_topologies.yaml``) reads plain node labels, one per level, broadest
 first; the last level may be ``kubernetes.io/hostname`` and then must be last (the CRD's validation rule). A
 ``ResourceFlavor`` with ``topologyName`` must also select nodes by at least one label (its CRD rule). Our levels:
-the spine block (every leaf reaches every spine of it), then the group of nodes that share their leaves (a scalable
-unit on a rail-optimized fabric, where a node reaches all of its unit's rail leaves; the leaf itself on a fat tree),
-then the host.
+the spine block (every leaf reaches every spine of it), on a three-tier fabric the pod (its leaves reach each other
+through the pod's spines, other pods only through the super-spines), then the group of nodes that share their leaves
+(a scalable unit on a rail-optimized fabric, where a node reaches all of its unit's rail leaves; the leaf itself on a
+fat tree), then the host.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fabric.plan.types import ClusterPlan, NodePlan
 
 LABEL_PREFIX = "topology.gpufabric.io/"
 BLOCK_LABEL = f"{LABEL_PREFIX}spine-block"
+POD_LABEL = f"{LABEL_PREFIX}pod"
 SU_LABEL = f"{LABEL_PREFIX}scalable-unit"
 LEAF_LABEL = f"{LABEL_PREFIX}leaf"
 HOST_LABEL = "kubernetes.io/hostname"  # the well-known label the kubelet sets (Kubernetes "Well-Known Labels")
@@ -49,18 +51,25 @@ def node_labels(plan: ClusterPlan) -> dict[str, dict[str, str]]:
         {'topology.gpufabric.io/spine-block': 'pod-a', 'topology.gpufabric.io/scalable-unit': 'su02'}
     """
     labels: dict[str, dict[str, str]] = {}
+    pods = plan.fabric.pods if plan.fabric else None
+    pod_of = {leaf.name: pods.pod_of(leaf) for leaf in plan.fabric.leaves} if plan.fabric and pods else {}
     for node in plan.nodes:
         group = _leaf_group(plan, node) if node.role == "gpu" else None
         if group is not None:
-            # One spine block: every leaf of a two-tier fabric reaches every spine.
-            labels[node.hostname] = {BLOCK_LABEL: plan.name, group[0]: group[1]}
+            # One spine block: every leaf of a two-tier fabric reaches every spine (on three tiers, every pod spine
+            # reaches every super-spine of its plane).
+            labels[node.hostname] = {BLOCK_LABEL: plan.name}
+            leaf = next((i.switch for i in node.interfaces if i.plane == "compute" and i.switch), None)
+            if pod_of and leaf in pod_of:
+                labels[node.hostname][POD_LABEL] = f"pod{pod_of[leaf]:02d}"
+            labels[node.hostname][group[0]] = group[1]
     return labels
 
 
 def topology_levels(labels: dict[str, dict[str, str]]) -> list[str]:
     """Kueue's levels, broadest first, ending with the hostname."""
     used = {key for node in labels.values() for key in node}
-    return [key for key in (BLOCK_LABEL, SU_LABEL, LEAF_LABEL) if key in used] + [HOST_LABEL]
+    return [key for key in (BLOCK_LABEL, POD_LABEL, SU_LABEL, LEAF_LABEL) if key in used] + [HOST_LABEL]
 
 
 def kueue_objects(plan: ClusterPlan, labels: dict[str, dict[str, str]]) -> list[dict[str, object]]:

@@ -78,11 +78,35 @@ def topology_conf(plan: ClusterPlan) -> str:
         lines.append(f"# {meaning}")
         lines.append(f"SwitchName={name} Nodes={hostlist(nodes)}")
     spines = plan.fabric.spines if plan.fabric else ()
-    if spines and len(leaves) > 1:
+    if plan.fabric is not None and plan.fabric.pods is not None and len(leaves) > 1:
+        lines.extend(_pod_switches(plan, leaves))
+    elif spines and len(leaves) > 1:
         # Every spine reaches every leaf, so for placement the spine tier is one switch above all leaves.
         lines.append(f"# spine tier: {', '.join(s.name for s in spines)}")
         lines.append(f"SwitchName=spines Switches={hostlist(leaves)}")
     return "\n".join(lines) + "\n"
+
+
+def _pod_switches(plan: ClusterPlan, leaves: dict[str, tuple[str, list[str]]]) -> list[str]:
+    """Three tiers: one switch per pod above its leaf groups (the pod's spines), the super-spines above the pods."""
+    fabric = plan.fabric
+    assert fabric is not None
+    assert fabric.pods is not None
+    pod_of_leaf = {leaf.name: fabric.pods.pod_of(leaf) for leaf in fabric.leaves}
+    leaf_of = {n.hostname: next((i.switch for i in n.interfaces if i.plane == "compute" and i.switch), None) for n in plan.nodes}
+    groups: dict[int, list[str]] = defaultdict(list)
+    for name, (_, nodes) in leaves.items():
+        pod = pod_of_leaf.get(leaf_of.get(nodes[0]) or "")
+        if pod is not None:
+            groups[pod].append(name)
+    lines: list[str] = []
+    for pod, names in sorted(groups.items()):
+        lines.append(f"# pod {pod}: spines {', '.join(s.name for s in fabric.spines if fabric.pods.pod_of(s) == pod)}")
+        lines.append(f"SwitchName=pod{pod:02d} Switches={hostlist(names)}")
+    if len(groups) > 1:
+        lines.append(f"# super-spine tier: {len(fabric.super_spines)} super-spines in {fabric.pods.spines_per_pod} planes")
+        lines.append(f"SwitchName=superspines Switches={hostlist([f'pod{pod:02d}' for pod in sorted(groups)])}")
+    return lines
 
 
 def _compute_groups(plan: ClusterPlan) -> dict[str, list[NodePlan]]:

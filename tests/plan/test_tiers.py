@@ -16,6 +16,8 @@ import pytest
 import yaml
 
 from fabric.errors import InputError
+from fabric.export.k8s_topology import BLOCK_LABEL, HOST_LABEL, POD_LABEL, SU_LABEL, node_labels, topology_levels
+from fabric.export.slurm import topology_conf
 from fabric.model import ClusterSpec
 from fabric.plan import check_and_plan, plan_cluster
 from fabric.plan.serialize import plan_to_json
@@ -181,3 +183,20 @@ def test_meta_24k_gpu_three_layer_clos_reproduces_the_published_figures() -> Non
     assert fabric.bisection_both_directions_gbps == 8 * 32 * 14 * 400 >= hosts // 7
     assert fabric.bisection_gbps == fabric.bisection_both_directions_gbps // 2
     assert (len(fabric.leaves), len(fabric.spines), len(fabric.super_spines)) == (384, 256, 32)
+
+
+def test_schedulers_see_the_pods_between_the_scalable_units_and_the_super_spines() -> None:
+    plan = plan_cluster(three_tier(12))
+    lines = [line for line in topology_conf(plan).splitlines() if line.startswith("SwitchName")]
+    assert lines == [
+        "SwitchName=su01 Nodes=gpu[01-04]",
+        "SwitchName=su02 Nodes=gpu[05-08]",
+        "SwitchName=su03 Nodes=gpu[09-12]",
+        "SwitchName=pod01 Switches=su01",
+        "SwitchName=pod02 Switches=su02",
+        "SwitchName=pod03 Switches=su03",
+        "SwitchName=superspines Switches=pod[01-03]",
+    ]
+    labels = node_labels(plan)
+    assert labels["gpu05"] == {BLOCK_LABEL: "three-tier", POD_LABEL: "pod02", SU_LABEL: "su02"}
+    assert topology_levels(labels) == [BLOCK_LABEL, POD_LABEL, SU_LABEL, HOST_LABEL]
