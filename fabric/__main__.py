@@ -74,6 +74,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     lab.add_argument("action", choices=("up", "status", "ping", "down"), help="ping: jumbo frames between nodes in different racks")
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
+    lab.add_argument("--json", action="store_true", help="the result as JSON (status is always JSON)")
     if command is None or command in APPLY_COMMANDS or command not in COMMANDS:
         from fabric.apply.cli import add_commands
 
@@ -285,11 +286,22 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
     if args.action == "up":
         state = lab_up(plan, state_dir)
+        ssh = {s.name: f"ssh -p {s.ssh_port} -i {state.client_key} root@127.0.0.1" for s in state.switches}
+        if args.json:
+            out.print_json(
+                json.dumps(
+                    {"cluster": plan.name, "state": str(state_dir), "namespaces": len(state.namespaces), "processes": len(state.pids), "ssh": ssh}
+                )
+            )
+            return EXIT_OK
         out.print(f"[green]twin up[/]: {len(state.namespaces)} namespaces, {len(state.pids)} processes, state in {state_dir}", highlight=False)
-        for switch in state.switches:
-            out.print(f"  {switch.name}: ssh -p {switch.ssh_port} -i {state.client_key} root@127.0.0.1", highlight=False)
+        for name, command in ssh.items():
+            out.print(f"  {name}: {command}", highlight=False)
     elif args.action == "ping":
         ping = cross_rack_ping(plan)
+        if args.json:
+            out.print_json(json.dumps(dataclasses.asdict(ping)))
+            return EXIT_OK if ping.ok else EXIT_FAILED
         colour = "green" if ping.ok else "red"
         out.print(
             f"[{colour}]jumbo ping {'ok' if ping.ok else 'FAILED'}[/]: {ping.source} → {ping.target} ({ping.address}), "
@@ -299,6 +311,9 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
         return EXIT_OK if ping.ok else EXIT_FAILED
     elif args.action == "down":
         removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
+        if args.json:
+            out.print_json(json.dumps({"cluster": plan.name, "removed": removed}))
+            return EXIT_OK
         out.print(f"[green]twin down[/]: removed {len(removed)} (processes and namespaces)", highlight=False)
     else:
         out.print_json(json.dumps(lab_status(state_dir)))

@@ -1,0 +1,51 @@
+"""``lab up`` off a terminal and with ``--json``: whole SSH command lines a script can copy, or JSON it can parse.
+
+The namespaces are the one boundary replaced (``lab_up`` needs root and ip-netns); everything else is the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fabric import __main__ as cli
+from fabric.apply import lab
+from fabric.apply.lab import LabState, LabSwitch
+from fabric.plan.types import ClusterPlan
+from tests.conftest import ROOT
+
+LAB = ROOT / "inventories" / "lab" / "cluster.yaml"
+
+
+@pytest.fixture
+def fake_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """``lab_up`` returning the state a real twin records, under a state path long enough to wrap at 80 columns."""
+    deep = tmp_path / ("a-very-long-state-directory-name-" * 3) / "state"
+
+    def up(plan: ClusterPlan, directory: Path) -> LabState:
+        assert plan.fabric is not None
+        switches = tuple(LabSwitch(s.name, f"{plan.name}-{s.name}", 2200 + i, str(directory / s.name)) for i, s in enumerate(plan.fabric.switches))
+        return LabState(plan.name, str(directory), ("ns",) * len(switches), (1,) * len(switches), switches, str(directory / "client_key"), "")
+
+    monkeypatch.setattr(lab, "lab_up", up)
+    return deep
+
+
+def test_lab_up_prints_each_ssh_command_whole_off_a_terminal(fake_up: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["lab", "up", str(LAB), "--state", str(fake_up)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    key = str(fake_up.resolve() / "client_key")
+    ssh = [line for line in lines if "ssh -p" in line]
+    assert len(ssh) == 4  # the lab example: 2 spines, 2 leaves
+    assert all(line.endswith(f"-i {key} root@127.0.0.1") and len(line) > 80 for line in ssh), ssh
+    assert not any("\x1b[" in line for line in lines)
+
+
+def test_lab_up_json_gives_the_ssh_command_per_switch(fake_up: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["lab", "up", str(LAB), "--state", str(fake_up), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cluster"] == "lab"
+    assert sorted(data["ssh"]) == ["leaf01", "leaf02", "spine01", "spine02"]
+    assert data["ssh"]["leaf01"].startswith("ssh -p 22")
