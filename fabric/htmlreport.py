@@ -143,8 +143,9 @@ def _plan_tables(plan: ClusterPlan) -> list[str]:
 def _fabric_tables(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
     rows: list[list[object]] = []
     for tier in fabric.tiers:
-        sample = fabric.leaves if tier.tier == "leaf" else fabric.spines
-        bisection = fabric.bisection_gbps if tier.tier == "spine" else min(tier.downlink_gbps, tier.uplink_gbps) * tier.switches // 2
+        sample = {"leaf": fabric.leaves, "spine": fabric.spines, "superspine": fabric.super_spines}[tier.tier]
+        top = tier is fabric.tiers[-1]  # the fabric's cut sits at its top tier (spines, or super-spines on three tiers)
+        bisection = fabric.bisection_gbps if top else min(tier.downlink_gbps, tier.uplink_gbps) * tier.switches // 2
         rows.append(
             [
                 tier.tier,

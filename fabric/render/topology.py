@@ -372,9 +372,10 @@ def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Struc
         )
     )
     for tier in fabric.tiers:
-        sample = (fabric.leaves if tier.tier == "leaf" else fabric.spines) or None
+        sample = ({"leaf": fabric.leaves, "spine": fabric.spines, "superspine": fabric.super_spines}[tier.tier]) or None
         kind = f"{sample[0].model} ({sample[0].nos})" if sample else "-"
-        bisection = fabric.bisection_gbps if tier.tier == "spine" else min(tier.downlink_gbps, tier.uplink_gbps) * tier.switches // 2
+        top = tier is fabric.tiers[-1]  # the fabric's cut sits at its top tier (spines, or super-spines on three tiers)
+        bisection = fabric.bisection_gbps if top else min(tier.downlink_gbps, tier.uplink_gbps) * tier.switches // 2
         up = f", {_tbps(tier.uplink_gbps)} up, oversubscription {tier.oversubscription}" if tier.uplink_gbps else ""
         lines.append(
             (
