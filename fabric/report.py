@@ -162,7 +162,8 @@ def _print_oob(console: Console, oob: OobPlan) -> None:
 def print_storage(console: Console, net: StorageNetworkPlan) -> None:
     """One row per switch of a storage / in-band network: role, pair, port budget, host cables per plane and address."""
     planes = ", ".join(f"{s.plane} vlan {s.vlan} mtu {s.mtu}" + (" RoCE" if s.roce else "") for s in net.segments)
-    title = f"{net.name} network ({net.topology}, {net.attach}, {planes}; oversubscription {net.oversubscription})"
+    per_plane = ", ".join(f"{plane} {ratio}" for plane, ratio in net.plane_oversubscription)
+    title = f"{net.name} network ({net.topology}, {net.attach}, {planes}; oversubscription {net.oversubscription}: {per_plane})"
     table = Table(title=title, title_justify="left")
     for column in ("switch", "role", "model", "NOS", "ports used / total", "storage", "inband", "address"):
         table.add_column(column)

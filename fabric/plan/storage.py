@@ -233,8 +233,21 @@ def _build(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> tuple[S
     over = f"{max(ratios):.2f}:1" if ratios and not collapsed else "n/a"
     return StorageNetworkPlan(
         net.name, net.planes, net.spec.topology, net.spec.attach, net.spec.separation, net.spec.speed_gbps, segments,
-        tuple(switches), tuple(links), over,
+        tuple(switches), tuple(links), over, _per_plane(net.planes, links),
     ), []  # fmt: skip
+
+
+def _per_plane(planes: tuple[str, ...], links: list[StorageLink]) -> tuple[tuple[str, str], ...]:
+    """Per plane: its host bandwidth over the uplink bandwidth of the leaf where that ratio is highest (``n/a`` collapsed)."""
+    uplink: dict[str, int] = {}
+    for x in links:
+        if x.kind == "uplink":
+            uplink[x.a_device] = uplink.get(x.a_device, 0) + x.speed_gbps
+    out: list[tuple[str, str]] = []
+    for plane in planes:
+        ratios = [sum(x.speed_gbps for x in links if x.a_device == leaf and x.plane == plane and x.kind == plane) / up for leaf, up in uplink.items()]
+        out.append((plane, f"{max(ratios):.2f}:1" if ratios else "n/a"))
+    return tuple(out)
 
 
 def _name(net: _Net, location: str, side: str) -> str:

@@ -91,6 +91,8 @@ class StorageNetworkPlan:
     switches: tuple[StorageSwitchPlan, ...]
     links: tuple[StorageLink, ...]
     oversubscription: str
+    plane_oversubscription: tuple[tuple[str, str], ...] = ()
+    """Per plane, its host bandwidth over the uplink bandwidth of its busiest leaf (what it gets when it alone fills them)."""
 
     @property
     def leaves(self) -> tuple[StorageSwitchPlan, ...]:

@@ -163,3 +163,8 @@ def test_roce_storage_on_sonic_is_refused_until_it_is_rendered(tmp_path: Path) -
     assert _errors(tmp_path, network=network) == [
         "planes.storage.network.roce: RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
     ]
+
+
+def test_oversubscription_per_plane(tmp_path: Path) -> None:
+    # su leaf a: storage 32 x 200G = 6400 Gb/s, in-band 32 x 100G = 3200 Gb/s, over 1600 Gb/s of uplinks
+    assert _net(_plan(tmp_path)).plane_oversubscription == (("storage", "4.00:1"), ("inband", "2.00:1"))
