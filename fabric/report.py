@@ -35,6 +35,7 @@ def summary_line(plan: ClusterPlan) -> str:
     transport = plan.plane("compute").transport
     line = f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switches} switches"
     extra = [f"{net.name} network {len(net.switches)}" for net in plan.storage]
+    extra += [f"oob {len(plan.oob.switches)}"] if plan.oob else []
     return line + (f" (compute; {', '.join(extra)})" if extra else "")
 
 

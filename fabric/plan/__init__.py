@@ -98,8 +98,8 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         return findings, None
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
-    oob, oob_findings = build_oob(spec, nodes, fabric)
     storage, storage_findings = build_storage(spec, nodes)
+    oob, oob_findings = build_oob(spec, nodes, fabric, storage)
     findings = findings + oob_findings + storage_findings
     if any(f.severity == "error" for f in oob_findings + storage_findings):
         return findings, None

@@ -28,6 +28,7 @@ from fabric.model.oob import DEFAULT_VLAN, MAX_RACKS_PER_SU, OobNetworkSpec
 from fabric.plan import addressing
 from fabric.plan.oob_types import OobCableKind, OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.ports import MGMT_INTERFACE
+from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import FabricPlan, NodePlan
 
 _PATH = ("planes", "oob", "network")
@@ -50,7 +51,9 @@ class _Group:
     reserved: int = 0  # slots kept for nodes that are not there (yet)
 
 
-def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None) -> tuple[OobPlan | None, list[Finding]]:
+def build_oob(
+    spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None, storage: tuple[StorageNetworkPlan, ...] = ()
+) -> tuple[OobPlan | None, list[Finding]]:
     """The OOB plan, or None without ``planes.oob.network``; and every problem found (the plan is None if there is one).
 
     Example:
@@ -72,7 +75,7 @@ def build_oob(spec: ClusterSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan
     if len(uplink_ports) < net.uplinks:  # no dedicated uplink cages: the last access ports carry the uplinks
         access_total -= net.uplinks
         uplink_ports = tuple(model.port_name(net.nos, access_total + k, model.speed_gbps) for k in range(net.uplinks))
-    groups = _groups(spec, net, nodes, fabric)
+    groups = _groups(spec, net, nodes, fabric, storage)
     findings.extend(_place_devices(spec, net, groups))
     switches: list[OobSwitchPlan] = []
     links: list[OobLink] = []
@@ -153,7 +156,9 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
     return problems
 
 
-def _groups(spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None) -> dict[str, _Group]:
+def _groups(
+    spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None, storage: tuple[StorageNetworkPlan, ...]
+) -> dict[str, _Group]:
     groups: dict[str, _Group] = {}
     su_size = spec.fabric.su_size if spec.fabric else 0
 
@@ -181,6 +186,15 @@ def _groups(spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...],
             group(f"su{su}", su).ports[su_size + rank] = end
         else:
             group(f"su{su}-net", _IDS_PER_SU * su).ports[rank] = end
+    for end, su in _storage_switches(storage):
+        if su is None:
+            to_mgmt(end)
+        elif net.placement == "su":
+            ports = group(f"su{su}", su).ports
+            ports[max([su_size, *ports]) + 1] = end
+        else:
+            ports = group(f"su{su}-net", _IDS_PER_SU * su).ports
+            ports[max(ports, default=0) + 1] = end
     for node in nodes:
         bmc = next((i for i in node.interfaces if i.kind == "bmc"), None)
         if bmc is None:
@@ -194,6 +208,21 @@ def _groups(spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...],
             rack, port = divmod(node.slot - 1, net.nodes_per_rack)
             group(f"su{node.scalable_unit}-r{rack + 1}", _IDS_PER_SU * (node.scalable_unit - 1) + rack + 1).ports[port + 1] = end
     return groups
+
+
+def _storage_switches(storage: tuple[StorageNetworkPlan, ...]) -> list[tuple[_Endpoint, int | None]]:
+    """The storage / in-band switches' management ports with their SU (None: services pair, spines, a collapsed pair)."""
+    return [
+        (_Endpoint("switch-mgmt", s.name, s.mgmt_interface, s.mgmt_address), _su_of(s.location))
+        for network in storage
+        for s in sorted(network.switches, key=lambda s: s.switch_id)
+    ]
+
+
+def _su_of(location: str) -> int | None:
+    """SU ``s`` of a storage switch location ``su<s>-<k>``; None for ``svc``, ``spine``, ``pair``."""
+    head = location.split("-")[0]
+    return int(head[2:]) if head.startswith("su") and head[2:].isdigit() else None
 
 
 def _place_devices(spec: ClusterSpec, net: OobNetworkSpec, groups: dict[str, _Group]) -> list[Finding]:

@@ -14,7 +14,7 @@ from fabric.errors import InputError
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.kea import KEA_FILE, render_kea
-from fabric.report import print_plan
+from fabric.report import print_plan, summary_line
 from tests.conftest import ROOT
 
 EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
@@ -35,9 +35,10 @@ def test_one_switch_per_su_plus_the_management_rack(tmp_path: Path, sus: int) ->
     assert plan.fabric is not None
     names = [s.name for s in plan.oob.switches]
     assert names == ["oob-mgmt", *(f"oob-su{s}" for s in range(1, sus + 1))]
-    # 32 DGX BMC slots + 8 rail leaves per SU; the management rack: spines, 4 storage and 2 management BMCs.
-    assert [s.ports_used for s in plan.oob.switches[1:]] == [40] * sus
-    assert plan.oob.switches[0].ports_used == len(plan.fabric.spines) + 6
+    # 32 DGX BMC slots + 8 rail leaves + the SU's storage leaf pair per SU; the management rack: spines, the storage
+    # network's spine and services pairs, 4 storage and 2 management BMCs.
+    assert [s.ports_used for s in plan.oob.switches[1:]] == [42] * sus
+    assert plan.oob.switches[0].ports_used == len(plan.fabric.spines) + 4 + 6
 
 
 @pytest.mark.parametrize("sus", [1, 2, 4])
@@ -46,7 +47,7 @@ def test_rack_placement_has_a_switch_per_rack_and_per_su_network_rack(tmp_path: 
     assert plan.oob is not None
     locations = Counter(s.location.split("-")[-1][0] for s in plan.oob.switches if s.location != "mgmt")
     assert locations == {"r": 8 * sus, "n": sus}
-    assert all(s.ports_used <= 8 for s in plan.oob.switches if s.location != "mgmt")
+    assert all(s.ports_used <= (10 if s.location.endswith("net") else 4) for s in plan.oob.switches if s.location != "mgmt")
 
 
 def test_every_bmc_and_switch_management_port_is_cabled_once_with_its_address(tmp_path: Path) -> None:
@@ -57,6 +58,7 @@ def test_every_bmc_and_switch_management_port_is_cabled_once_with_its_address(tm
     ends = Counter((x.b_device, x.b_port) for x in access)
     bmcs = {(n.hostname, i.name): i.address for n in plan.nodes for i in n.interfaces if i.kind == "bmc"}
     switches = {(s.name, s.mgmt_interface): s.mgmt_address for s in plan.fabric.switches}
+    switches |= {(s.name, s.mgmt_interface): s.mgmt_address for net in plan.storage for s in net.switches}
     assert set(ends) == set(bmcs) | set(switches)
     assert set(ends.values()) == {1}
     assert all(x.b_address == {**bmcs, **switches}[(x.b_device, x.b_port)] for x in access)
@@ -103,36 +105,36 @@ def test_plan_summary_lists_each_management_switch_with_its_budget(tmp_path: Pat
     rows = [line for line in console.export_text().splitlines() if line.startswith("│ oob-")]
     assert len(rows) == 3
     assert "oob-su1" in rows[1]
-    assert "40 / 48" in rows[1]
+    assert "42 / 48" in rows[1]
     assert "10.103.255.1/16" in rows[1]
 
 
 def test_a_pdu_takes_its_named_port_and_gets_a_dhcp_pool(tmp_path: Path) -> None:
-    pdu = "devices: [{name: pdu-su1, kind: pdu, switch: oob-su1, port: 41, address: 10.103.250.1}]"
+    pdu = "devices: [{name: pdu-su1, kind: pdu, switch: oob-su1, port: 43, address: 10.103.250.1}]"
     plan = _plan(tmp_path, network=f"network: {{{pdu}}}")
     assert plan.oob is not None
     rows = [(x.a_port, x.b_device, x.kind, x.b_address) for x in plan.oob.links if x.kind == "device"]
-    assert rows == [("swp41", "pdu-su1", "device", "10.103.250.1/16")]
-    assert plan.oob.switches[1].ports_used == 41
+    assert rows == [("swp43", "pdu-su1", "device", "10.103.250.1/16")]
+    assert plan.oob.switches[1].ports_used == 43
     kea = json.loads(render_kea(plan)[KEA_FILE])["Dhcp4"]
-    assert {"pool": "10.103.250.1 - 10.103.250.1", "client-class": "oob-su1-swp41"} in kea["subnet4"][0]["pools"]
+    assert {"pool": "10.103.250.1 - 10.103.250.1", "client-class": "oob-su1-swp43"} in kea["subnet4"][0]["pools"]
 
 
 @pytest.mark.parametrize(
     ("device", "message"),
     [
         (
-            "{name: p, kind: pdu, switch: oob-su7, port: 41, address: 10.103.250.1}",
+            "{name: p, kind: pdu, switch: oob-su7, port: 43, address: 10.103.250.1}",
             "there is no management switch 'oob-su7'; the plan has oob-mgmt, oob-su1, oob-su2",
         ),
         ("{name: p, kind: pdu, switch: oob-su1, port: 5, address: 10.103.250.1}", "oob-su1 port 5 already takes gpu005 bmc; pick a free port"),
         (
-            "{name: p, kind: pdu, switch: oob-su1, port: 41, address: 10.9.0.1}",
+            "{name: p, kind: pdu, switch: oob-su1, port: 43, address: 10.9.0.1}",
             "10.9.0.1 is outside the oob plane 10.103.0.0/16; pick an address inside it",
         ),
         (
             "{name: p, kind: console, switch: oob-su1, port: 49, address: 10.103.250.1}",
-            "oob-su1 needs 49 access ports (32 BMC, 8 switch-management, 1 PDU/console, 8 ports reserved for empty node slots) but the sn2201 "
+            "oob-su1 needs 49 access ports (32 BMC, 10 switch-management, 1 PDU/console, 6 ports reserved for empty node slots) but the sn2201 "
             "has 48; use placement: rack, or pick a management switch with more ports",
         ),
     ],
@@ -142,3 +144,20 @@ def test_a_misplaced_device_is_an_error_naming_the_fix(tmp_path: Path, device: s
     with pytest.raises(InputError) as caught:
         _plan(tmp_path, network=f"network: {{devices: [{device}]}}")
     assert [f.message for f in caught.value.errors] == [message]
+
+
+def test_storage_switches_take_the_port_after_their_su_leaves_and_the_summary_counts_each_plane(tmp_path: Path) -> None:
+    plan = _plan(tmp_path)
+    assert plan.oob is not None
+    rows = [(x.a_device, x.a_port, x.b_device) for x in plan.oob.links if x.b_device.startswith("stor-")]
+    assert rows == [
+        ("oob-mgmt", "swp5", "stor-spine-a"),
+        ("oob-mgmt", "swp6", "stor-spine-b"),
+        ("oob-mgmt", "swp7", "stor-svc-a"),
+        ("oob-mgmt", "swp8", "stor-svc-b"),
+        ("oob-su1", "swp41", "stor-su1-1-a"),
+        ("oob-su1", "swp42", "stor-su1-1-b"),
+        ("oob-su2", "swp41", "stor-su2-1-a"),
+        ("oob-su2", "swp42", "stor-su2-1-b"),
+    ]
+    assert summary_line(plan).endswith("20 switches (compute; storage network 8, oob 3)")

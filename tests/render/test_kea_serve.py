@@ -87,6 +87,6 @@ def _offers(netns: str, tmp_path: Path, asks: list[tuple[str, str]]) -> list[str
 
 
 def test_kea_offers_the_planned_address_per_port(netns: str, tmp_path: Path) -> None:
-    asks = [("oob-su1", "swp5"), ("oob-su2", "swp33"), ("oob-mgmt", "swp9"), ("oob-su9", "swp1"), ("oob-su1", "swp45")]
+    asks = [("oob-su1", "swp5"), ("oob-su2", "swp33"), ("oob-mgmt", "swp13"), ("oob-su9", "swp1"), ("oob-su1", "swp45")]
     # gpu005's BMC (oob[16 + 5 - 1]), leaf-su02-r1's management port, mgmt01's BMC; an unknown switch and an unused port get nothing.
     assert _offers(netns, tmp_path, asks) == ["10.103.0.20", "10.103.252.137", "10.103.7.224", None, None]

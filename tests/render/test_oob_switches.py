@@ -66,7 +66,7 @@ def test_the_yang_check_catches_a_broken_oob_config() -> None:
 def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
     lines = _oob_files("onprem-roce")["oob-su1"].splitlines()
     access = [line for line in lines if line.endswith("bridge domain br_default access 100")]
-    assert len(access) == 40  # 32 BMC slots + 8 rail leaves' eth0
+    assert len(access) == 42  # 32 BMC slots + 8 rail leaves' eth0 + the SU's storage leaf pair
     assert "nv set interface swp5 description 'gpu005 bmc'" in lines
     assert "nv set interface swp5 bridge domain br_default stp bpdu-guard on" in lines
     assert "nv set interface swp33 description 'leaf-su01-r1 eth0'" in lines

@@ -99,7 +99,7 @@ def test_report_shows_the_roce_contract_per_hop_and_port_use() -> None:
     ports = {row[0]: row for row in next(t for t in page.tables if t[0][:2] == ["switch", "tier"])}
     assert ports["leaf-su01-r1"][3:] == ["32", "32", "64", "128", "50"]
     assert ports["spine01"][3:] == ["128", "0", "128", "128", "100"]
-    assert ports["oob-su1"][1:] == ["oob", "sn2201", "40", "2", "42", "50", "84"]  # 32 BMCs + 8 leaves' mgmt, 2 uplinks
+    assert ports["oob-su1"][1:] == ["oob", "sn2201", "42", "2", "44", "50", "88"]  # 32 BMCs + 8 leaves' + 2 storage leaves' mgmt, 2 uplinks
 
 
 def test_report_lists_validation_warnings() -> None:

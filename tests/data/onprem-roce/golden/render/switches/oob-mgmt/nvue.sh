@@ -20,27 +20,43 @@ nv set interface swp4 description 'spine04 eth0'
 nv set interface swp5 bridge domain br_default access 100
 nv set interface swp5 bridge domain br_default stp admin-edge on
 nv set interface swp5 bridge domain br_default stp bpdu-guard on
-nv set interface swp5 description 'stor01 bmc'
+nv set interface swp5 description 'stor-spine-a eth0'
 nv set interface swp6 bridge domain br_default access 100
 nv set interface swp6 bridge domain br_default stp admin-edge on
 nv set interface swp6 bridge domain br_default stp bpdu-guard on
-nv set interface swp6 description 'stor02 bmc'
+nv set interface swp6 description 'stor-spine-b eth0'
 nv set interface swp7 bridge domain br_default access 100
 nv set interface swp7 bridge domain br_default stp admin-edge on
 nv set interface swp7 bridge domain br_default stp bpdu-guard on
-nv set interface swp7 description 'stor03 bmc'
+nv set interface swp7 description 'stor-svc-a eth0'
 nv set interface swp8 bridge domain br_default access 100
 nv set interface swp8 bridge domain br_default stp admin-edge on
 nv set interface swp8 bridge domain br_default stp bpdu-guard on
-nv set interface swp8 description 'stor04 bmc'
+nv set interface swp8 description 'stor-svc-b eth0'
 nv set interface swp9 bridge domain br_default access 100
 nv set interface swp9 bridge domain br_default stp admin-edge on
 nv set interface swp9 bridge domain br_default stp bpdu-guard on
-nv set interface swp9 description 'mgmt01 bmc'
+nv set interface swp9 description 'stor01 bmc'
 nv set interface swp10 bridge domain br_default access 100
 nv set interface swp10 bridge domain br_default stp admin-edge on
 nv set interface swp10 bridge domain br_default stp bpdu-guard on
-nv set interface swp10 description 'mgmt02 bmc'
+nv set interface swp10 description 'stor02 bmc'
+nv set interface swp11 bridge domain br_default access 100
+nv set interface swp11 bridge domain br_default stp admin-edge on
+nv set interface swp11 bridge domain br_default stp bpdu-guard on
+nv set interface swp11 description 'stor03 bmc'
+nv set interface swp12 bridge domain br_default access 100
+nv set interface swp12 bridge domain br_default stp admin-edge on
+nv set interface swp12 bridge domain br_default stp bpdu-guard on
+nv set interface swp12 description 'stor04 bmc'
+nv set interface swp13 bridge domain br_default access 100
+nv set interface swp13 bridge domain br_default stp admin-edge on
+nv set interface swp13 bridge domain br_default stp bpdu-guard on
+nv set interface swp13 description 'mgmt01 bmc'
+nv set interface swp14 bridge domain br_default access 100
+nv set interface swp14 bridge domain br_default stp admin-edge on
+nv set interface swp14 bridge domain br_default stp bpdu-guard on
+nv set interface swp14 description 'mgmt02 bmc'
 nv set interface core bond member swp49
 nv set interface core bond member swp50
 nv set interface core bridge domain br_default vlan 100

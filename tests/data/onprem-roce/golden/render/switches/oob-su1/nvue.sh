@@ -161,6 +161,14 @@ nv set interface swp40 bridge domain br_default access 100
 nv set interface swp40 bridge domain br_default stp admin-edge on
 nv set interface swp40 bridge domain br_default stp bpdu-guard on
 nv set interface swp40 description 'leaf-su01-r8 eth0'
+nv set interface swp41 bridge domain br_default access 100
+nv set interface swp41 bridge domain br_default stp admin-edge on
+nv set interface swp41 bridge domain br_default stp bpdu-guard on
+nv set interface swp41 description 'stor-su1-1-a eth0'
+nv set interface swp42 bridge domain br_default access 100
+nv set interface swp42 bridge domain br_default stp admin-edge on
+nv set interface swp42 bridge domain br_default stp bpdu-guard on
+nv set interface swp42 description 'stor-su1-1-b eth0'
 nv set interface core bond member swp49
 nv set interface core bond member swp50
 nv set interface core bridge domain br_default vlan 100
