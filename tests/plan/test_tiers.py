@@ -200,3 +200,24 @@ def test_schedulers_see_the_pods_between_the_scalable_units_and_the_super_spines
     labels = node_labels(plan)
     assert labels["gpu05"] == {BLOCK_LABEL: "three-tier", POD_LABEL: "pod02", SU_LABEL: "su02"}
     assert topology_levels(labels) == [BLOCK_LABEL, POD_LABEL, SU_LABEL, HOST_LABEL]
+
+
+def test_sonic_spines_cannot_mix_leaf_and_super_spine_speeds() -> None:
+    data = three_tier().model_dump(mode="json", exclude_none=True)
+    data["fabric"]["spine"] = {"model": "sn5600", "nos": "sonic"}
+    data["fabric"]["super_spine"]["uplink_speed_gbps"] = 400
+    assert errors(ClusterSpec.model_validate(data)) == [
+        "fabric.super_spine.uplink_speed_gbps: SONiC runs one SKU, one port speed, on a switch; sn5600 spines cannot mix "
+        "[400, 800] Gb/s. Drop uplink_speed_gbps or run the spines under another NOS (e.g. cumulus)"
+    ]
+
+
+def test_pod_spines_that_reach_the_leaves_management_offset_are_an_error_with_the_fix() -> None:
+    data = three_tier(pods=64).model_dump(mode="json", exclude_none=True)
+    data["fabric"]["management"] = {"mgmt_leaf_offset": 100}
+    findings, plan = check_and_plan(ClusterSpec.model_validate(data))
+    assert plan is None
+    assert [f.message for f in findings if f.severity == "error"] == [
+        "pod spines take mgmt_pool[2..129] for 64 pods, reaching the leaves at mgmt_leaf_offset 100; set mgmt_leaf_offset "
+        "to 256 or more (and a mgmt_pool that holds it)"
+    ]
