@@ -67,8 +67,11 @@ class _Structure:
     uplink_speeds: set[int]
     downlinks: dict[str, int]  # switch -> host cables (leaf) or leaf cables (spine)
     host_links: int
-    fabric_links: int
+    fabric_links: int  # leaf <-> spine
     host_speeds: set[int]
+    supers: list[SwitchPlan] = field(default_factory=list[SwitchPlan])  # super-spines of a three-tier fabric
+    super_uplinks: dict[str, int] = field(default_factory=dict[str, int])  # spine -> cables to the super-spines
+    super_speeds: set[int] = field(default_factory=set[int])
 
 
 def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
@@ -105,7 +108,16 @@ def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Str
     uplink_speeds: set[int] = set()
     host_speeds: set[int] = set()
     leaves: set[str] = set()
+    super_uplinks: dict[str, int] = defaultdict(int)
+    super_speeds: set[int] = set()
+    supers: set[str] = set()
     for link in links:
+        if link.kind == "fabric" and switches[link.a_device].tier != "leaf":  # spine -> super-spine (three tiers)
+            super_uplinks[link.a_device] += 1
+            downlinks[link.b_device] += 1
+            super_speeds.add(link.speed_gbps)
+            supers.add(link.b_device)
+            continue
         leaves.add(link.a_device)
         if link.kind == "fabric":
             pair_count[link.a_device, link.b_device] += 1
@@ -126,7 +138,19 @@ def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Str
     uplinks = {(leaf, group_of[spine]): count for (leaf, spine), count in pair_count.items()}
     columns = _columns(sorted((switches[n] for n in leaves), key=_leaf_key))
     _attach_nodes(columns, {n.hostname: n for n in plan.nodes}, host_count, links)
-    return _Structure(spine_groups, columns, uplinks, uplink_speeds, dict(downlinks), sum(host_count.values()), sum(pair_count.values()), host_speeds)
+    return _Structure(
+        spine_groups,
+        columns,
+        uplinks,
+        uplink_speeds,
+        dict(downlinks),
+        sum(host_count.values()),
+        sum(pair_count.values()),
+        host_speeds,
+        sorted((switches[n] for n in supers), key=lambda x: natural_key(x.name)),
+        dict(super_uplinks),
+        super_speeds,
+    )
 
 
 def _attach_nodes(columns: list[_Column], nodes: dict[str, NodePlan], host_count: dict[tuple[str, str], int], links: list[Link]) -> None:
@@ -207,7 +231,8 @@ def _geometry(structure: _Structure, legend_w: float) -> _Geometry:
     comb = max((sum(len(b.per_leaf) for b in c.boxes) for c in structure.columns), default=0)
     groups = len(structure.spine_groups)
     trunk_w = _TRUNK_GAP * (groups + 1)
-    spine_w = max([_svg.text_width(s.name, 12) + _svg.text_width("9999↓", 10) + 16 for g in structure.spine_groups for s in g] + [90.0])
+    spines = [s for g in structure.spine_groups for s in g] + structure.supers
+    spine_w = max([_svg.text_width(s.name, 12) + _svg.text_width("9999↓ 99↑", 10) + 16 for s in spines] + [90.0])
     slot = _slot(comb)
     columns_w = min(len(structure.columns), MAX_COLUMNS) * (slot * (comb + 1) + leaf_w + trunk_w + _COL_GAP)
     return _Geometry(leaf_w, slot * (comb + 1), slot, trunk_w, spine_w, max(columns_w, legend_w, 3 * spine_w), groups)
@@ -240,9 +265,16 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Structu
     out.extend(_rail_swatches(_PAD, y, structure))
     y += 22
     connectors: list[float] = []
+    super_y = None
+    if structure.supers:
+        y, super_y = _draw_supers(out, geo, structure, y=y)
     for g, members in enumerate(structure.spine_groups):
         y, connector_y = _draw_spine_group(out, geo, g, members, structure, y=y)
         connectors.append(connector_y)
+    if super_y is not None and connectors:  # the super-spines' trunk down the left margin, a stub into each spine group
+        out.append(_svg.line([(_PAD, super_y), (_PAD / 2, super_y), (_PAD / 2, connectors[-1])], "#333", 2))
+        out.extend(_svg.line([(_PAD / 2, c), (_PAD, c)], "#333", 2) for c in connectors[:-1])
+        out.append(_svg.line([(_PAD / 2, connectors[-1]), (_PAD, connectors[-1])], "#333", 2))
     band_buses: list[list[float]] = []
     for start in range(0, len(structure.columns), MAX_COLUMNS):
         buses = [y + 10 + 6 * g for g in range(geo.groups)]
@@ -285,10 +317,30 @@ def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[Swit
     for i, spine in enumerate(members):
         sx = _PAD + 8 + (i % per_row) * (geo.spine_w + 8)
         sy = y + 24 + (i // per_row) * _ROW
-        out.append(_switch_box(sx, sy, geo.spine_w, spine, counts=f"{structure.downlinks.get(spine.name, 0)}↓", tier="spine"))
+        up = structure.super_uplinks.get(spine.name, 0)
+        counts = f"{structure.downlinks.get(spine.name, 0)}↓" + (f" {up}↑" if up else "")
+        out.append(_switch_box(sx, sy, geo.spine_w, spine, counts=counts, tier="spine"))
     connector_y = y + height / 2
     out.append(_svg.line([(_PAD + geo.content_w, connector_y), (geo.riser_x(g), connector_y)], "#333", 2))
     return y + height + 10, connector_y
+
+
+def _draw_supers(out: list[str], geo: _Geometry, structure: _Structure, *, y: float) -> tuple[float, float]:
+    """The super-spines of a three-tier fabric in one frame above the spine groups; returns the next y and its middle."""
+    per_row = max(1, int((geo.content_w - 16) // (geo.spine_w + 8)))
+    rows = (len(structure.supers) + per_row - 1) // per_row
+    height = 26 + rows * _ROW + 4
+    out.append(_svg.rect(_PAD, y, geo.content_w, height, "#eef3fb", stroke="#9ab", dash=True))
+    sample = structure.supers[0]
+    ups = sorted(set(structure.super_uplinks.values()))
+    each = f"{ups[0]} × {speeds_label(structure.super_speeds)}" if len(ups) == 1 else "varying"
+    label = f"super-spines: {len(structure.supers)} × {sample.model} ({sample.nos}) · each spine to the super-spines: {each}"
+    out.append(_svg.text(_PAD + 8, y + 16, label, 11))
+    for i, switch in enumerate(structure.supers):
+        sx = _PAD + 8 + (i % per_row) * (geo.spine_w + 8)
+        sy = y + 24 + (i // per_row) * _ROW
+        out.append(_switch_box(sx, sy, geo.spine_w, switch, counts=f"{structure.downlinks.get(switch.name, 0)}↓", tier="spine"))
+    return y + height + 10, y + height / 2
 
 
 def _switch_box(x: float, y: float, w: float, switch: SwitchPlan, *, counts: str, tier: str) -> str:
@@ -366,7 +418,9 @@ def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Struc
     lines.append(
         (
             f"cables: {structure.host_links} × {speeds_label(structure.host_speeds)} node ↔ leaf, "
-            f"{structure.fabric_links} × {speeds_label(structure.uplink_speeds)} leaf ↔ spine · "
+            f"{structure.fabric_links} × {speeds_label(structure.uplink_speeds)} leaf ↔ spine"
+            + (f", {sum(structure.super_uplinks.values())} × {speeds_label(structure.super_speeds)} spine ↔ super-spine" if structure.supers else "")
+            + " · "
             "MTU " + ", ".join(f"{p.name} {p.mtu}" for p in plan.planes),
             11,
         )

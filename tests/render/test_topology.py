@@ -201,3 +201,21 @@ def test_storage_diagram_names_every_switch_counts_its_cables_and_fits_a_screen(
     width, height = png_size(svg, tmp_path)
     assert 600 <= width <= SCREEN[0], (width, height)
     assert 250 <= height <= SCREEN[1], (width, height)
+
+
+@pytest.mark.parametrize("nos", ["eos", "sonic"])
+def test_three_tiers_draw_super_spines_above_the_pods_and_only_leaves_as_leaves(nos: str, tmp_path: Path) -> None:
+    plan = plan_of(f"render/{nos}-3tier")
+    assert plan.fabric is not None
+    svg = topology_svgs(plan)["compute"]
+    labels = texts(svg)
+    tiers = {s.name: s.tier for s in plan.fabric.switches}
+    assert set(tiers) <= set(labels)
+    assert [t.split(":")[0] for t in labels if t.startswith(("super-spines", "spine group"))] == ["super-spines", "spine group 1", "spine group 2"]
+    leaf_boxes = re.findall(r'fill="#e3f2d9"[^>]*/><text[^>]*>([^<]+)</text>', svg)
+    assert sorted(leaf_boxes) == sorted(n for n, t in tiers.items() if t == "leaf")
+    supers = [x for x in plan.fabric.links if tiers[x.a_device] == "spine"]
+    assert f"{len(supers)} × {supers[0].speed_gbps}G spine ↔ super-spine" in " / ".join(labels)
+    width, height = png_size(svg, tmp_path)
+    assert width <= SCREEN[0]
+    assert height <= SCREEN[1]
