@@ -172,29 +172,13 @@ def _groups(
         mgmt_next += 1
         group("mgmt", 0).ports[mgmt_next] = end
 
-    for spine in fabric.spines if fabric else ():
-        to_mgmt(_Endpoint("switch-mgmt", spine.name, spine.mgmt_interface, spine.mgmt_address))
-    leaf_rank: dict[int, int] = {}
-    for leaf in fabric.leaves if fabric else ():
-        end = _Endpoint("switch-mgmt", leaf.name, leaf.mgmt_interface, leaf.mgmt_address)
-        su = leaf.scalable_unit
+    for end, su in _switch_ports(fabric, storage):  # an SU's switches after its node slots, in this order
         if su is None:
             to_mgmt(end)
             continue
-        leaf_rank[su] = rank = leaf_rank.get(su, 0) + 1
-        if net.placement == "su":
-            group(f"su{su}", su).ports[su_size + rank] = end
-        else:
-            group(f"su{su}-net", _IDS_PER_SU * su).ports[rank] = end
-    for end, su in _storage_switches(storage):
-        if su is None:
-            to_mgmt(end)
-        elif net.placement == "su":
-            ports = group(f"su{su}", su).ports
-            ports[max([su_size, *ports]) + 1] = end
-        else:
-            ports = group(f"su{su}-net", _IDS_PER_SU * su).ports
-            ports[max(ports, default=0) + 1] = end
+        location, switch_id, first = (f"su{su}", su, su_size) if net.placement == "su" else (f"su{su}-net", _IDS_PER_SU * su, 0)
+        ports = group(location, switch_id).ports
+        ports[max([first, *ports]) + 1] = end
     for node in nodes:
         bmc = next((i for i in node.interfaces if i.kind == "bmc"), None)
         if bmc is None:
@@ -210,18 +194,24 @@ def _groups(
     return groups
 
 
-def _storage_switches(storage: tuple[StorageNetworkPlan, ...]) -> list[tuple[_Endpoint, int | None]]:
-    """The storage / in-band switches' management ports with their SU (None: services pair, spines, a collapsed pair)."""
-    return [
+def _switch_ports(fabric: FabricPlan | None, storage: tuple[StorageNetworkPlan, ...]) -> list[tuple[_Endpoint, int | None]]:
+    """Every switch's management port with its SU (None: the management rack): compute spines, super-spines, leaves, then
+    the storage / in-band switches (an SU's leaf pairs; services pair, spines, a collapsed pair have none).
+    """
+    top = (*fabric.spines, *fabric.super_spines) if fabric else ()
+    ends = [(_Endpoint("switch-mgmt", s.name, s.mgmt_interface, s.mgmt_address), None) for s in top]
+    ends += [(_Endpoint("switch-mgmt", s.name, s.mgmt_interface, s.mgmt_address), s.scalable_unit) for s in fabric.leaves] if fabric else []
+    ends += [
         (_Endpoint("switch-mgmt", s.name, s.mgmt_interface, s.mgmt_address), _su_of(s.location))
         for network in storage
         for s in sorted(network.switches, key=lambda s: s.switch_id)
     ]
+    return ends
 
 
 def _su_of(location: str) -> int | None:
     """SU ``s`` of a storage switch location ``su<s>-<k>``; None for ``svc``, ``spine``, ``pair``."""
-    head = location.split("-")[0]
+    head = location.split("-", 1)[0]
     return int(head[2:]) if head.startswith("su") and head[2:].isdigit() else None
 
 
