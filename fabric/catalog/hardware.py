@@ -71,13 +71,28 @@ class HardwareProfile:
     gpu_model: str | None
     nvswitch: bool
     ports: dict[PlaneName, PortGroup]
+    sockets: int | None = None
+    cores_per_socket: int | None = None
+    memory_gb: int | None = None
+    nvlink_domain_nodes: int | None = None
 
 
 def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfile:
     """The planner's view of a validated profile (a data file's, or one a definition names ``name``)."""
     ports: dict[PlaneName, PortGroup] = {plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names) for plane, g in data.ports.items()}
     title = name if name is not None else getattr(data, "name", "")
-    return HardwareProfile(title, data.description, data.gpus, data.gpu_model, data.nvswitch, ports)
+    return HardwareProfile(
+        title,
+        data.description,
+        data.gpus,
+        data.gpu_model,
+        data.nvswitch,
+        ports,
+        data.sockets,
+        data.cores_per_socket,
+        data.memory_gb,
+        data.nvlink_domain_nodes,
+    )
 
 
 def load_node_profiles(directory: Path = NODE_DATA) -> dict[str, HardwareProfile]:

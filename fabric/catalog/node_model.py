@@ -77,12 +77,27 @@ class NodeProfileBody(_Strict):
     gpus: Annotated[int, Field(ge=0, le=72)]
     gpu_model: str | None = None
     nvswitch: bool = False
+    sockets: Annotated[int, Field(ge=1, le=16)] | None = Field(default=None, description="CPU sockets (Slurm's Sockets=).")
+    cores_per_socket: Annotated[int, Field(ge=1, le=1024)] | None = Field(
+        default=None, description="Physical cores per socket (Slurm's CoresPerSocket=); given together with sockets."
+    )
+    memory_gb: Annotated[int, Field(ge=1)] | None = Field(default=None, description="Installed system memory in GiB.")
+    nvlink_domain_nodes: Annotated[int, Field(ge=2, le=576)] | None = Field(
+        default=None,
+        description="Nodes that share one multi-node NVLink domain (a GB200 NVL72 rack: 18 compute trays); none for single-node NVLink.",
+    )
     ports: dict[PlaneName, PortGroupSpec] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> NodeProfileBody:
         if (self.gpus > 0) != (self.gpu_model is not None):
             msg = "gpu_model is given exactly when gpus > 0"
+            raise ValueError(msg)
+        if (self.sockets is None) != (self.cores_per_socket is None):
+            msg = "sockets and cores_per_socket are given together (Slurm needs both to count the cores)"
+            raise ValueError(msg)
+        if self.nvlink_domain_nodes is not None and self.gpus == 0:
+            msg = "nvlink_domain_nodes on a profile without GPUs; an NVLink domain joins GPUs"
             raise ValueError(msg)
         if self.nvswitch and self.gpus < 8:
             msg = f"nvswitch with {self.gpus} GPUs; NVSwitch boards carry 8 GPUs"

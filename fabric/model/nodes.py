@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from ipaddress import IPv4Address
@@ -142,7 +143,7 @@ class NodeGroupSpec(SpecModel):
                 "custom", f"group {self.group}: ports from the definition", self.gpus or 0, None, self.gpus is not None and self.gpus >= 8, ports
             )
         gpus = base.gpus if self.gpus is None else self.gpus
-        return HardwareProfile(base.name, base.description, gpus, base.gpu_model, base.nvswitch, ports)
+        return dataclasses.replace(base, gpus=gpus, ports=ports)
 
     def hostnames(self) -> list[str]:
         """Every hostname of the group, index 1..count."""

@@ -14,11 +14,12 @@ from fabric.plan.oob import build_oob
 from fabric.plan.storage import build_storage
 from fabric.plan.tiers import build_three_tier, check_pods, size_pods
 from fabric.plan.topology import fabric_members, size_fabric
-from fabric.plan.types import ClusterPlan, FabricPlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
+from fabric.plan.types import ClusterPlan, FabricPlan, HardwarePlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
 __all__ = [
     "ClusterPlan",
     "FabricPlan",
+    "HardwarePlan",
     "HostInterface",
     "Link",
     "NodePlan",
@@ -103,9 +104,17 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     findings = findings + oob_findings + storage_findings
     if any(f.severity == "error" for f in oob_findings + storage_findings):
         return findings, None
-    plan = ClusterPlan(spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob, storage)
+    plan = ClusterPlan(
+        spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob, storage, _hardware(spec)
+    )
     _assert_unique_addresses(plan)
     return findings, plan
+
+
+def _hardware(spec: ClusterSpec) -> tuple[HardwarePlan, ...]:
+    """The profiles the node groups use, sorted by name."""
+    profiles = {p.name: p for p in (spec.profile_of(g) for g in spec.nodes) if p is not None}
+    return tuple(HardwarePlan(p.name, p.gpus, p.sockets, p.cores_per_socket, p.memory_gb, p.nvlink_domain_nodes) for _, p in sorted(profiles.items()))
 
 
 def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:

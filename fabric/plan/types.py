@@ -189,6 +189,18 @@ class PlanePlan:
 
 
 @dataclass(frozen=True, slots=True)
+class HardwarePlan:
+    """What the schedulers need of one node profile in use: CPUs, memory, the multi-node NVLink domain (None: unknown)."""
+
+    name: str
+    gpus: int
+    sockets: int | None = None
+    cores_per_socket: int | None = None
+    memory_gb: int | None = None
+    nvlink_domain_nodes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ClusterPlan:
     """Everything derived from one cluster definition."""
 
@@ -203,6 +215,12 @@ class ClusterPlan:
     oob: OobPlan | None = None
     storage: tuple[StorageNetworkPlan, ...] = ()
     """The storage / in-band Ethernet networks (``planes.storage.network``, ``planes.inband.network``)."""
+    hardware: tuple[HardwarePlan, ...] = ()
+    """The node profiles the groups use, by name (bare metal only)."""
+
+    def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
+        """The profile facts of a node's hardware (None on cloud nodes)."""
+        return next((h for h in self.hardware if h.name == node.hardware), None)
 
     def plane(self, name: str) -> PlanePlan:
         """The plane called ``name``."""

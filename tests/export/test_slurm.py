@@ -4,6 +4,7 @@ that includes our nodes.conf and topology.conf, reports our switches through ``s
 from __future__ import annotations
 
 import getpass
+import itertools
 import os
 import re
 import shutil
@@ -74,12 +75,23 @@ def _show_topology(conf: Path, env: dict[str, str], deadline: float) -> str:
         time.sleep(0.3)
 
 
+ACCEPTED = {
+    "onprem-roce": ROOT / "inventories/onprem-roce/cluster.yaml",
+    "onprem-ib": ROOT / "inventories/onprem-ib/cluster.yaml",
+    "lab": ROOT / "inventories/lab/cluster.yaml",
+    "three-tier": ROOT / "tests/data/plan/three-tier/cluster.yaml",  # pods under super-spines
+    "nvl72": ROOT / "tests/data/export/nvl72.yaml",  # CPU and memory on the node lines, NVLink domains
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("example", ["onprem-roce", "onprem-ib", "lab"])
+@pytest.mark.parametrize("example", sorted(ACCEPTED))
 def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -> None:
-    plan = plan_cluster(load_cluster(ROOT / "inventories" / example / "cluster.yaml"))
+    plan = plan_cluster(load_cluster(ACCEPTED[example]))
     files = export_slurm(plan)
     for relative, text in files.items():
+        if relative == "slurm/topology-block.conf":
+            continue  # topology/block needs Slurm 23.11; Debian 12 ships 22.05 (checked structurally below)
         # slurmd would be reached on the in-band plane; here every node points at loopback so nothing leaves the host
         (tmp_path / Path(relative).name).write_text(re.sub(r"NodeAddr=\S+", "NodeAddr=127.0.0.1", text), encoding="utf-8")
     (tmp_path / "state").mkdir()
@@ -108,3 +120,47 @@ def test_rail_optimized_units_are_the_leaves_and_the_spine_tier_sits_above() -> 
     text = export_slurm(plan_cluster(load_cluster(ROOT / "inventories/onprem-roce/cluster.yaml")))["slurm/topology.conf"]
     lines = [line for line in text.splitlines() if line.startswith("SwitchName=")]
     assert lines == ["SwitchName=su01 Nodes=gpu[001-032]", "SwitchName=su02 Nodes=gpu[033-064]", "SwitchName=spines Switches=su[01-02]"]
+
+
+def test_node_lines_carry_the_profiles_cpus_and_memory() -> None:
+    text = export_slurm(plan_cluster(load_cluster(ROOT / "inventories/onprem-roce/cluster.yaml")))["slurm/nodes.conf"]
+    line = next(line for line in text.splitlines() if line.startswith("NodeName=gpu001 "))
+    # dgx-h100: 2 x 56 cores, 2 TiB installed; RealMemory 95% of it in MiB so slurmd's MemTotal is not "Low RealMemory"
+    assert "Sockets=2 CoresPerSocket=56 RealMemory=1992294 Gres=gpu:8" in line
+    storage = export_slurm(plan_cluster(load_cluster(ROOT / "inventories/lab/cluster.yaml")))["slurm/nodes.conf"]
+    assert "Sockets=" not in storage  # lab-node gives no CPUs: nothing is invented
+
+
+def _expand(hostlist_expr: str) -> list[str]:
+    match = re.fullmatch(r"(\w+?)\[(\d+)-(\d+)\]", hostlist_expr)
+    assert match is not None, hostlist_expr
+    width = len(match.group(2))
+    return [f"{match.group(1)}{n:0{width}d}" for n in range(int(match.group(2)), int(match.group(3)) + 1)]
+
+
+def test_nvlink_domains_become_blocks_in_topology_block_form() -> None:
+    plan = plan_cluster(load_cluster(ROOT / "tests/data/export/nvl72.yaml"))
+    text = export_slurm(plan)["slurm/topology-block.conf"]
+    blocks = dict(re.findall(r"^BlockName=(\S+) Nodes=(\S+)$", text, re.MULTILINE))
+    sizes = [int(n) for n in re.findall(r"^BlockSizes=(\S+)$", text, re.MULTILINE)[0].split(",")]
+    members = {name: _expand(nodes) for name, nodes in blocks.items()}
+    gpu_nodes = [n.hostname for n in plan.nodes if n.role == "gpu"]
+    assert sorted(h for hosts in members.values() for h in hosts) == gpu_nodes  # each GPU node in exactly one block
+    assert members == {"gpu-nvl01": gpu_nodes[:18], "gpu-nvl02": gpu_nodes[18:]}  # one 18-tray NVL72 rack each
+    # topology.conf(5): every block holds at least the base size; each further size is a power of two times the prior
+    assert all(len(hosts) >= sizes[0] for hosts in members.values())
+    assert all(b % a == 0 and (b // a) & (b // a - 1) == 0 and b > a for a, b in itertools.pairwise(sizes))
+    assert sizes == [18, 36]
+    assert "slurm/topology-block.conf" not in export_slurm(plan_cluster(load_cluster(ROOT / "inventories/onprem-roce/cluster.yaml")))
+
+
+def test_three_tiers_put_each_pod_above_its_units_and_the_super_spines_above_the_pods() -> None:
+    text = export_slurm(plan_cluster(load_cluster(ROOT / "tests/data/plan/three-tier/cluster.yaml")))["slurm/topology.conf"]
+    lines = [line for line in text.splitlines() if line.startswith("SwitchName=")]
+    assert lines == [
+        "SwitchName=su01 Nodes=gpu[01-04]",
+        "SwitchName=su02 Nodes=gpu[05-08]",
+        "SwitchName=pod01 Switches=su01",
+        "SwitchName=pod02 Switches=su02",
+        "SwitchName=superspines Switches=pod[01-02]",
+    ]
