@@ -178,4 +178,67 @@ def _vlans_and_svis(db: dict[str, dict[str, dict[str, Any]]], config: L2Config) 
         config.routes.append(("vrf" + vrf.removeprefix("Vrf") if vrf else "default", prefix, str(fields.get("nexthop", ""))))
 
 
-L2_PARSERS = {"cumulus": parse_nvue_l2, "sonic": parse_config_db_l2}
+def parse_eos_l2(device: str, text: str) -> L2Config:
+    """An EOS running-config as an ``L2Config``: ``vlan`` and ``interface`` blocks, ``ip route vrf`` lines.
+
+    A member's ``channel-group N`` makes it a member of ``Port-ChannelN``; ``mlag N`` is the MLAG id; ``l2 mtu`` the MTU
+    of a switchport; VLAN 4094 (the MLAG peer VLAN) is left out.
+
+    Example:
+        >>> c = parse_eos_l2("s1", "vlan 101\n   name storage\n!\ninterface Ethernet1/1\n   channel-group 1 mode active\n!\n")
+        >>> c.vlans, c.interfaces["Port-Channel1"].members
+        ({101}, ['Ethernet1/1'])
+    """
+    config = L2Config(device)
+    block: list[str] = []
+    for line in [*text.splitlines(), "!"]:
+        if line.startswith((" ", "\t")):
+            block.append(line.strip())
+            continue
+        if block:
+            _eos_block(config, block)
+        block = [line.strip()]
+    config.vlans.discard(4094)
+    config.interfaces.pop("Vlan4094", None)
+    return config
+
+
+def _eos_block(config: L2Config, block: list[str]) -> None:
+    head, body = block[0].split(), block[1:]
+    match head:
+        case ["vlan", number]:
+            config.vlans.add(int(number))
+        case ["ip", "route", "vrf", vrf, prefix, via, *_]:
+            config.routes.append((vrf, prefix, via))
+        case ["interface", name]:
+            iface = config.interfaces.setdefault(name, L2Interface())
+            iface.svi = name.startswith("Vlan")
+            for words in (line.split() for line in body):
+                _eos_line(config, name, iface, words)
+        case _:
+            pass
+
+
+def _eos_line(config: L2Config, name: str, iface: L2Interface, words: list[str]) -> None:
+    match words:
+        case ["channel-group", number, "mode", _]:
+            config.interfaces.setdefault(f"Port-Channel{number}", L2Interface()).members.append(name)
+        case ["mlag", number]:
+            iface.mlag_id = int(number)
+        case ["switchport", "access", "vlan", number]:
+            iface.access = int(number)
+        case ["switchport", "trunk", "allowed", "vlan", value]:
+            iface.trunk.update(_vlans(value))
+        case ["l2", "mtu", value] | ["mtu", value]:
+            iface.mtu = int(value)
+        case ["vrf", value]:
+            iface.vrf = value
+        case ["ip", "address", value]:
+            iface.addresses.append(value)
+        case ["ip", "virtual-router", "address", value]:
+            iface.addresses.append(value if "/" in value else f"{value}/32")
+        case _:
+            pass
+
+
+L2_PARSERS = {"cumulus": parse_nvue_l2, "sonic": parse_config_db_l2, "eos": parse_eos_l2}

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
 
-StorageNos = Literal["sonic", "cumulus"]
+StorageNos = Literal["sonic", "cumulus", "eos"]
 
 
 class EthernetTierSpec(SpecModel):

@@ -22,13 +22,22 @@ SONIC_PEERLINK, SONIC_UPLINK, SONIC_DOWN_BASE = 9999, 9998, 9000
 PortChannel9999, a leaf's bond to the spines PortChannel9998 and a spine's bond to leaf pair p PortChannel(9000 + p)."""
 
 
+EOS_PEERLINK, EOS_UPLINK, EOS_DOWN_BASE = 2000, 1999, 1000
+"""EOS names a LAG ``Port-Channel<N>`` (1-2000 on the 7060X): a host bond keeps its number (below 1000), the peerlink is
+Port-Channel2000, a leaf's bond to the spines Port-Channel1999 and a spine's bond to leaf pair p Port-Channel(1000 + p)."""
+
+
 def bond_name(nos: str, bond: str) -> str:
     """The name a NOS gives the plan's bond (``bond7``, ``peerlink``, ``uplink``, ``down2``).
 
     Example:
-        >>> bond_name("sonic", "bond7"), bond_name("sonic", "down2"), bond_name("cumulus", "down2")
-        ('PortChannel7', 'PortChannel9002', 'down2')
+        >>> bond_name("sonic", "bond7"), bond_name("sonic", "down2"), bond_name("cumulus", "down2"), bond_name("eos", "peerlink")
+        ('PortChannel7', 'PortChannel9002', 'down2', 'Port-Channel2000')
     """
+    if nos == "eos":
+        numbers = {"peerlink": EOS_PEERLINK, "uplink": EOS_UPLINK}
+        number = numbers.get(bond) or (EOS_DOWN_BASE + int(bond[4:]) if bond.startswith("down") else int(bond.removeprefix("bond")))
+        return f"Port-Channel{number}"
     if nos != "sonic":
         return bond
     if bond == "peerlink":
@@ -41,10 +50,10 @@ def bond_name(nos: str, bond: str) -> str:
 
 
 def _mlag_id(nos: str, bond: str, planned: int | None) -> int | None:
-    """SONiC has no MLAG id: an MCLAG interface is its PortChannel, so the number stands for the id."""
-    if nos != "sonic" or planned is None:
+    """SONiC has no MLAG id and EOS gives a port-channel the MLAG id of its number, so the number stands for the id."""
+    if nos not in ("sonic", "eos") or planned is None:
         return planned
-    return int(bond_name(nos, bond).removeprefix("PortChannel"))
+    return int(bond_name(nos, bond).removeprefix("PortChannel").removeprefix("Port-Channel"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
 from fabric.render.storage_cumulus import render_storage_cumulus
+from fabric.render.storage_eos import render_storage_eos
 from fabric.render.storage_sonic import render_storage_sonic
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
@@ -14,6 +15,7 @@ StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
 STORAGE_RENDERERS: dict[str, StorageRenderer] = {
     "cumulus": render_storage_cumulus,
     "sonic": render_storage_sonic,
+    "eos": render_storage_eos,
 }
 
 

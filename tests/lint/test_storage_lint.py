@@ -154,3 +154,24 @@ def test_sonic_configs_are_linted_too() -> None:
     assert missing[0].startswith(
         "stor-spine-b: PortChannel9001: LAG PortChannel9001 (uplink bond) differs from its cables on this side (Ethernet8 missing)"
     )
+
+
+def _eos_lint(switch: str, old: str, new: str) -> list[str]:
+    plan = plan_cluster(load_cluster(DATA / "storage" / "eos" / "cluster.yaml"))
+    files = render_configs(plan)
+    configs: dict[str, str | None] = {n: files[f"switches/{n}/{f}"] for n, f in storage_config_files(plan).items()}
+    text = configs[switch] or ""
+    assert old in text
+    configs[switch] = text.replace(old, new, 1)
+    return [str(f) for f in lint_storage(plan, configs)]
+
+
+def test_eos_configs_are_linted_too() -> None:
+    assert _eos_lint("stor-svc-a", "hostname", "hostname") == []
+    mtu = _eos_lint("stor-su1-1-b", "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000", "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 1500")  # fmt: skip
+    assert mtu[0] == (
+        "stor-su1-1-b: Ethernet1/1: MTU mismatch on the storage path: gpu001 enp41s0f0np0 sends 9000-byte packets the port drops "
+        "(expected mtu >= 9000, found mtu 1500)"
+    )
+    lag = _eos_lint("stor-su1-1-b", "   channel-group 1 mode active\n", "")
+    assert any("LAG Port-Channel1 (gpu001 storage) differs from its cables on this side (Ethernet1/1 missing)" in f for f in lag)

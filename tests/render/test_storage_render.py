@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.lint.forms import unknown_commands
@@ -16,12 +17,15 @@ from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
 from fabric.render import render_configs
+from fabric.render.storage_avd import build_storage_structured_config
 from fabric.render.storage_cumulus import render_storage_cumulus
+from fabric.render.storage_eos import render_storage_eos
 from tests.conftest import DATA, ROOT, check_golden
 from tests.render.sonic_yang import check_config_db
+from tests.render.test_avd_reference import commands
 
 EXAMPLES = ["onprem-roce", "onprem-ib"]
-CASES = [*EXAMPLES, "storage/sonic"]  # the examples run Cumulus storage switches; storage/sonic runs SONiC ones
+CASES = [*EXAMPLES, "storage/sonic", "storage/eos"]  # the examples run Cumulus storage switches; storage/<nos> the others
 
 
 @cache
@@ -98,7 +102,7 @@ GOLDEN_LOCATIONS = ("spine", "svc", "su1-1")  # one pair stands for each kind; b
 
 
 def test_the_cases_cover_cumulus_and_sonic() -> None:
-    assert {f.switch.nos for case in CASES for f in _facts(case)} == {"cumulus", "sonic"}
+    assert {f.switch.nos for case in CASES for f in _facts(case)} == {"cumulus", "sonic", "eos"}
 
 
 @pytest.mark.parametrize("example", CASES)
@@ -149,3 +153,23 @@ def test_the_yang_check_refuses_a_broken_storage_config_db(switch: str, edit: Ca
     problems = [str(p) for p in check_config_db(db)]
     assert problems
     assert any(expected in p for p in problems), problems
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["eos"].supported)
+def test_eos_storage_text_is_what_avd_renders_from_the_structured_config(release: str) -> None:
+    for original in _facts("storage/eos"):
+        facts = dataclasses.replace(original, nos_version=release)
+        structured = build_storage_structured_config(facts)
+        violations = validate_structured_config(structured).validation_result.violations
+        assert not violations, [f"{'.'.join(map(str, v.path))}: {v.message}" for v in violations]
+        ours = commands(render_storage_eos(facts)["startup-config"])
+        assert ours == commands(get_device_config(structured)), facts.switch.name
+        assert ("interface Vlan4094", "no autostate") in ours
+
+
+def test_eos_storage_pair_runs_mlag_with_varp_on_the_spines() -> None:
+    text = render_storage_eos(next(f for f in _facts("storage/eos") if f.switch.name == "stor-spine-b"))["startup-config"]
+    assert "   ip virtual-router address 10.102.0.1\n" in text
+    assert "mlag configuration\n   domain-id spine\n   local-interface Vlan4094\n   peer-address 169.254.0.0\n   peer-link Port-Channel2000\n" in text
+    leaf = render_storage_eos(next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a"))["startup-config"]
+    assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n   switchport access vlan 101\n" in leaf
