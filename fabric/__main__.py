@@ -323,11 +323,13 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.htmlreport import build_report
 
-    validated = validate_file(args.file)
+    with err.status(f"validating and planning {args.file}"):  # a spinner on a terminal only
+        validated = validate_file(args.file)
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)
-    report = build_report(validated.plan, validated.warnings)
+    with err.status("rendering, linting and drawing the report"):
+        report = build_report(validated.plan, validated.warnings)
     digests = _write_files(target, {"report.html": report.html})
     if args.json:
         out.print_json(

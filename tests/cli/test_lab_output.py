@@ -1,4 +1,4 @@
-"""``lab up`` off a terminal and with ``--json``: whole SSH command lines a script can copy, or JSON it can parse.
+"""Console contracts: ``lab up`` off a terminal (whole SSH command lines) and with ``--json``; progress on a terminal only.
 
 The namespaces are the one boundary replaced (``lab_up`` needs root and ip-netns); everything else is the real CLI.
 """
@@ -6,6 +6,10 @@ The namespaces are the one boundary replaced (``lab_up`` needs root and ip-netns
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +53,26 @@ def test_lab_up_json_gives_the_ssh_command_per_switch(fake_up: Path, capsys: pyt
     assert data["cluster"] == "lab"
     assert sorted(data["ssh"]) == ["leaf01", "leaf02", "spine01", "spine02"]
     assert data["ssh"]["leaf01"].startswith("ssh -p 22")
+
+
+def test_render_shows_progress_on_a_terminal_and_none_in_a_pipe(tmp_path: Path) -> None:
+    """stderr on a pseudo-terminal gets the spinner's status lines; a pipe gets none of them."""
+    command = [sys.executable, "-m", "fabric", "render", str(LAB), "-o"]
+    primary, secondary = pty.openpty()
+    env = {**os.environ, "TERM": "xterm", "COLUMNS": "120"}
+    done = subprocess.run([*command, str(tmp_path / "tty")], cwd=ROOT, stdout=subprocess.PIPE, stderr=secondary, env=env, timeout=120, check=True)
+    os.close(secondary)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(primary)
+    assert b"rendering 4 switches" in seen
+    piped = subprocess.run([*command, str(tmp_path / "pipe")], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert "rendering 4 switches" not in piped.stderr
+    assert done.stdout.decode().startswith("rendered")
