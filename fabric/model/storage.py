@@ -57,8 +57,11 @@ class EthernetNetworkSpec(SpecModel):
     speed_gbps: Annotated[int, Field(ge=1, le=1600)] = Field(
         default=200, description="Port speed of every switch port (host, peerlink and uplink); the model must run it."
     )
-    attach: Literal["mlag"] = Field(
-        default="mlag", description="How nodes attach: mlag = an LACP bond over the two switches of a pair (one port each side)."
+    attach: Literal["mlag", "per-port"] = Field(
+        default="mlag",
+        description="How nodes attach: mlag = an LACP bond over the two switches of a pair (one port each side; the host "
+        "must bond them); per-port = each port an access port of its plane's VLAN with its own address, as the "
+        "network_planes role configures hosts today (source routing per port).",
     )
     separation: Literal["vlan", "vrf"] = Field(
         default="vrf", description="vlan: one VLAN per plane. vrf: also one VRF per plane for its gateway, so no route joins them."

@@ -272,7 +272,8 @@ def _leaf_pair(
         for plane, index, port, speed in host.ports:
             offset = index // 2 if host.appliance else base[plane] + index // 2
             count = sum(1 for p, *_ in host.ports if p == plane)
-            mlag = block * len(net.planes) + net.planes.index(plane) + 1 if count > 1 else None
+            bonded = count > 1 and net.spec.attach == "mlag"
+            mlag = block * len(net.planes) + net.planes.index(plane) + 1 if bonded else None
             side = names["ab"[index % 2]]
             link = StorageLink(
                 "inband" if plane == "inband" else "storage", side,

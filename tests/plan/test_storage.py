@@ -168,3 +168,13 @@ def test_roce_storage_on_sonic_is_refused_until_it_is_rendered(tmp_path: Path) -
 def test_oversubscription_per_plane(tmp_path: Path) -> None:
     # su leaf a: storage 32 x 200G = 6400 Gb/s, in-band 32 x 100G = 3200 Gb/s, over 1600 Gb/s of uplinks
     assert _net(_plan(tmp_path)).plane_oversubscription == (("storage", "4.00:1"), ("inband", "2.00:1"))
+
+
+def test_per_port_attach_cables_the_same_ports_without_host_bonds(tmp_path: Path) -> None:
+    bonded = _net(_plan(tmp_path / "a"))
+    per_port = _net(_plan(tmp_path / "b", network=NETWORK.replace("converged: true", "converged: true, attach: per-port")))
+    assert [(x.a_device, x.a_port, x.b_device, x.b_port) for x in per_port.links] == [
+        (x.a_device, x.a_port, x.b_device, x.b_port) for x in bonded.links
+    ]
+    assert {x.bond for x in per_port.links if x.kind in ("storage", "inband")} == {None}
+    assert any(x.bond for x in bonded.links if x.kind == "storage")

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,3 +174,13 @@ def test_eos_storage_pair_runs_mlag_with_varp_on_the_spines() -> None:
     assert "mlag configuration\n   domain-id spine\n   local-interface Vlan4094\n   peer-address 169.254.0.0\n   peer-link Port-Channel2000\n" in text
     leaf = render_storage_eos(next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a"))["startup-config"]
     assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n   switchport access vlan 101\n" in leaf
+
+
+def test_per_port_attach_renders_each_host_port_as_an_access_port(tmp_path: Path) -> None:
+    text = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text.replace("network: {converged: true,", "network: {converged: true, attach: per-port,"), encoding="utf-8")
+    facts = next(f for f in build_storage_facts(plan_cluster(load_cluster(path))) if f.switch.name == "stor-su1-1-b")
+    nvue = render_storage_cumulus(facts)["nvue.sh"]
+    assert "nv set interface swp1s0 bridge domain br_default access 101" in nvue
+    assert "bond mlag id" not in nvue.replace("interface uplink bond mlag id", "")
