@@ -1,0 +1,69 @@
+"""Per-rail traffic: recording rules that sum each rail's compute ports over all GPU nodes, and the rail imbalance alert.
+
+On a rail-optimized fabric NCCL keeps each ring and tree on one rail (``NCCL_CROSS_NIC=0``), so under a collective
+every rail carries about the same traffic. A rail far below (a leaf dropping, ports down, a NIC missing from
+``NCCL_IB_HCA``) or far above the mean (traffic crossing rails) is the fabric's problem, not the job's. Metric:
+node_exporter's netdev collector, ``node_network_transmit_bytes_total{device=...}`` (``collector/netdev_linux.go``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from fabric.plan.types import ClusterPlan
+
+RAIL_RECORD = "gpufabric:rail_transmit_bytes:rate5m"
+RAIL_LOW, RAIL_HIGH = 0.5, 1.5  # of the mean rail: half or one and a half times is no measurement noise under NCCL
+RAIL_BUSY_BYTES_PER_S = 125_000_000  # judge only when the mean rail moves >= 1 Gb/s (an idle fabric is balanced)
+RAIL_IMBALANCE_FOR = "15m"  # longer than one collective's phases, shorter than a training run
+
+
+def rail_devices(plan: ClusterPlan) -> dict[int, list[str]]:
+    """Rail → the interface names that carry it on the GPU nodes (several where groups differ in hardware).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> rail_devices(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))[1]
+        ['enp24s0np0']
+    """
+    rails: dict[int, set[str]] = defaultdict(set)
+    for node in plan.nodes:
+        if node.role == "gpu":
+            for port in node.interfaces:
+                if port.plane == "compute" and port.rail is not None:
+                    rails[port.rail].add(port.name)
+    return {rail: sorted(names) for rail, names in sorted(rails.items())}
+
+
+def rail_rules(plan: ClusterPlan) -> list[dict[str, object]]:
+    """One recording rule per rail, then ``RailImbalance``; empty with fewer than two rails."""
+    rails = rail_devices(plan)
+    if len(rails) < 2:
+        return []
+    rules: list[dict[str, object]] = [
+        {
+            "record": RAIL_RECORD,
+            "expr": f'sum(rate(node_network_transmit_bytes_total{{device=~"{"|".join(re.escape(d) for d in devices)}"}}[5m]))',
+            "labels": {"rail": str(rail)},
+        }
+        for rail, devices in rails.items()
+    ]
+    mean = f"scalar(avg({RAIL_RECORD}))"
+    rules.append(
+        {
+            "alert": "RailImbalance",
+            "expr": (
+                f"({RAIL_RECORD} < {RAIL_LOW} * {mean} or {RAIL_RECORD} > {RAIL_HIGH} * {mean})"
+                f" and on() (avg({RAIL_RECORD}) > {RAIL_BUSY_BYTES_PER_S})"
+            ),
+            "for": RAIL_IMBALANCE_FOR,
+            "labels": {"severity": "warning"},
+            "annotations": {
+                "summary": "rail {{ $labels.rail }} carries {{ $value | humanize }}B/s, outside 0.5-1.5x the mean rail: "
+                "a rail leaf, its ports or a NIC is off (or traffic crosses rails)"
+            },
+        }
+    )
+    return rules
