@@ -17,7 +17,9 @@ import re
 
 import yaml
 
+from fabric.export.telemetry_dashboard import dashboard_json
 from fabric.export.telemetry_rails import rail_rules
+from fabric.export.telemetry_scrape import scrape_config
 from fabric.plan.types import ClusterPlan
 
 # Thresholds: starting points to tune per site, each with its reason.
@@ -116,6 +118,12 @@ def alert_rules(plan: ClusterPlan) -> str:
 
 
 def export_telemetry(plan: ClusterPlan) -> dict[str, str]:
-    """``telemetry/alerts.yml`` for on-prem fabrics."""
+    """``telemetry/alerts.yml``, ``telemetry/prometheus.yml`` and a Grafana dashboard for on-prem fabrics."""
     text = alert_rules(plan)
-    return {"telemetry/alerts.yml": text} if text else {}
+    if not text:
+        return {}
+    return {
+        "telemetry/alerts.yml": text,
+        "telemetry/prometheus.yml": scrape_config(plan),
+        f"telemetry/grafana-{plan.name}.json": dashboard_json(plan),
+    }

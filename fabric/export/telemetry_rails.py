@@ -3,7 +3,9 @@
 On a rail-optimized fabric NCCL keeps each ring and tree on one rail (``NCCL_CROSS_NIC=0``), so under a collective
 every rail carries about the same traffic. A rail far below (a leaf dropping, ports down, a NIC missing from
 ``NCCL_IB_HCA``) or far above the mean (traffic crossing rails) is the fabric's problem, not the job's. Metric:
-node_exporter's netdev collector, ``node_network_transmit_bytes_total{device=...}`` (``collector/netdev_linux.go``).
+node_exporter's infiniband collector, ``node_infiniband_port_data_transmitted_bytes_total{device="mlx5_N"}`` (the
+HCA's ``port_xmit_data``, ``collector/infiniband_linux.go``), which counts RDMA on InfiniBand and RoCE alike; the
+netdev byte counters do not see RDMA traffic, which bypasses the kernel's network stack.
 """
 
 from __future__ import annotations
@@ -20,20 +22,20 @@ RAIL_IMBALANCE_FOR = "15m"  # longer than one collective's phases, shorter than 
 
 
 def rail_devices(plan: ClusterPlan) -> dict[int, list[str]]:
-    """Rail → the interface names that carry it on the GPU nodes (several where groups differ in hardware).
+    """Rail → the RDMA devices (HCAs) that carry it on the GPU nodes (several where groups differ in hardware).
 
     Example:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
         >>> rail_devices(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))[1]
-        ['enp24s0np0']
+        ['mlx5_0']
     """
     rails: dict[int, set[str]] = defaultdict(set)
     for node in plan.nodes:
         if node.role == "gpu":
             for port in node.interfaces:
-                if port.plane == "compute" and port.rail is not None:
-                    rails[port.rail].add(port.name)
+                if port.plane == "compute" and port.rail is not None and port.hca is not None:
+                    rails[port.rail].add(port.hca)
     return {rail: sorted(names) for rail, names in sorted(rails.items())}
 
 
@@ -45,7 +47,7 @@ def rail_rules(plan: ClusterPlan) -> list[dict[str, object]]:
     rules: list[dict[str, object]] = [
         {
             "record": RAIL_RECORD,
-            "expr": f'sum(rate(node_network_transmit_bytes_total{{device=~"{"|".join(re.escape(d) for d in devices)}"}}[5m]))',
+            "expr": f'sum(rate(node_infiniband_port_data_transmitted_bytes_total{{device=~"{"|".join(re.escape(d) for d in devices)}"}}[5m]))',
             "labels": {"rail": str(rail)},
         }
         for rail, devices in rails.items()

@@ -3,6 +3,7 @@ and stay quiet on ordinary incast pauses."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -79,10 +80,13 @@ def test_cloud_clusters_export_no_switch_alerts() -> None:
 
 
 def _rail_series(per_rail_bytes_per_s: list[int]) -> list[dict[str, str]]:
-    """One GPU node's eight compute ports (dgx-h100 names, rail order) sending at the given rates, 15 s scrapes."""
-    devices = ["enp24s0np0", "enp64s0np0", "enp79s0np0", "enp94s0np0", "enp154s0np0", "enp192s0np0", "enp206s0np0", "enp220s0np0"]
+    """One GPU node's eight compute HCAs (dgx-h100, rail order) sending at the given rates, 15 s scrapes."""
+    devices = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
     return [
-        {"series": f'node_network_transmit_bytes_total{{device="{d}",instance="gpu001:9100"}}', "values": f"0+{rate * 15}x120"}
+        {
+            "series": f'node_infiniband_port_data_transmitted_bytes_total{{device="{d}",port="1",instance="gpu001:9100"}}',
+            "values": f"0+{rate * 15}x120",
+        }
         for d, rate in zip(devices, per_rail_bytes_per_s, strict=True)
     ]
 
@@ -140,3 +144,63 @@ def test_the_rail_rule_test_can_fail(tmp_path: Path) -> None:
         }
     ]
     assert _run_rule_test(tmp_path, cases).returncode != 0
+
+
+ON_PREM = [e for e in EXAMPLES if e.parent.name.startswith(("onprem", "lab"))]
+
+
+@pytest.mark.parametrize("example", ON_PREM, ids=lambda p: p.parent.name)
+def test_promtool_accepts_the_scrape_config_with_its_rule_file(example: Path, tmp_path: Path) -> None:
+    for relative, text in export_telemetry(plan_cluster(load_cluster(example))).items():
+        (tmp_path / Path(relative).name).write_text(text, encoding="utf-8")
+    result = _promtool("check", "config", "prometheus.yml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS" in result.stdout  # it read alerts.yml too
+    config = yaml.safe_load((tmp_path / "prometheus.yml").read_text(encoding="utf-8"))
+    jobs = {job["job_name"]: [t for sc in job["static_configs"] for t in sc["targets"]] for job in config["scrape_configs"]}
+    plan = plan_cluster(load_cluster(example))
+    assert len(jobs["gpufabric-nodes"]) == len(plan.nodes)  # every node's node_exporter on its in-band address
+    assert len(jobs.get("gpufabric-dcgm", [])) == sum(1 for n in plan.nodes if n.gpus)
+
+
+def _dashboard_exprs(dashboard: dict[str, object]) -> list[str]:
+    panels = dashboard["panels"]
+    assert isinstance(panels, list)
+    return [t["expr"] for p in panels for t in p.get("targets", [])]
+
+
+def _promtool_parses(exprs: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Every expression as a recording rule: ``promtool check rules`` parses each with Prometheus' own PromQL parser."""
+    rules = {"groups": [{"name": "dashboard", "rules": [{"record": f"dashboard:expr_{i}", "expr": e} for i, e in enumerate(exprs)]}]}
+    (tmp_path / "exprs.yml").write_text(yaml.safe_dump(rules, width=1000), encoding="utf-8")
+    return _promtool("check", "rules", "exprs.yml", cwd=tmp_path)
+
+
+@pytest.mark.parametrize("example", ON_PREM, ids=lambda p: p.parent.name)
+def test_the_dashboard_has_a_row_per_rail_and_tier_and_every_expression_parses(example: Path, tmp_path: Path) -> None:
+    plan = plan_cluster(load_cluster(example))
+    dashboard = json.loads(export_telemetry(plan)[f"telemetry/grafana-{plan.name}.json"])
+    panels = dashboard["panels"]
+    assert [p["id"] for p in panels] == list(range(1, len(panels) + 1))
+    assert all(p["gridPos"]["x"] >= 0 and p["gridPos"]["x"] + p["gridPos"]["w"] <= 24 for p in panels)
+    spots = [(p["gridPos"]["x"], p["gridPos"]["y"]) for p in panels]
+    assert len(spots) == len(set(spots))  # no two panels on the same spot
+    rows = [p["title"] for p in panels if p["type"] == "row"]
+    hcas = {i.hca for n in plan.nodes if n.role == "gpu" for i in n.interfaces if i.plane == "compute" and i.hca}
+    rails = {i.rail for n in plan.nodes if n.role == "gpu" for i in n.interfaces if i.plane == "compute" and i.hca}
+    assert sum(r.startswith("Rail ") for r in rows) == len(rails if hcas else set())
+    assert plan.fabric is not None
+    tiers = {s.tier for s in plan.fabric.switches} if plan.fabric.link_layer == "ethernet" else set()
+    assert sum(r.endswith("switches)") for r in rows) == len(tiers)
+    exprs = _dashboard_exprs(dashboard)
+    assert exprs
+    result = _promtool_parses(exprs, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(exprs)} rules found" in result.stdout
+
+
+def test_the_expression_check_refuses_a_broken_expression(tmp_path: Path) -> None:
+    assert (
+        _promtool_parses(['sum by (instance) (rate(node_infiniband_port_data_transmitted_bytes_total{device=~"mlx5_0"}[5m])'], tmp_path).returncode
+        != 0
+    )
