@@ -37,7 +37,10 @@ def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparse
     cmd.add_argument(
         "kind",
         choices=sorted(EXPORTERS),
-        help="k8s: k8s/*.yaml; nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; telemetry: telemetry/{alerts,prometheus}.yml + a Grafana dashboard",
+        help=(
+            "k8s: k8s/*.yaml; nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; "
+            "telemetry: telemetry/{alerts,prometheus}.yml + a Grafana dashboard"
+        ),
     )
     cmd.add_argument("file", type=Path, help="the cluster definition")
     cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
