@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from fabric.errors import InputError
 from fabric.export.k8s_topology import BLOCK_LABEL, HOST_LABEL, POD_LABEL, SU_LABEL, node_labels, topology_levels
@@ -221,3 +223,39 @@ def test_pod_spines_that_reach_the_leaves_management_offset_are_an_error_with_th
         "pod spines take mgmt_pool[2..129] for 64 pods, reaching the leaves at mgmt_leaf_offset 100; set mgmt_leaf_offset "
         "to 256 or more (and a mgmt_pool that holds it)"
     ]
+
+
+@st.composite
+def three_tier_data(draw: st.DrawFn) -> dict[str, Any]:
+    data = yaml.safe_load(THREE_TIER.read_text(encoding="utf-8"))
+    data["fabric"]["topology"] = draw(st.sampled_from(["rail-optimized", "fat-tree"]))
+    data["fabric"]["su_size"] = draw(st.sampled_from([2, 4, 8]))
+    data["fabric"]["uplinks_per_leaf"] = draw(st.sampled_from([2, 4]))
+    data["fabric"]["host_ports_per_leaf"] = 4 if data["fabric"]["topology"] == "fat-tree" else None
+    data["fabric"] = {k: v for k, v in data["fabric"].items() if v is not None}
+    data["fabric"]["super_spine"] = {"model": "sn5600", "nos": "cumulus", "oversubscription": draw(st.sampled_from(["1:1", "2:1", "3:1"]))}
+    data["fabric"]["underlay"] = {"addressing": draw(st.sampled_from(["p2p-31", "unnumbered"]))}
+    data["nodes"][0]["count"] = draw(st.integers(1, 40))
+    return data
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(three_tier_data())
+def test_every_switch_port_carries_one_cable_and_every_leaf_reaches_every_spine_of_its_pod(data: dict[str, Any]) -> None:
+    findings, plan = check_and_plan(ClusterSpec.model_validate(data))
+    assume(plan is not None)
+    assert plan is not None
+    fabric, pods = fabric_of(plan)
+    ends = [(ln.a_device, ln.a_port) for ln in fabric.links] + [(ln.b_device, ln.b_port) for ln in fabric.links if ln.kind == "fabric"]
+    assert len(ends) == len(set(ends))
+    by_name = {s.name: s for s in fabric.switches}
+    reached: dict[str, set[str]] = {}
+    for ln in fabric.links:
+        if ln.kind == "fabric" and by_name[ln.a_device].tier == "leaf":
+            reached.setdefault(ln.a_device, set()).add(ln.b_device)
+            assert pods.pod_of(by_name[ln.a_device]) == pods.pod_of(by_name[ln.b_device])
+    for leaf in fabric.leaves:
+        pod = pods.pod_of(leaf)
+        assert reached[leaf.name] == {s.name for s in fabric.spines if pods.pod_of(s) == pod}
+    assert len(fabric.super_spines) == pods.spines_per_pod * pods.super_spines_per_plane
+    assert not [f for f in findings if f.severity == "error"]
