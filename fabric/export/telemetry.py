@@ -18,6 +18,7 @@ import re
 import yaml
 
 from fabric.export.telemetry_dashboard import dashboard_json
+from fabric.export.telemetry_gnmi import gnmic_config
 from fabric.export.telemetry_rails import rail_rules
 from fabric.export.telemetry_scrape import scrape_config
 from fabric.plan.types import ClusterPlan
@@ -122,8 +123,12 @@ def export_telemetry(plan: ClusterPlan) -> dict[str, str]:
     text = alert_rules(plan)
     if not text:
         return {}
-    return {
+    files = {
         "telemetry/alerts.yml": text,
         "telemetry/prometheus.yml": scrape_config(plan),
         f"telemetry/grafana-{plan.name}.json": dashboard_json(plan),
     }
+    gnmic = gnmic_config(plan)
+    if gnmic:
+        files["telemetry/gnmic.yaml"] = gnmic
+    return dict(sorted(files.items()))

@@ -14,6 +14,7 @@ from collections import defaultdict
 
 import yaml
 
+from fabric.export.telemetry_gnmi import GNMIC_PROMETHEUS_LISTEN, gnmic_config
 from fabric.plan.types import ClusterPlan
 
 NODE_EXPORTER_PORT = 9100
@@ -65,6 +66,9 @@ def scrape_config(plan: ClusterPlan) -> str:
     switches = _switch_targets(plan)
     if switches:
         jobs.append({"job_name": "gpufabric-frr", "static_configs": switches})
+    if gnmic_config(plan):
+        # gnmic (telemetry/gnmic.yaml) runs beside Prometheus and serves the switches' gNMI counters there
+        jobs.append({"job_name": "gpufabric-gnmic", "static_configs": [{"targets": [f"localhost{GNMIC_PROMETHEUS_LISTEN}"]}]})
     document = {
         "global": {"scrape_interval": SCRAPE_INTERVAL, "evaluation_interval": SCRAPE_INTERVAL, "external_labels": {"fabric": plan.name}},
         "rule_files": ["alerts.yml"],

@@ -204,3 +204,30 @@ def test_the_expression_check_refuses_a_broken_expression(tmp_path: Path) -> Non
         _promtool_parses(['sum by (instance) (rate(node_infiniband_port_data_transmitted_bytes_total{device=~"mlx5_0"}[5m])'], tmp_path).returncode
         != 0
     )
+
+
+def test_gnmic_subscribes_every_sonic_and_cumulus_switch_on_the_roce_priority(tmp_path: Path) -> None:
+    for definition, nos, port in (
+        (ROOT / "inventories/onprem-roce/cluster.yaml", "sonic", 8080),
+        (ROOT / "tests/data/plan/three-tier/cluster.yaml", "cumulus", 9339),
+    ):
+        plan = plan_cluster(load_cluster(definition))
+        config = yaml.safe_load(export_telemetry(plan)["telemetry/gnmic.yaml"])
+        assert plan.fabric is not None
+        switches = {s.name: s for s in plan.fabric.switches if s.nos == nos}
+        assert sorted(t["name"] for t in config["targets"].values()) == sorted(switches)
+        for address, target in config["targets"].items():
+            assert address == f"{switches[target['name']].mgmt_address.split('/')[0]}:{port}"
+            assert target["subscriptions"] == [f"{nos}-fabric"]
+        paths = config["subscriptions"][f"{nos}-fabric"]["paths"]
+        prio = plan.roce.priority
+        pause = f"SAI_PORT_STAT_PFC_{prio}_RX_PKTS" if nos == "sonic" else f"switch-priority[priority={prio}]/state/counters/in-pause-pkts"
+        assert any(pause in p for p in paths)
+        assert config["outputs"]["prometheus"]["type"] == "prometheus"
+        scrape = yaml.safe_load(export_telemetry(plan)["telemetry/prometheus.yml"])
+        assert "gpufabric-gnmic" in {job["job_name"] for job in scrape["scrape_configs"]}
+
+
+def test_no_gnmic_for_an_infiniband_fabric_or_uncovered_noses() -> None:
+    assert "telemetry/gnmic.yaml" not in export_telemetry(plan_cluster(load_cluster(ROOT / "inventories/onprem-ib/cluster.yaml")))
+    assert "telemetry/gnmic.yaml" not in export_telemetry(plan_cluster(load_cluster(ROOT / "inventories/lab/cluster.yaml")))  # FRR only
