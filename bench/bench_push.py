@@ -6,8 +6,8 @@ For each --parallel value a fresh twin is built, then:
   (BGP, routes, hold time, fresh login);
 - verify until the fabric is clean for 3 consecutive samples (BGP up, planned ECMP width, MTUs, no drift);
 - a second push (nothing to change: the cost of the read and diff path);
-- after the last one, a change on spine01 that resets its sessions (a new ASN) while a ping flood runs between the first
-  and the last rack: the packets lost (``push --drain`` is not built yet; this is the loss it would avoid).
+- after the last one, a change on spine01 that resets its sessions (a new ASN) while a ping flood runs between racks:
+  the packets lost without drain, then the same kind of change (the ASN back) with ``push --drain``: loss and time.
 Usage: ./dev bench   (or: python bench/bench_push.py [--spines 8] [--leaves 32] [--parallel 1,4,8])
 """
 
@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
-import signal
-import subprocess
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,10 +24,11 @@ from typing import Any
 import yaml
 
 from fabric.apply.cli import candidates, push_and_record
-from fabric.apply.lab import lab_down, lab_namespaces, lab_up, namespace
+from fabric.apply.lab import lab_down, lab_namespaces, lab_up
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, push_fabric
 from fabric.apply.session import DeviceAccess
+from fabric.apply.traffic import Flood, cross_rack_pairs
 from fabric.apply.verify import verify_fabric
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
@@ -47,40 +46,27 @@ def definition(spines: int, leaves: int) -> dict[str, Any]:
     return data
 
 
-def spine_change_loss(plan: ClusterPlan, state: Path, definition_file: Path, access: Mapping[str, DeviceAccess]) -> tuple[float, str]:
-    """Push a new ASN to spine01 alone while pinging every 10 ms from the first rack to the first node of up to 16 other
-    racks (flows hash onto different spines); (push seconds, packets sent/lost over all flows)."""
-    fabric = plan.fabric
-    assert fabric is not None
-    first: dict[str, tuple[str, str]] = {}
-    for link in fabric.links:
-        if link.kind == "host" and link.b_address and link.a_device not in first:
-            first[link.a_device] = (link.b_device, link.b_address)
-    (source, _), *targets = first.values()
-    floods = [
-        subprocess.Popen(
-            ["ip", "netns", "exec", namespace(plan.name, source), "ping", "-q", "-i", "0.01", "-W", "1", "-w", "600", address],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for _, address in targets[:16]
-    ]
-    time.sleep(2)
-    wanted = candidates(plan)
-    wanted["spine01"] = re.sub(r"router bgp \d+", "router bgp 65199", wanted["spine01"])
-    record = ChangeRecord(state, "spine-change")
-    record.begin(definition_file, commit=True, rollback_to=None)
-    t0 = time.perf_counter()
-    push_fabric(plan, wanted, access, RolloutOptions(commit=True), QUIET, change="spine-change", record=record)
-    pushed = time.perf_counter() - t0
-    time.sleep(2)
-    sent = received = 0
-    for flood in floods:
-        flood.send_signal(signal.SIGINT)  # ping prints its summary and exits
-        out = flood.communicate(timeout=30)[0]
-        if match := re.search(r"(\d+) packets transmitted, (\d+) received", out):
-            sent, received = sent + int(match.group(1)), received + int(match.group(2))
-    return pushed, f"{len(floods)} flows, {sent} sent, {sent - received} lost ({100 * (sent - received) / max(1, sent):.2f} %)"
+def spine_change_loss(
+    plan: ClusterPlan, state: Path, definition_file: Path, access: Mapping[str, DeviceAccess], *, asn: int, drain: bool
+) -> tuple[float, str]:
+    """Push ASN ``asn`` to spine01 alone (every session of it resets) while pinging every 10 ms between node pairs of
+    different racks (up to 16 flows, hashed onto different spines); (push seconds, packets sent/lost over all flows)."""
+    flood = Flood(plan, pairs=cross_rack_pairs(plan), interval_s=0.01)
+    try:
+        time.sleep(2)
+        wanted = candidates(plan)
+        wanted["spine01"] = re.sub(r"router bgp \d+", f"router bgp {asn}", wanted["spine01"])
+        change = f"spine-change-{'drained' if drain else 'undrained'}"
+        record = ChangeRecord(state, change)
+        record.begin(definition_file, commit=True, rollback_to=None)
+        t0 = time.perf_counter()
+        results = push_fabric(plan, wanted, access, RolloutOptions(commit=True, drain=drain), QUIET, change=change, record=record)
+        pushed = time.perf_counter() - t0
+        assert all(not r.error for r in results), [r.error for r in results if r.error]
+        time.sleep(2)
+    finally:
+        got = flood.stop()
+    return pushed, f"{got.flows} flows, {got.sent} sent, {got.lost} lost ({100 * got.lost / max(1, got.sent):.2f} %)"
 
 
 def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
@@ -108,7 +94,8 @@ def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
         push_and_record(plan, definition_file, state, access, options, progress=QUIET)
         row["repush"] = time.perf_counter() - t3
         if loss:
-            row["spine_push"], row["loss"] = spine_change_loss(plan, state, definition_file, access)
+            row["spine_push"], row["loss"] = spine_change_loss(plan, state, definition_file, access, asn=65199, drain=False)
+            row["drained_push"], row["drained_loss"] = spine_change_loss(plan, state, definition_file, access, asn=65100, drain=True)
     finally:
         t4 = time.perf_counter()
         lab_down(plan.name, state, lab_namespaces(plan))
@@ -133,7 +120,8 @@ def main() -> None:
             flush=True,
         )
         if "loss" in r:
-            print(f"spine01 change without drain: pushed in {r['spine_push']:.1f} s; ping every 10 ms across racks: {r['loss']}", flush=True)
+            print(f"spine01 change without drain: pushed in {r['spine_push']:.1f} s; ping every 10 ms: {r['loss']}", flush=True)
+            print(f"spine01 change with --drain:  pushed in {r['drained_push']:.1f} s; ping every 10 ms: {r['drained_loss']}", flush=True)
 
 
 if __name__ == "__main__":

@@ -279,21 +279,26 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
-    from fabric.apply.lab import lab_down, lab_namespaces, lab_status, lab_up
+    from fabric.apply.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
     from fabric.apply.traffic import cross_rack_ping
 
     plan = validate_file(args.file).plan
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
     if args.action == "up":
-        state = lab_up(plan, state_dir)
+        healed = lab_heal(plan, state_dir)  # a twin already there: restart only what died
+        state = healed[0] if healed is not None else lab_up(plan, state_dir)
         ssh = {s.name: f"ssh -p {s.ssh_port} -i {state.client_key} root@127.0.0.1" for s in state.switches}
+        restarted = healed[1] if healed is not None else []
         if args.json:
             out.print_json(
                 json.dumps(
-                    {"cluster": plan.name, "state": str(state_dir), "namespaces": len(state.namespaces), "processes": len(state.pids), "ssh": ssh}
+                    {"cluster": plan.name, "state": str(state_dir), "namespaces": len(state.namespaces), "processes": len(state.pids), "ssh": ssh,
+                     "healed": healed is not None, "restarted": restarted}
                 )
-            )
+            )  # fmt: skip
             return EXIT_OK
+        if healed is not None:
+            out.print(f"[green]twin healed[/]: restarted {', '.join(restarted)}" if restarted else "twin already up: nothing died", highlight=False)
         out.print(f"[green]twin up[/]: {len(state.namespaces)} namespaces, {len(state.pids)} processes, state in {state_dir}", highlight=False)
         for name, command in ssh.items():
             out.print(f"  {name}: {command}", highlight=False)

@@ -61,29 +61,37 @@ def fabric_post_check(
     timeout_s: float,
     hold_s: float = 0.0,
     waiting: Waiting | None = None,
+    also: Callable[[], list[str]] | None = None,
 ) -> PostCheck:
     """The post-check of one device (see the module docstring): clean for ``hold_s`` within ``timeout_s`` (at least
-    the hold); ``waiting`` hears what it still waits for."""
+    the hold); ``waiting`` hears what it still waits for; ``also`` samples more problems (the neighbours' routes)."""
 
-    def check(session: Session) -> list[str]:
-        start = time.monotonic()
-        deadline = start + max(timeout_s, hold_s)
-        clean_since: float | None = None
-        while True:
-            problems = bgp_problems(before_bgp, adapter.bgp_sessions(session), expected_peers)
-            problems += route_problems(before_routes, adapter.routes(session), planned_routes)
-            now = time.monotonic()
-            clean_since = (clean_since or now) if not problems else None
-            if clean_since is not None and now - clean_since >= hold_s:
-                return []
-            if now >= deadline:
-                return problems or [f"clean for {now - (clean_since or now):.1f} s only, {hold_s:g} s needed (hold time)"]
-            if waiting is not None and problems:
-                more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
-                waiting(f"post-check, {deadline - now:.0f} s left: waiting for {problems[0]}{more}")
-            time.sleep(min(POLL_S, deadline - now))
+    def sample(session: Session) -> list[str]:
+        problems = bgp_problems(before_bgp, adapter.bgp_sessions(session), expected_peers)
+        problems += route_problems(before_routes, adapter.routes(session), planned_routes)
+        return problems + (also() if also is not None and not problems else [])
 
-    return check
+    return lambda session: hold_clean(lambda: sample(session), timeout_s=timeout_s, hold_s=hold_s, waiting=waiting, what="post-check")
+
+
+def hold_clean(sample: Callable[[], list[str]], *, timeout_s: float, hold_s: float, waiting: Waiting | None, what: str) -> list[str]:
+    """Sample until clean for ``hold_s`` (then no problems) or ``timeout_s`` (at least the hold) has passed (then the
+    last problems); ``waiting`` hears what ``what`` still waits for."""
+    start = time.monotonic()
+    deadline = start + max(timeout_s, hold_s)
+    clean_since: float | None = None
+    while True:
+        problems = sample()
+        now = time.monotonic()
+        clean_since = (clean_since or now) if not problems else None
+        if clean_since is not None and now - clean_since >= hold_s:
+            return []
+        if now >= deadline:
+            return problems or [f"clean for {now - (clean_since or now):.1f} s only, {hold_s:g} s needed (hold time)"]
+        if waiting is not None and problems:
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            waiting(f"{what}, {deadline - now:.0f} s left: waiting for {problems[0]}{more}")
+        time.sleep(min(POLL_S, deadline - now))
 
 
 def reachable_after(connect: Callable[[], Session], command: str, attempts: int = 3) -> PostCheck:

@@ -61,6 +61,10 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP and routes to recover (default 30)")
             cmd.add_argument("--post-check-hold", type=float, default=6.0, help="seconds BGP and routes must stay clean (default 6)")
             cmd.add_argument("--deadline", type=float, default=120.0, help="overall seconds per device transaction (default 120)")
+            cmd.add_argument(
+                "--drain", action="store_true", help="hitless: one switch at a time, traffic moved off it before its change and back after (FRR)"
+            )
+            cmd.add_argument("--drain-timeout", type=float, default=60.0, help="seconds for the neighbours to move the traffic (default 60)")
         if name == "verify":
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
             cmd.add_argument("--hold", type=int, default=3, help="with --wait: consecutive clean samples needed (default 3)")
@@ -112,6 +116,8 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 post_check_s=getattr(args, "post_check_timeout", 30.0),
                 post_check_hold_s=getattr(args, "post_check_hold", 6.0),
                 deadline_s=getattr(args, "deadline", 120.0),
+                drain=getattr(args, "drain", False),
+                drain_timeout_s=getattr(args, "drain_timeout", 60.0),
                 stop=stop,
             )
             rollback_to = getattr(args, "to", None)

@@ -1,7 +1,6 @@
 """The local twin of an on-prem fabric: one network namespace per switch running FRR, one per node, veth links exactly as
 the cabling plan says, and one sshd per switch on 127.0.0.1 (its own port) through which netmiko reaches that switch's
-vtysh. One sshd per switch: a single sshd holds at most 16 listen sockets (OpenSSH ``MAX_LISTEN_SOCKS``), so one
-daemon for every switch stops at 16 switches.
+vtysh, past the switch's management ACL (``fabric.apply.lab_sshd``, ``fabric.apply.twin_login``).
 
 The twin starts with no fabric configuration: only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround).
 Everything else reaches the switches through the push. Traffic stays inside the twin's namespaces and on loopback.
@@ -20,17 +19,17 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from fabric.apply.lab_sshd import SSHD, prepare_keys, start_sshd
 from fabric.errors import FabricError
 from fabric.plan.types import ClusterPlan
 
 FRR_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd")
 FRR_BIN = Path("/usr/lib/frr")
-SSHD = Path("/usr/sbin/sshd")
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
 STOP_TIMEOUT_S = 5.0
@@ -62,6 +61,7 @@ class LabState:
     client_key: str
     known_hosts: str
     processes: tuple[tuple[str, int], ...] = ()  # ("leaf01/bgpd", pid): what ``status`` names when one dies
+    station: str = ""  # the management station's address, which each switch's management ACL is checked for
 
     def switch(self, name: str) -> LabSwitch:
         """The twin switch called ``name``."""
@@ -121,6 +121,9 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
         raise LabError(msg)
     directory = directory.resolve()
     namespaces = lab_namespaces(plan)
+    healed = lab_heal(plan, directory)
+    if healed is not None:
+        return healed[0]
     lab_down(plan.name, directory, namespaces)
     directory.mkdir(parents=True, exist_ok=True)
     _check_reachable(directory)
@@ -136,6 +139,47 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
         raise
     _save(state, directory)
     return state
+
+
+def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] | None:
+    """Restart what died in the twin of ``plan`` under ``directory`` (only those daemons, in their exact namespaces,
+    from the switch's saved config); the healed state and what was restarted. None when there is no such twin to heal
+    (no or a corrupt state, another cluster, other namespaces than the plan's, or one of them gone): build it anew.
+
+    Raises:
+        LabError: not root or tools missing, or a daemon does not start again.
+    """
+    _preflight()
+    directory = directory.resolve()
+    try:
+        state = load_state(directory)
+    except LabError:
+        return None
+    wanted = lab_namespaces(plan)
+    if state is None or state.cluster != plan.name or set(state.namespaces) != set(wanted) or not set(wanted) <= _netns():
+        return None
+    if not state.processes or not state.client_key:
+        return None  # a twin whose build never finished
+    restarted: list[str] = []
+    processes: list[tuple[str, int]] = []
+    for name, pid in state.processes:
+        if not is_alive(pid):
+            pid = _restart(state, name, directory)  # noqa: PLW2901 - the process's new PID
+            restarted.append(name)
+        processes.append((name, pid))
+    healed = replace(state, processes=tuple(processes), pids=tuple(pid for _, pid in processes))
+    if restarted:
+        _save(healed, directory)
+    return healed, restarted
+
+
+def _restart(state: LabState, process: str, directory: Path) -> int:
+    """Start one recorded process again ("leaf01/bgpd", "leaf01/sshd"); its new PID."""
+    name, daemon = process.split("/")
+    switch = state.switch(name)
+    if daemon == "sshd":
+        return start_sshd(directory, [switch], state.station, _run, _wait_pid)[0]
+    return _start_daemon(daemon, switch.namespace, Path(switch.run_dir))
 
 
 def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> LabState:
@@ -155,10 +199,17 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         run_dir = directory / "frr" / switch.name
         processes += [(f"{switch.name}/{daemon}", pid) for daemon, pid in zip(FRR_DAEMONS, _start_frr(switch.name, ns, run_dir), strict=True)]
         switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
-    ssh_pids, client_key, known_hosts = _start_sshd(directory, switches)
+    client_key, known_hosts = prepare_keys(directory, switches, _run)
+    ssh_pids = start_sshd(directory, switches, station(plan), _run, _wait_pid)
     processes += [(f"{s.name}/sshd", pid) for s, pid in zip(switches, ssh_pids, strict=True)]
     pids = tuple(pid for _, pid in processes)
-    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes))
+    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes), station(plan))
+
+
+def station(plan: ClusterPlan) -> str:
+    """The management station's address: the OOB plane's gateway ("" without one: logins are not checked)."""
+    oob = next((p for p in plan.planes if p.name == "oob"), None)
+    return (oob.gateway or "") if oob is not None else ""
 
 
 def _free_port() -> int:
@@ -209,16 +260,19 @@ def _start_frr(name: str, ns: str, run_dir: Path) -> list[int]:
     shutil.chown(run_dir, "frr", "frr")
     for path in run_dir.rglob("*"):
         shutil.chown(path, "frr", "frr")
-    pids: list[int] = []
-    for daemon in FRR_DAEMONS:
-        extra = ["-s", "90000000"] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
-        pid_file = run_dir / "run" / f"{daemon}.pid"
-        _run(
-            "ip", "netns", "exec", ns, str(FRR_BIN / daemon), "-d", "-f", str(run_dir / "frr.conf"), "-i", str(pid_file),
-            "-z", str(run_dir / "run" / "zserv.api"), "--vty_socket", str(run_dir / "run"), "-P", "0", *extra,
-        )  # fmt: skip
-        pids.append(_wait_pid(pid_file))
-    return pids
+    return [_start_daemon(daemon, ns, run_dir) for daemon in FRR_DAEMONS]
+
+
+def _start_daemon(daemon: str, ns: str, run_dir: Path) -> int:
+    """One FRR daemon in the switch's namespace, reading the switch's frr.conf (the base, or what was last saved)."""
+    extra = ["-s", "90000000"] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
+    pid_file = run_dir / "run" / f"{daemon}.pid"
+    pid_file.unlink(missing_ok=True)
+    _run(
+        "ip", "netns", "exec", ns, str(FRR_BIN / daemon), "-d", "-f", str(run_dir / "frr.conf"), "-i", str(pid_file),
+        "-z", str(run_dir / "run" / "zserv.api"), "--vty_socket", str(run_dir / "run"), "-P", "0", *extra,
+    )  # fmt: skip
+    return _wait_pid(pid_file)
 
 
 def _wait_pid(pid_file: Path, timeout_s: float = 10.0) -> int:
@@ -229,50 +283,6 @@ def _wait_pid(pid_file: Path, timeout_s: float = 10.0) -> int:
         time.sleep(0.05)
     msg = f"{pid_file} did not appear within {timeout_s:g} s; see the daemon's log next to it"
     raise LabError(msg)
-
-
-def _start_sshd(directory: Path, switches: list[LabSwitch]) -> tuple[list[int], str, str]:
-    """One sshd per switch on 127.0.0.1 (its own port), whose ForceCommand is that switch's vtysh; keys made for this twin."""
-    ssh = directory / "ssh"
-    ssh.mkdir(parents=True, exist_ok=True)
-    host_key, client_key = ssh / "hostkey_ed25519", ssh / "client_ed25519"
-    for key in (host_key, client_key):
-        if not key.exists():
-            _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key))
-    shutil.copy(client_key.with_suffix(".pub"), ssh / "authorized_keys")
-    host_pub = host_key.with_suffix(".pub").read_text(encoding="utf-8").split()
-    known_hosts = ssh / "known_hosts"
-    known_hosts.write_text("".join(f"[127.0.0.1]:{s.ssh_port} {host_pub[0]} {host_pub[1]}\n" for s in switches), encoding="utf-8")
-    common = [
-        f"HostKey {host_key}",
-        f"AuthorizedKeysFile {ssh / 'authorized_keys'}",
-        "PermitRootLogin prohibit-password",
-        "AllowUsers root",
-        "StrictModes no",
-        "PasswordAuthentication no",
-        "KbdInteractiveAuthentication no",
-        "UsePAM no",
-        "PrintMotd no",
-        "PrintLastLog no",
-        "AllowTcpForwarding no",
-        "X11Forwarding no",
-        "MaxStartups 50:30:100",
-    ]
-    Path("/run/sshd").mkdir(exist_ok=True)
-    for s in switches:
-        config = ssh / f"sshd_{s.name}.conf"
-        lines = [
-            f"ListenAddress 127.0.0.1:{s.ssh_port}",
-            f"PidFile {ssh / f'sshd_{s.name}.pid'}",
-            *common,
-            f"ForceCommand /usr/sbin/ip netns exec {s.namespace} /usr/bin/vtysh --vty_socket {s.run_dir}/run --config_dir {s.run_dir}",
-        ]
-        config.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        (ssh / f"sshd_{s.name}.pid").unlink(missing_ok=True)
-    _run(str(SSHD), "-t", "-f", str(ssh / f"sshd_{switches[0].name}.conf"))
-    for s in switches:
-        _run(str(SSHD), "-f", str(ssh / f"sshd_{s.name}.conf"), "-E", str(ssh / f"sshd_{s.name}.log"))
-    return [_wait_pid(ssh / f"sshd_{s.name}.pid") for s in switches], str(client_key), str(known_hosts)
 
 
 def _save(state: LabState, directory: Path) -> None:
@@ -402,6 +412,7 @@ def lab_status(directory: Path) -> dict[str, object]:
     }
     if dead:
         status["dead"] = dead
+        status["heal"] = "'python -m fabric lab up' restarts exactly these"
     if missing:
         status["missing_namespaces"] = missing
     return status

@@ -167,6 +167,12 @@ class ChangeRecord:
         line = {"device": result.device, "outcome": outcome(result), **_flags(result), "when": datetime.now(UTC).isoformat(timespec="seconds")}
         self._write(self.folder / "outcomes.jsonl", json.dumps(line, sort_keys=True) + "\n", append=True)
 
+    def drain(self, device: str, event: str, detail: str = "") -> None:
+        """A drain step of ``push --drain`` (draining, drained, undrained, undrain failed), appended as it happens: a
+        switch with "draining" and no "undrained" after it may still be drained."""
+        line = {"device": device, "event": event, "detail": detail, "when": datetime.now(UTC).isoformat(timespec="seconds")}
+        self._write(self.folder / "drain.jsonl", json.dumps(line, sort_keys=True) + "\n", append=True)
+
     def finished(self, header: dict[str, Any], results: list[PushResult], *, interrupted: bool) -> dict[str, Any]:
         """The audit's "finished" line with every device's result."""
         diff_text = "\n".join(f"{r.device}\n" + "\n".join(r.diff) for r in sorted(results, key=lambda r: r.device))

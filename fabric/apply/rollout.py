@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabric.apply.checks import all_of, fabric_post_check, planned_routes, reachable_after
+from fabric.apply.drain import refuse_undrainable
+from fabric.apply.hitless import Drain
 from fabric.apply.lab import LabState
+from fabric.apply.neighbours import Neighbour, NeighbourView, Paths, fewer_paths, neighbours_of
 from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
@@ -43,6 +46,9 @@ class RolloutOptions:
     post_check_hold_s: float = 6.0  # BGP and routes must stay clean this long (FRR applies route-map changes after 5 s)
     deadline_s: float = 120.0  # one overall deadline per device transaction (read, stage, checks, confirm)
     reach_check: bool = True  # a fresh SSH login (host key verified) and a show command before confirming
+    neighbour_check: bool = True  # the post-check also reads every neighbour's routes (loss visible only there)
+    drain: bool = False  # push --drain: one switch at a time, drained before its change, undrained after
+    drain_timeout_s: float = 60.0  # for the neighbours to move the traffic off (and back)
     stop: threading.Event = field(default_factory=threading.Event)  # set: finish devices in flight, reach no more
 
 
@@ -115,15 +121,19 @@ class Target:
     previous: str
     peers: int
     routes: Mapping[str, int]
+    neighbours: tuple[Neighbour, ...] = ()
+    own: frozenset[str] = frozenset()  # the prefixes it originates
 
 
 def targets(plan: ClusterPlan, candidates: Mapping[str, str], access: Mapping[str, DeviceAccess], previous: Mapping[str, str]) -> list[Target]:
     """Every switch of the plan that has a candidate, as a rollout target, in plan order."""
     facts = build_switch_facts(plan)
     routes = planned_routes(facts)
+    every = {f.switch.name: f for f in facts}
+    adapters = {f.switch.name: ADAPTERS[f.switch.nos] for f in facts}
     return [
         Target(f.switch.name, ADAPTERS[f.switch.nos], access[f.switch.name], candidates[f.switch.name], previous.get(f.switch.name, ""),
-               len(f.neighbors), routes.get(f.switch.name, {}))
+               len(f.neighbors), routes.get(f.switch.name, {}), neighbours_of(f, every, access, adapters, routes), frozenset(f.originated))
         for f in facts if f.switch.name in candidates
     ]  # fmt: skip
 
@@ -149,6 +159,8 @@ def push_fabric(
     """
     fabric = plan.fabric
     assert fabric is not None
+    if options.drain and options.commit:
+        refuse_undrainable({s.name: s.nos for s in fabric.switches if s.name in candidates})
     devices = {t.name: t for t in targets(plan, candidates, access, previous or {})}
     backups, sessions, results = _read_all(list(devices.values()), record, options, connector, progress)
     try:
@@ -188,7 +200,7 @@ def _rollout(
         results.update({name: _dry_run(devices[name], backup, record, progress) for name, backup in backups.items()})
         return
     failed = any(r.error for r in results.values())
-    for batch in batches(plan, options.parallel):
+    for batch in batches(plan, 1 if options.drain else options.parallel):  # two drained spines at once could strand a leaf
         todo = [name for name in batch if name in backups]
         if options.stop.is_set() or (failed and options.stop_on_failure):
             why = "interrupted: stopped before this device" if options.stop.is_set() else "skipped: the rollout stopped at an earlier failure"
@@ -303,7 +315,8 @@ class _Device:
         return result
 
     def _push(self, backup: str, change: str, session: Session | None) -> PushResult:
-        deadline = time.monotonic() + self.options.deadline_s
+        waits = 2 * self.options.drain_timeout_s if self.options.drain else 0.0  # draining and undraining wait for the neighbours
+        deadline = time.monotonic() + self.options.deadline_s + waits
         self.progress(self.name, "connecting")
         try:
             session = _bounded(session or self.connector(self.target.access, self.target.adapter), deadline)
@@ -329,15 +342,36 @@ class _Device:
         self.progress(self.name, "applying" if self.options.commit else "diff")
         if not self.options.commit:
             return transaction(adapter, session, target.candidate, running, change=change, commit=False, previous=target.previous)
+        if not adapter.diff(running, target.candidate, target.previous):  # nothing to change: no neighbour to read, no drain
+            return transaction(adapter, session, target.candidate, running, change=change, commit=True, previous=target.previous)
+        view = NeighbourView(target.neighbours, self.connector) if self.options.neighbour_check or self.options.drain else None
+        try:
+            if view is not None and self.options.drain:
+                drain = Drain(self.name, adapter, session, view, target.own, change, timeout_s=self.options.drain_timeout_s,
+                              hold_s=self.options.post_check_hold_s, record=self.record, progress=self.progress)  # fmt: skip
+                return drain.run(running, target.candidate, lambda cand, now, paths: self._change(session, cand, now, change, deadline, view, paths))
+            return self._change(session, target.candidate, running, change, deadline, view, view.read() if view else {})
+        finally:
+            if view is not None:
+                view.close()
+
+    def _change(  # noqa: PLR0917 - private; one call site each in _transaction and its drain
+        self, session: Session, candidate: str, running: str, change: str, deadline: float, view: NeighbourView | None, before: Mapping[str, Paths]
+    ) -> PushResult:
+        """The transaction, its post-check reading the switch, its neighbours (no fewer paths than ``before``) and a fresh login."""
+        adapter, target = self.target.adapter, self.target
+        if view is not None and view.skipped:
+            self.progress(self.name, f"neighbours not checked (unreachable): {', '.join(sorted(view.skipped))}")
+        elsewhere = (lambda: fewer_paths(view, before, view.read())) if view is not None else None
         check = fabric_post_check(
             adapter, adapter.bgp_sessions(session), adapter.routes(session), expected_peers=target.peers, planned_routes=target.routes,
             timeout_s=max(0.0, min(self.options.post_check_s, deadline - time.monotonic())), hold_s=self.options.post_check_hold_s,
-            waiting=lambda what: self.progress(self.name, what),
+            waiting=lambda what: self.progress(self.name, what), also=elsewhere,
         )  # fmt: skip
         if self.options.reach_check:
             fresh = lambda: _bounded(self.connector(target.access, adapter), deadline)  # noqa: E731 - a one-line factory
             check = all_of(check, reachable_after(fresh, adapter.reach_command))
-        return transaction(adapter, session, target.candidate, running, change=change, commit=True, post_check=check, previous=target.previous)
+        return transaction(adapter, session, candidate, running, change=change, commit=True, post_check=check, previous=target.previous)
 
     def _recover(self, backup: str, change: str, exc: Exception) -> PushResult:
         """Reach the device again and put its backup back; the result says whether that worked."""

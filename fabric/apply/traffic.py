@@ -7,6 +7,9 @@ same path set), in parallel, with the DF bit and a payload that fills the comput
 
 from __future__ import annotations
 
+import json
+import re
+import signal
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -70,3 +73,72 @@ def leaf_pair_pings(plan: ClusterPlan, count: int = 2, parallel: int = 8) -> lis
 
     with ThreadPoolExecutor(max_workers=max(1, min(parallel, len(pairs)))) as pool:
         return list(pool.map(one, pairs))
+
+
+@dataclass(frozen=True, slots=True)
+class FloodResult:
+    """What a ping flood counted: echo requests sent and replies received, over all flows."""
+
+    flows: int
+    sent: int
+    received: int
+
+    @property
+    def lost(self) -> int:
+        """Requests without a reply."""
+        return self.sent - self.received
+
+
+class Flood:
+    """Pings every ``interval_s`` from the first node of the first rack to the first node of every other rack (up to
+    ``flows``; flows between different hosts hash onto different spines), running until ``stop``.
+
+    ``stop`` sends SIGINT (ping prints its summary) and waits at most ``STOP_S``; a ping that does not stop is killed.
+    """
+
+    STOP_S = 30
+
+    def __init__(self, plan: ClusterPlan, *, flows: int = 16, interval_s: float = 0.01, pairs: list[tuple[str, str]] | None = None) -> None:
+        nodes = list(_first_node_per_leaf(plan).values())
+        chosen = pairs or [(nodes[0][0], address) for _, address in nodes[1 : flows + 1]]
+        self.procs = [
+            subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+                ["ip", "netns", "exec", namespace(plan.name, source), "ping", "-q", "-i", f"{interval_s:g}", "-W", "1", "-w", "900", address],  # noqa: S607
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for source, address in chosen
+        ]
+
+    def stop(self) -> FloodResult:
+        """Stop every ping; the packets sent and answered."""
+        sent = received = 0
+        for proc in self.procs:
+            proc.send_signal(signal.SIGINT)
+        for proc in self.procs:
+            try:
+                out = proc.communicate(timeout=self.STOP_S)[0]
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out = proc.communicate()[0]
+            if match := re.search(r"(\d+) packets transmitted, (\d+) received", out):
+                sent, received = sent + int(match.group(1)), received + int(match.group(2))
+        return FloodResult(len(self.procs), sent, received)
+
+
+def cross_rack_pairs(plan: ClusterPlan, limit: int = 16) -> list[tuple[str, str]]:
+    """(node, address of a node on another leaf) for up to ``limit`` node pairs: each pair of hosts is a flow of its
+    own (the fabric hashes on addresses, so different pairs take different spines)."""
+    fabric = plan.fabric
+    assert fabric is not None
+    hosts = [(link.a_device, link.b_device, link.b_address) for link in fabric.links if link.kind == "host" and link.b_address]
+    pairs = [(node, address) for leaf, node, _ in hosts for other, _, address in hosts if other != leaf]
+    return pairs[:limit]
+
+
+def forwarded(plan: ClusterPlan, switch: str) -> int:
+    """Packets the twin switch ``switch`` has received on its ports so far (``ip -s link``): what it forwards."""
+    argv = ["ip", "-n", namespace(plan.name, switch), "-s", "-j", "link", "show"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=PING_TIMEOUT_S, check=True)  # noqa: S603 - fixed argv, no shell
+    return sum(int(link["stats64"]["rx"]["packets"]) for link in json.loads(done.stdout) if link["ifname"] != "lo")

@@ -160,3 +160,42 @@ def test_two_twins_named_x_and_x_b_do_not_touch_each_other(plan: ClusterPlan, st
     finally:
         lab_down(plan.name, state_dir / "x", lab_namespaces(plan))
     assert not ours(f"{CLUSTER}-")
+
+
+def _netns_of(pid: int) -> str:
+    return subprocess.run(["ip", "netns", "identify", str(pid)], capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+
+
+def test_status_names_a_dead_bgpd_and_sshd_and_up_restarts_exactly_those(plan: ClusterPlan, state_dir: Path) -> None:
+    state = lab_up(plan, state_dir)
+    after: dict[str, int] = {}
+    try:
+        before = dict(state.processes)
+        for name in ("leaf01/bgpd", "spine02/sshd"):
+            subprocess.run(["kill", "-9", str(before[name])], check=True)
+        deadline = time.monotonic() + 5
+        while any(is_alive(before[n]) for n in ("leaf01/bgpd", "spine02/sshd")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        status = lab_status(state_dir)
+        assert (status["up"], status["dead"]) == (False, ["leaf01/bgpd", "spine02/sshd"])
+        assert "lab up" in str(status["heal"])
+
+        healed = lab_up(plan, state_dir)  # an existing twin: heal it, never rebuild it
+        after = dict(healed.processes)
+        assert sorted(n for n in after if after[n] != before[n]) == ["leaf01/bgpd", "spine02/sshd"], "only the dead were restarted"
+        assert lab_status(state_dir)["up"] is True
+        assert load_state(state_dir) == healed
+        assert _netns_of(after["leaf01/bgpd"]) == namespace(plan.name, "leaf01"), "bgpd runs in leaf01's namespace again"
+        assert _netns_of(after["spine02/sshd"]) == "", "the sshd listens on the host's loopback, as before"
+        assert "bgpd" in vtysh(healed, "leaf01", "-c", "show daemons")
+        spine02 = healed.switch("spine02")
+        login = subprocess.run(
+            ["ssh", "-T", "-p", str(spine02.ssh_port), "-i", healed.client_key, "-o", f"UserKnownHostsFile={healed.known_hosts}",
+             "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "root@127.0.0.1"],
+            input="show version\nexit\n", capture_output=True, text=True, timeout=30, check=False,
+        )  # fmt: skip
+        assert "FRRouting" in login.stdout, login.stderr
+    finally:
+        lab_down(plan.name, state_dir, lab_namespaces(plan))
+    assert not [pid for pid in after.values() if is_alive(pid)]
+    assert not ours(f"{CLUSTER}-")

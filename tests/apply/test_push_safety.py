@@ -16,11 +16,9 @@ import yaml
 
 from fabric.apply.cli import candidates, push_and_record
 from fabric.apply.lab import LabState
-from fabric.apply.nos import Adapter
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
-from fabric.apply.session import DeviceAccess, Session
 from fabric.apply.transaction import PushResult
 from fabric.plan import ClusterPlan, plan_cluster
 from tests.apply.test_changes import definition, run_json
@@ -109,27 +107,49 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
     assert (broken.committed, broken.rolled_back) == (False, True)
     assert "FABRIC-IN" not in show(lab, "spine01", "show running-config")
 
-    # the change would lock us out: a fresh login after staging fails, so the change is reverted, never confirmed
-    logins: dict[str, int] = {}
-
-    def connector(access: DeviceAccess, adapter: Adapter) -> Session:
-        logins[access.name] = logins.get(access.name, 0) + 1
-        if access.name == "leaf02" and logins[access.name] >= 2:  # 1: backup and change; then every fresh login before confirm
-            msg = "Connection refused: the candidate's management ACL drops this host"
-            raise ConnectionRefusedError(msg)
-        return open_session(access, adapter)
-
-    wanted = {**rendered, "leaf02": rendered["leaf02"].replace("seq 10 permit 10.103.0.0/16", "seq 10 permit 10.199.0.0/16")}
+    # the change would lock us out: the twin enforces each switch's management ACL at login (twin_login.py), so the
+    # fresh login before confirm is refused for real; the change is reverted, never confirmed, and leaf02 stays reachable
+    excluding = rendered["leaf02"].replace("seq 10 permit 10.103.0.0/16", "seq 10 permit 10.199.0.0/16")
     record = ChangeRecord(state, "lockout")
     record.begin(base, commit=True, rollback_to=None)
-    results = push_fabric(
-        plan, wanted, lab_access(lab), RolloutOptions(commit=True, post_check_hold_s=1.0), QUIET, change="lockout", record=record, connector=connector
-    )
+    started = time.monotonic()
+    results = push_fabric(plan, {**rendered, "leaf02": excluding}, lab_access(lab), RolloutOptions(commit=True, post_check_hold_s=1.0), QUIET,
+                          change="lockout", record=record)  # fmt: skip
     leaf02 = next(r for r in results if r.device == "leaf02")
     assert leaf02.error is not None
+    assert "a fresh SSH login" in leaf02.error
     assert "lock us out" in leaf02.error
     assert (leaf02.committed, leaf02.rolled_back) == (False, True)
-    assert "10.199.0.0/16" not in show(lab, "leaf02", "show running-config"), "reverted, and still reachable"
+    assert time.monotonic() - started < 120
+    running = show(lab, "leaf02", "show running-config")  # a fresh login: reachable again
+    assert "10.199.0.0/16" not in running
+    assert "access-list MGMT-SSH seq 10 permit 10.103.0.0/16" in running
+
+
+def test_the_twin_refuses_a_login_its_management_acl_excludes(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
+    lab, _ = twin
+    session = open_session(lab_access(lab)["leaf01"], FRR)
+    try:
+        session.configure(["access-list GF-TEST seq 10 permit 10.199.0.0/16", "line vty", " access-class GF-TEST", "exit"])
+        session.exit_config_mode()
+        refused = _ssh(lab, "leaf01", "show version")
+        assert refused.returncode != 0
+        assert "refused by the management ACL: access-class GF-TEST (line vty): no entry permits 10.103.0.1" in refused.stderr
+        session.configure(["access-list GF-TEST seq 5 permit host 10.103.0.1"])
+        session.exit_config_mode()
+        assert "FRRouting" in _ssh(lab, "leaf01", "show version").stdout
+    finally:
+        session.configure(["line vty", " no access-class GF-TEST", "exit", "no access-list GF-TEST"])
+        session.disconnect()
+    assert "FRRouting" in _ssh(lab, "leaf01", "show version").stdout
+
+
+def _ssh(lab: LabState, name: str, command: str) -> subprocess.CompletedProcess[str]:
+    argv = [
+        "ssh", "-T", "-p", str(lab.switch(name).ssh_port), "-i", lab.client_key, "-o", f"UserKnownHostsFile={lab.known_hosts}",
+        "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "root@127.0.0.1",
+    ]  # fmt: skip
+    return subprocess.run(argv, input=f"{command}\nexit\n", capture_output=True, text=True, timeout=30, check=False)
 
 
 def test_a_hung_device_hits_its_deadline_is_rolled_back_and_named(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:

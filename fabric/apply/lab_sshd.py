@@ -1,0 +1,90 @@
+"""The twin's SSH access: one sshd per switch on 127.0.0.1 (its own port), whose ``ForceCommand`` is the login gate
+(``fabric.apply.twin_login``: the switch's management ACL, then that switch's vtysh); keys made for the twin.
+
+One sshd per switch: a single sshd holds at most 16 listen sockets (OpenSSH ``MAX_LISTEN_SOCKS``), so one daemon for
+every switch stops at 16 switches.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol
+
+SSHD = Path("/usr/sbin/sshd")
+LOGIN_GATE = Path(__file__).with_name("twin_login.py")
+COMMON = (
+    "PermitRootLogin prohibit-password",
+    "AllowUsers root",
+    "StrictModes no",
+    "PasswordAuthentication no",
+    "KbdInteractiveAuthentication no",
+    "UsePAM no",
+    "PrintMotd no",
+    "PrintLastLog no",
+    "AllowTcpForwarding no",
+    "X11Forwarding no",
+    "MaxStartups 50:30:100",
+)
+
+
+class _Switch(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def ssh_port(self) -> int: ...
+    @property
+    def run_dir(self) -> str: ...
+
+
+Run = Callable[..., object]
+WaitPid = Callable[[Path], int]
+
+
+def prepare_keys(directory: Path, switches: Sequence[_Switch], run: Run) -> tuple[str, str]:
+    """Host and client keys (made once per twin directory), authorized_keys and known_hosts; (client key, known_hosts)."""
+    ssh = directory / "ssh"
+    ssh.mkdir(parents=True, exist_ok=True)
+    host_key, client_key = ssh / "hostkey_ed25519", ssh / "client_ed25519"
+    for key in (host_key, client_key):
+        if not key.exists():
+            run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key))
+    shutil.copy(client_key.with_suffix(".pub"), ssh / "authorized_keys")
+    host_pub = host_key.with_suffix(".pub").read_text(encoding="utf-8").split()
+    known_hosts = ssh / "known_hosts"
+    known_hosts.write_text("".join(f"[127.0.0.1]:{s.ssh_port} {host_pub[0]} {host_pub[1]}\n" for s in switches), encoding="utf-8")
+    return str(client_key), str(known_hosts)
+
+
+def sshd_config(directory: Path, switch: _Switch, station: str) -> Path:
+    """Write the sshd config of ``switch`` (``station``: the management station's address the ACL is checked for)."""
+    ssh = directory / "ssh"
+    config = ssh / f"sshd_{switch.name}.conf"
+    gate = f"{sys.executable} -I {LOGIN_GATE} {switch.namespace} {switch.run_dir} {station or '-'}"
+    lines = [
+        f"ListenAddress 127.0.0.1:{switch.ssh_port}",
+        f"PidFile {ssh / f'sshd_{switch.name}.pid'}",
+        f"HostKey {ssh / 'hostkey_ed25519'}",
+        f"AuthorizedKeysFile {ssh / 'authorized_keys'}",
+        *COMMON,
+        f"ForceCommand {gate}",
+    ]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def start_sshd(directory: Path, switches: Sequence[_Switch], station: str, run: Run, wait_pid: WaitPid) -> list[int]:
+    """Start one sshd per switch (the first config is checked with ``sshd -t``); their PIDs, in order."""
+    ssh = directory / "ssh"
+    Path("/run/sshd").mkdir(exist_ok=True)
+    configs = [sshd_config(directory, s, station) for s in switches]
+    for s in switches:
+        (ssh / f"sshd_{s.name}.pid").unlink(missing_ok=True)
+    run(str(SSHD), "-t", "-f", str(configs[0]))
+    for s, config in zip(switches, configs, strict=True):
+        run(str(SSHD), "-f", str(config), "-E", str(ssh / f"sshd_{s.name}.log"))
+    return [wait_pid(ssh / f"sshd_{s.name}.pid") for s in switches]
