@@ -1,5 +1,6 @@
-"""The twin's SSH access: one sshd per switch on 127.0.0.1 (its own port), whose ``ForceCommand`` is the login gate
-(``fabric.apply.twin_login``: the switch's management ACL, then that switch's vtysh); keys made for the twin.
+"""The twin's SSH access: one sshd per switch on 127.0.0.1 (its own port); the login gate
+(``fabric.apply.twin_login``, its ``AuthorizedKeysCommand``) applies the switch's management ACL, and each login's
+``ForceCommand`` is that switch's vtysh; keys made for the twin.
 
 One sshd per switch: a single sshd holds at most 16 listen sockets (OpenSSH ``MAX_LISTEN_SOCKS``), so one daemon for
 every switch stops at 16 switches.
@@ -8,12 +9,12 @@ every switch stops at 16 switches.
 from __future__ import annotations
 
 import shutil
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
 SSHD = Path("/usr/sbin/sshd")
+PYTHON = Path("/usr/bin/python3")  # sshd runs an AuthorizedKeysCommand only from a root-owned path; the gate needs the stdlib only
 LOGIN_GATE = Path(__file__).with_name("twin_login.py")
 COMMON = (
     "PermitRootLogin prohibit-password",
@@ -64,14 +65,16 @@ def sshd_config(directory: Path, switch: _Switch, station: str) -> Path:
     """Write the sshd config of ``switch`` (``station``: the management station's address the ACL is checked for)."""
     ssh = directory / "ssh"
     config = ssh / f"sshd_{switch.name}.conf"
-    gate = f"{sys.executable} -I {LOGIN_GATE} {switch.namespace} {switch.run_dir} {station or '-'}"
+    gate = f"{PYTHON} -I {LOGIN_GATE} {switch.namespace} {switch.run_dir} {station or '-'} {ssh / 'authorized_keys'}"
     lines = [
         f"ListenAddress 127.0.0.1:{switch.ssh_port}",
         f"PidFile {ssh / f'sshd_{switch.name}.pid'}",
         f"HostKey {ssh / 'hostkey_ed25519'}",
-        f"AuthorizedKeysFile {ssh / 'authorized_keys'}",
+        "AuthorizedKeysFile none",
+        f"AuthorizedKeysCommand {gate}",
+        "AuthorizedKeysCommandUser root",
         *COMMON,
-        f"ForceCommand {gate}",
+        f"ForceCommand /usr/sbin/ip netns exec {switch.namespace} /usr/bin/vtysh --vty_socket {switch.run_dir}/run --config_dir {switch.run_dir}",
     ]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return config

@@ -1,4 +1,4 @@
-"""The twin's login gate: each twin switch's sshd runs this (``ForceCommand``) instead of vtysh straight away.
+"""The twin's login gate: each twin switch's sshd asks it for the authorized keys (``AuthorizedKeysCommand``).
 
 A real switch applies its management ACL to SSH logins (EOS ``ip access-group ... in`` under ``management ssh``, NX-OS
 ``access-class ... in`` under ``line vty``, Cumulus/SONiC iptables on the management port); FRR's own ``line vty`` /
@@ -8,19 +8,21 @@ the vty). So the twin enforces it here, from the switch's running config at logi
 match is a deny). Every twin sshd listens on loopback, so the address checked is the management station's (the OOB
 plane's gateway, given on the command line), the address a real switch's ACL sees the pushing host come from.
 
-A refused login prints why and exits 1 before vtysh starts; an allowed one becomes vtysh. Standard library only: it
-runs for every login, outside the package's imports.
+An allowed login gets the twin's authorized keys; a refused one gets none, so the client's authentication fails at
+once (a refused TCP connection or login on a real switch fails as fast), and the reason is appended to
+``ssh/refused.log`` in the twin's directory (sshd discards the command's stderr). Standard library only: sshd runs
+it with the system Python for every login.
 
-Usage: twin_login.py NAMESPACE RUN_DIR STATION   (STATION "-": no management address, no check)
+Usage: twin_login.py NAMESPACE RUN_DIR STATION AUTHORIZED_KEYS   (STATION "-": no management address, no check)
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 VTYSH = "/usr/bin/vtysh"
 IP = "/usr/sbin/ip"
@@ -70,17 +72,18 @@ def _matches(match: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address)
 
 
 def main(argv: list[str]) -> int:
-    """Check the login, then become vtysh."""
-    ns, run_dir, station = argv
-    vtysh = [IP, "netns", "exec", ns, VTYSH, "--vty_socket", f"{run_dir}/run", "--config_dir", run_dir]
+    """Print the authorized keys when the switch's management ACL lets the station in; else log why."""
+    ns, run_dir, station, keys = argv
     if station != "-":
-        shown = subprocess.run([*vtysh, "-c", "show running-config"], capture_output=True, text=True, timeout=30, check=False)  # noqa: S603 - fixed argv
+        vtysh = [IP, "netns", "exec", ns, VTYSH, "--vty_socket", f"{run_dir}/run", "--config_dir", run_dir, "-c", "show running-config"]
+        shown = subprocess.run(vtysh, capture_output=True, text=True, timeout=20, check=False)  # noqa: S603 - fixed argv
         why = refused_by(shown.stdout, station)
         if why is not None:
-            sys.stderr.write(f"% Connection refused by the management ACL: {why}\n")
-            return 1
-    os.execv(IP, vtysh)  # noqa: S606 - fixed argv, no shell
-    return 0  # not reached
+            with (Path(keys).parent / "refused.log").open("a", encoding="utf-8") as log:
+                log.write(f"{ns}: login refused by the management ACL: {why}\n")
+            return 0
+    sys.stdout.write(Path(keys).read_text(encoding="utf-8"))
+    return 0
 
 
 if __name__ == "__main__":

@@ -134,7 +134,12 @@ def test_the_twin_refuses_a_login_its_management_acl_excludes(twin: tuple[LabSta
         session.exit_config_mode()
         refused = _ssh(lab, "leaf01", "show version")
         assert refused.returncode != 0
-        assert "refused by the management ACL: access-class GF-TEST (line vty): no entry permits 10.103.0.1" in refused.stderr
+        assert "Permission denied" in refused.stderr
+        log = (Path(lab.directory) / "ssh" / "refused.log").read_text(encoding="utf-8")
+        assert (
+            f"{lab.switch('leaf01').namespace}: login refused by the management ACL: access-class GF-TEST (line vty): no entry permits 10.103.0.1"
+            in log
+        )
         session.configure(["access-list GF-TEST seq 5 permit host 10.103.0.1"])
         session.exit_config_mode()
         assert "FRRouting" in _ssh(lab, "leaf01", "show version").stdout
