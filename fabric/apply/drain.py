@@ -99,6 +99,16 @@ class DrainPolicy:
         return "\n".join(out) + ("\n" if config.endswith("\n") else "")
 
 
+def has_bgp(config: str) -> bool:
+    """True when the config runs BGP (a switch without it carries no routed traffic to drain).
+
+    Example:
+        >>> has_bgp("hostname leaf01\\n"), has_bgp("router bgp 65101\\n bgp router-id 10.255.1.1\\n")
+        (False, True)
+    """
+    return any(_ASN.match(line) for line in config.splitlines())
+
+
 def drain_policy(config: str, device: str) -> DrainPolicy:
     """The drain policy of an FRR config (``device`` names it in errors).
 

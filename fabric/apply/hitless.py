@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from fabric.apply.checks import Waiting, hold_clean
-from fabric.apply.drain import DrainError, drain_policy
+from fabric.apply.drain import DrainError, drain_policy, has_bgp
 from fabric.apply.neighbours import NeighbourView, Paths, fewer_paths, not_drained, only_through
 from fabric.apply.nos import Adapter
 from fabric.apply.record import ChangeRecord
@@ -56,11 +56,17 @@ class Drain:
     def run(self, running: str, candidate: str, change: Change) -> PushResult:
         """Drain, change, undrain (see the module docstring); never leaves the switch drained without saying so."""
         before = self.view.read()
-        if stuck := only_through(self.view, before, self.device, self.own):
-            msg = f"cannot drain {self.device}: {'; '.join(stuck[:3])}" + (f" (+{len(stuck) - 3} more)" if len(stuck) > 3 else "")
-            raise DrainError(msg)
-        policy = drain_policy(running, self.device)
-        drained_candidate = drain_policy(candidate, self.device).apply(candidate)
+        if not has_bgp(running):  # nothing routes through it yet: nothing to drain
+            self._event("not drained", "it runs no BGP yet")
+            return change(candidate, running, before)
+        try:
+            if stuck := only_through(self.view, before, self.device, self.own):
+                msg = f"cannot drain {self.device}: {'; '.join(stuck[:3])}" + (f" (+{len(stuck) - 3} more)" if len(stuck) > 3 else "")
+                raise DrainError(msg)
+            policy = drain_policy(running, self.device)
+            drained_candidate = drain_policy(candidate, self.device).apply(candidate)
+        except DrainError as exc:  # refused before anything is sent
+            return PushResult(self.device, changed=False, diff=[], error=str(exc), backup=running)
         self._event("draining", f"{len(policy.entries)} route-map entries get the drain policy")
         self.adapter.stage(self.session, self.change, policy.lines(), running)
         try:
