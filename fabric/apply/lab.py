@@ -147,9 +147,8 @@ def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] |
     (no or a corrupt state, another cluster, other namespaces than the plan's, or one of them gone): build it anew.
 
     Raises:
-        LabError: not root or tools missing, or a daemon does not start again.
+        LabError: something died and this is not root or tools are missing, or a daemon does not start again.
     """
-    _preflight()
     directory = directory.resolve()
     try:
         state = load_state(directory)
@@ -162,6 +161,8 @@ def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] |
         return None  # a twin whose build never finished
     restarted: list[str] = []
     processes: list[tuple[str, int]] = []
+    if not all(is_alive(pid) for _, pid in state.processes):
+        _preflight()
     for name, pid in state.processes:
         if not is_alive(pid):
             pid = _restart(state, name, directory)  # noqa: PLW2901 - the process's new PID
