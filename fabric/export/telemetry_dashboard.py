@@ -95,6 +95,19 @@ def _rail_rows(plan: ClusterPlan, layout: _Layout) -> None:
                     (f'sum by (instance) (rate(node_ethtool_received_prio{prio}_pause{{device=~"{ports}"}}[5m]))', "{{instance}} received"),
                 ],
             )
+            # DCQCN on the rail: ECN-marked RoCE packets the HCAs received and the CNPs they sent back (node_exporter
+            # rdma collector, the mlx5 hw_counters np_ecn_marked_roce_packets and np_cnp_sent)
+            layout.panel(
+                f"Rail {rail}: ECN-marked packets received and CNPs sent",
+                "pps",
+                [
+                    (
+                        f'sum by (instance) (rate(node_rdma_mlx5_np_ecn_marked_roce_packets_total{{device=~"{devices}"}}[5m]))',
+                        "{{instance}} ECN-marked",
+                    ),
+                    (f'sum by (instance) (rate(node_rdma_mlx5_np_cnp_sent_total{{device=~"{devices}"}}[5m]))', "{{instance}} CNPs sent"),
+                ],
+            )
 
 
 def _tier_rows(plan: ClusterPlan, layout: _Layout) -> None:

@@ -29,7 +29,7 @@ import yaml
 
 from fabric.plan.types import ClusterPlan, SwitchPlan
 
-GNMIC_PROMETHEUS_LISTEN = ":9804"  # gnmic's prometheus output default listen address
+GNMIC_PROMETHEUS_LISTEN = ":9804"  # the prometheus output address gnmic's documentation uses throughout
 SAMPLE_INTERVAL = "10s"
 GNMI_PORTS = {"sonic": 8080, "cumulus": 9339}
 
