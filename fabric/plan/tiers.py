@@ -222,7 +222,7 @@ def build_three_tier(
     super_spines = tuple(_super_spine(spec, sizing, pods, m) for m in range(1, pods.super_spines + 1))
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     leaf_links = list(_cable_leaves(fabric, sizing, pods, leaves, spines))
-    spine_links = list(_cable_spines(fabric, ss, pods, spines, super_spines))
+    spine_links = list(_cable_spines(fabric, ss, pods, spines, super_spines, routed=sizing.link_layer == "ethernet"))
     speed, up_speed = sizing.speed_gbps, sizing.up_speed
     host_bw, leaf_up_bw, spine_up_bw = len(host_links) * speed, len(leaf_links) * up_speed, len(spine_links) * pods.speed_gbps
     cut = min(host_bw, leaf_up_bw, spine_up_bw) if pods.pods > 1 else min(host_bw, leaf_up_bw)
@@ -366,10 +366,10 @@ def _cable_leaves(
 
 
 def _cable_spines(
-    fabric: FabricSpec, ss: SuperSpineSpec, pods: PodSizing, spines: tuple[SwitchPlan, ...], super_spines: tuple[SwitchPlan, ...]
+    fabric: FabricSpec, ss: SuperSpineSpec, pods: PodSizing, spines: tuple[SwitchPlan, ...], super_spines: tuple[SwitchPlan, ...], *, routed: bool
 ) -> Iterator[Link]:
     """Uplink u of spine k of pod P goes to super-spine ``u % per_plane`` of plane k, port ``(P - 1) * parallel + u // per_plane``."""
-    numbered = spines[0].asn is not None and fabric.underlay.addressing == "p2p-31" if spines else False
+    numbered = routed and fabric.underlay.addressing == "p2p-31"
     per_plane = pods.super_spines_per_plane
     for spine in spines:
         pod, k = divmod(spine.switch_id - 1, pods.spines_per_pod)
