@@ -9,6 +9,8 @@ import copy
 import ipaddress
 import json
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -83,7 +85,10 @@ def documents(files: dict[str, str], name: str) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(files[f"k8s/{name}"]) if d is not None]
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.parent.name)
+MORE = [DATA / "plan/three-tier/cluster.yaml", DATA / "plan/reference-2x400/cluster.yaml", DATA / "export/nvl72.yaml"]
+
+
+@pytest.mark.parametrize("example", [*EXAMPLES, *MORE], ids=lambda p: p.parent.name if p.name == "cluster.yaml" else p.stem)
 def test_every_custom_resource_validates_against_its_published_crd(example: Path) -> None:
     files = export_k8s(plan_cluster(load_cluster(example)))
     checked = 0
@@ -202,3 +207,20 @@ def test_labels_put_each_unit_under_one_block_and_kueue_levels_follow_them() -> 
 def test_a_port_name_without_its_pci_bus_is_a_clear_error() -> None:
     with pytest.raises(InputError, match=r"'eth1' .* give the profile pci_buses"):
         pci_address(HostInterface("eth1", "compute", 0, 400, 9000, "ethernet"))
+
+
+def test_the_cli_refuses_rails_without_pci_names_with_exit_2(tmp_path: Path) -> None:
+    text = (DATA / "export/nvl72.yaml").read_text(encoding="utf-8")
+    definition = tmp_path / "cluster.yaml"
+    definition.write_text(text.replace("pci_buses: [3, 4, 131, 132], hcas:", "names: [eth1, eth2, eth3, eth4], hcas:", 1), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "fabric", "export", "k8s", str(definition), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "'eth1' (compute port 0) does not name its PCI bus" in result.stdout + result.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
