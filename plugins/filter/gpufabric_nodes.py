@@ -148,28 +148,40 @@ def nvconfig_values(output: str) -> dict[str, int | str]:
     return values
 
 
-def nvconfig_diff(output: str, wanted: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def nvconfig_diff(output: str, wanted: dict[str, Any], optional: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
     r"""Settings whose next-boot value differs from ``wanted`` (missing ones included): name → {have, want}.
+
+    A name in ``optional`` that the device does not list is skipped: NVIDIA's NIC Configuration Operator treats a
+    parameter absent from the device's next-boot configuration as unsupported there (MAX_ACC_OUT_READ is hidden while
+    ADVANCED_PCI_SETTINGS is off) and skips it (Mellanox/nic-configuration-operator docs/nic-configuration-library.md,
+    "NV Configuration Flow", step 4; pkg/configuration/configvalidation.go).
 
     Example:
         >>> nvconfig_diff("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0, "CNP_DSCP_P1": "48"})
         {'ATS_ENABLED': {'have': 1, 'want': 0}, 'CNP_DSCP_P1': {'have': None, 'want': 48}}
+        >>> nvconfig_diff("Configurations:   Next Boot\n   ATS_ENABLED   False(0)\n", {"ATS_ENABLED": 0, "MAX_ACC_OUT_READ": 0}, ["MAX_ACC_OUT_READ"])
+        {}
     """
     have = nvconfig_values(output)
-    return {name: {"have": have.get(name), "want": int(value)} for name, value in sorted(wanted.items()) if have.get(name) != int(value)}
+    skip = set(optional) - set(have)
+    return {
+        name: {"have": have.get(name), "want": int(value)}
+        for name, value in sorted(wanted.items())
+        if name not in skip and have.get(name) != int(value)
+    }
 
 
-def nvconfig_set_args(output: str, wanted: dict[str, Any]) -> list[str]:
+def nvconfig_set_args(output: str, wanted: dict[str, Any], optional: Iterable[str] = ()) -> list[str]:
     r"""``NAME=value`` for each setting that differs (the arguments of ``mlxconfig -y -d <dev> set``), sorted by name.
 
     Example:
         >>> nvconfig_set_args("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0})
         ['ATS_ENABLED=0']
     """
-    return [f"{name}={change['want']}" for name, change in nvconfig_diff(output, wanted).items()]
+    return [f"{name}={change['want']}" for name, change in nvconfig_diff(output, wanted, optional).items()]
 
 
-def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any]) -> list[str]:
+def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any], optional: Iterable[str] = ()) -> list[str]:
     r"""One line per setting a device (the registered loop results of the read-back) does not have for the next boot.
 
     Example:
@@ -186,7 +198,7 @@ def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any]) -> 
             continue
         lines += [
             f"{device}: {name} expected {change['want']}, next boot {'<missing>' if change['have'] is None else change['have']}"
-            for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted).items()
+            for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted, optional).items()
         ]
     return lines
 

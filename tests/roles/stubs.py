@@ -157,9 +157,12 @@ path = os.path.join(d, dev + ".nv.json")
 factory = {"ROCE_CC_PRIO_MASK_P1": 0, "CNP_DSCP_P1": 4, "CNP_802P_PRIO_P1": 6, "ATS_ENABLED": 1, "MAX_ACC_OUT_READ": 0}
 st = json.load(open(path)) if os.path.exists(path) else factory
 stuck = open(os.path.join(d, "stuck")).read().split() if os.path.exists(os.path.join(d, "stuck")) else []
+# names in $STUB_DIR/hidden are not on this firmware (MAX_ACC_OUT_READ while ADVANCED_PCI_SETTINGS is off): not listed, not settable
+hidden = open(os.path.join(d, "hidden")).read().split() if os.path.exists(os.path.join(d, "hidden")) else []
 if "set" in args:
     for kv in args[args.index("set") + 1:]:
         k, v = kv.split("=", 1)
+        if k in hidden: sys.exit(f"-E- The Device doesn't support {k} parameter")
         if k not in stuck: st[k] = int(v)
     json.dump(st, open(path, "w"))
     print("Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.")
@@ -168,7 +171,7 @@ else:
     print(f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nPCI device:     {dev}\n\nConfigurations:                              Next Boot")
     for n in names:
         v = st.get(n)
-        if v is None: continue
+        if v is None or n in hidden: continue
         print(f"         {n:<36}{('False(0)', 'True(1)')[v] if n == 'ATS_ENABLED' else v}")
 """
 
@@ -197,36 +200,6 @@ def firmware_links(prefix: str, hcas: list[str]) -> str:
         f"{prefix}/sys/class/infiniband/{hca}/device"
         for n, hca in enumerate(hcas)
     )
-
-
-LSPCI = r"""#!/bin/sh
-# stub lspci -D -n: two PCIe switch ports (class 0604), a GPU (0302) and a ConnectX NIC (0207)
-echo "lspci $*" >> "$(dirname "$0")/calls.log"
-printf '0000:17:00.0 0604: 1000:c030 (rev b0)\n0000:18:00.0 0604: 1000:c030 (rev b0)\n0000:19:00.0 0302: 10de:2330 (rev a1)\n'
-printf '0000:1a:00.0 0207: 15b3:1021\n'
-"""
-
-SETPCI = r"""#!/bin/sh
-# stub setpci -s BDF ECAP_ACS+0x6.w[=VALUE]: bridges keep their ACS control in <BDF>.acs (default 001d); 0000:18:00.0 has
-# no ACS capability; a bridge listed in ./stuck accepts writes but keeps its value
-d=$(dirname "$0"); echo "setpci $*" >> "$d/calls.log"
-bdf=$2; reg=$3
-case "$bdf" in 0000:17:00.0) ;; *) echo "setpci: $bdf: no ECAP_ACS" >&2; exit 1 ;; esac
-case "$reg" in
-*=*) grep -qx "$bdf" "$d/stuck" 2>/dev/null || echo "${reg#*=}" > "$d/$bdf.acs" ;;
-*) cat "$d/$bdf.acs" 2>/dev/null || echo 001d ;;
-esac
-"""
-
-
-def fake_host(cpus: int) -> dict[str, tuple[str, int]]:
-    """Relative path → (text, mode): CPUs with a powersave governor, a kernel command line without iommu=pt, stub
-    lspci/setpci (one bridge with ACS on, one without ACS)."""
-    files = {f"sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor": ("powersave\n", 0o644) for n in range(cpus)}
-    files["proc/cmdline"] = ("BOOT_IMAGE=/vmlinuz root=/dev/sda1 ro quiet\n", 0o644)
-    files["stubs/lspci"] = (LSPCI, 0o755)
-    files["stubs/setpci"] = (SETPCI, 0o755)
-    return files
 
 
 PCI_SETPCI = r"""#!/usr/bin/env python3
@@ -279,7 +252,16 @@ def fake_pci_host(cpus: int, devctl: str = "2930") -> dict[str, tuple[str, int]]
         files[f"stubs/pci/{bridge}.ECAP_ACS+0x6.w"] = ("001d\n", 0o644)
     files[f"stubs/pci/{PCI_NIC}.CAP_EXP+08.w"] = (devctl + "\n", 0o644)
     files["stubs/setpci"] = (PCI_SETPCI, 0o755)
+    files["stubs/lspci"] = (PCI_LSPCI, 0o755)
     return files
+
+
+PCI_LSPCI = r"""#!/bin/sh
+# stub lspci -D -n of fake_pci_host's board: the root port, the switch's three ports (class 0604), the GPU and the NIC
+echo "lspci $*" >> "$(dirname "$0")/calls.log"
+printf '0000:00:01.0 0604: 8086:352a (rev 04)\n0000:15:00.0 0604: 1000:c030 (rev b0)\n0000:16:00.0 0604: 1000:c030 (rev b0)\n'
+printf '0000:16:01.0 0604: 1000:c030 (rev b0)\n0000:18:00.0 0302: 10de:2330 (rev a1)\n0000:19:00.0 0207: 15b3:1021\n'
+"""
 
 
 def pci_links(prefix: str) -> str:

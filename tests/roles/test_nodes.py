@@ -27,7 +27,6 @@ from tests.roles.stubs import (
     PCI_SWITCH,
     fake_firmware,
     fake_gpus,
-    fake_host,
     fake_nic,
     fake_pci_host,
     fake_perftest,
@@ -506,6 +505,7 @@ def test_nic_firmware_sets_the_operators_nvconfig_reads_it_back_and_names_what_a
     hcas = sorted({i["hca"] for i in interfaces if i["plane"] == "compute" and i["link_layer"] == "ethernet" and i["hca"]})
     files = {f"{FW}/{rel}": content for rel, content in fake_firmware(hcas, "28.39.1002").items()}
     tools = {"nic_firmware_sysfs": f"{FW}/sys", "nic_firmware_mlxconfig": f"{FW}/stubs/mlxconfig", "nic_firmware_flint": f"{FW}/stubs/flint"}
+    files[f"{FW}/stubs/hidden"] = ("MAX_ACC_OUT_READ\n", 0o644)  # ADVANCED_PCI_SETTINGS off: skipped, as the operator skips it
     with booted("gpu001", tmp_path, private_network=True, files=files) as node:
         assert node.run(firmware_links(FW, hcas)).returncode == 0
         play = role_playbook(tmp_path, "nic_firmware")
@@ -578,28 +578,33 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         assert changed(second) == {"gpu001": 0}
 
 
-HOST = "/srv/host"
+PCI = "/srv/pci"
 
 
-def test_host_tuning_sets_governor_and_acs_reads_them_back_and_plans_iommu_passthrough(tmp_path: Path) -> None:
-    """Four CPUs on powersave, a PCIe switch port with ACS on and one without ACS (stub setpci/lspci): the governor and
-    ACS are applied and read back, the boot unit enabled, iommu=pt written for the next boot; a second run changes
-    nothing; a bridge that keeps ACS on fails the host, named."""
-    files = {f"{HOST}/{rel}": content for rel, content in fake_host(4).items()}
+def test_host_tuning_sets_governor_acs_and_max_read_request_reads_them_back_and_plans_iommu_passthrough(tmp_path: Path) -> None:
+    """Four CPUs on powersave, a GPU and NIC mlx5_0 behind a PCIe switch whose ports have ACS on (the switch's upstream
+    port has no ACS), the NIC at MaxReadReq 512 (stub setpci/lspci over the board's registers): governor, ACS and
+    MaxReadReq are applied and read back, the boot unit enabled, iommu=pt written for the next boot; a second run
+    changes nothing; a bridge that keeps ACS on and the definition's RDMA devices that the node lacks fail it, named."""
+    files = {f"{PCI}/{rel}": content for rel, content in fake_pci_host(4).items()}
     tuning = {
-        "host_tuning_sysfs": f"{HOST}/sys",
-        "host_tuning_procfs": f"{HOST}/proc",
-        "host_tuning_setpci": f"{HOST}/stubs/setpci",
-        "host_tuning_lspci": f"{HOST}/stubs/lspci",
+        "host_tuning_sysfs": f"{PCI}/sys",
+        "host_tuning_procfs": f"{PCI}/proc",
+        "host_tuning_setpci": f"{PCI}/stubs/setpci",
+        "host_tuning_lspci": f"{PCI}/stubs/lspci",
     }
     play = role_playbook(tmp_path, "host_tuning")
     with booted("gpu001", tmp_path, private_network=True, files=files) as node:
-        first, events = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        assert node.run(pci_links(PCI)).returncode == 0
+        first, events = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**tuning, "host_tuning_nic_devices": ["mlx5_0"]})
         assert first.ok, explain(first)
         for n in range(4):
-            assert node.read(f"{HOST}/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor").strip() == "performance"
-        writes = [c for c in node.read(f"{HOST}/stubs/calls.log").splitlines() if "=" in c]
-        assert writes == ["setpci -s 0000:17:00.0 ECAP_ACS+0x6.w=0000"]  # the bridge without ACS is left alone
+            assert node.read(f"{PCI}/sys/devices/system/cpu/cpu{n}/cpufreq/scaling_governor").strip() == "performance"
+        writes = [c for c in node.read(f"{PCI}/stubs/calls.log").splitlines() if "=" in c]
+        # every bridge with ACS (not the switch's upstream port), and the NIC's MaxReadReq bits only (NIC Configuration Operator)
+        assert writes == [f"setpci -s {b} ECAP_ACS+0x6.w=0000" for b in (PCI_ROOT, *PCI_SWITCH[1:])] + [f"setpci -s {PCI_NIC} CAP_EXP+08.w=5000:7000"]
+        assert node.read(f"{PCI}/stubs/pci/{PCI_NIC}.CAP_EXP+08.w").strip() == "5930"  # relaxed ordering and the rest kept
+        assert "NIC_DEVICES=mlx5_0" in node.read("/etc/gpufabric/host-tuning.env").splitlines()
         assert node.read("/etc/default/grub.d/60-gpufabric.cfg").splitlines()[-1] == (
             'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT iommu=pt"'
         )
@@ -607,17 +612,20 @@ def test_host_tuning_sets_governor_and_acs_reads_them_back_and_plans_iommu_passt
         assert node.run("systemctl is-enabled gpufabric-host-tuning.service").stdout.strip() == "enabled"
         [verdict] = events.results("Verify | governors and ACS as planned")
         assert "iommu=pt after the next reboot" in verdict["msg"]
-        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**tuning, "host_tuning_nic_devices": ["mlx5_0"]})
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
 
-        node.run(f"echo 0000:17:00.0 > {HOST}/stubs/stuck; echo 001d > {HOST}/stubs/0000:17:00.0.acs")
-        refused, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)
+        # at boot the unit puts back what a reboot lost
+        node.run(f"echo 2930 > {PCI}/stubs/pci/{PCI_NIC}.CAP_EXP+08.w")
+        assert node.run("systemctl restart gpufabric-host-tuning.service").returncode == 0
+        assert node.read(f"{PCI}/stubs/pci/{PCI_NIC}.CAP_EXP+08.w").strip() == "5930"
+
+        node.run(f"echo {PCI_ROOT}.ECAP_ACS+0x6.w > {PCI}/stubs/pci/stuck; echo 001d > {PCI}/stubs/pci/{PCI_ROOT}.ECAP_ACS+0x6.w")
+        refused, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tuning)  # the definition's RDMA devices
         [(_, message)] = failures(refused)["gpu001"]
-        assert "0000:17:00.0: ACS control expected 0000, actual 001d" in message
-
-
-PCI = "/srv/pci"
+        assert f"{PCI_ROOT}: ACS control expected 0000, actual 001d" in message
+        assert "mlx5_1: no such RDMA device" in message
 
 
 def test_fabric_check_reads_the_host_tuning_back_and_fails_an_untuned_gpu_node_naming_each_setting(tmp_path: Path) -> None:
