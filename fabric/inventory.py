@@ -87,7 +87,8 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
 
     Host vars: ``ansible_host`` (in-band address), ``gpufabric_interfaces`` (name, plane, address, MTU, link layer,
     peer, HCA), ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
-    ``gpufabric_ib_ports`` and, on subnet-manager hosts, ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
+    ``gpufabric_ib_ports``, ``gpufabric_rdma_stack`` (the RDMA stack rdma_stack installs) and, on subnet-manager hosts,
+    ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
     contract and the InfiniBand settings with partitions resolved to hosts.
 
     Example:
@@ -140,6 +141,8 @@ def _node_vars(node: NodePlan, sm_priority: int | None) -> dict[str, Any]:
         "gpufabric_roce_ports": [i.name for i in netdevs if i.plane == "compute" and i.link_layer == "ethernet"],
         "gpufabric_ib_ports": [{"hca": i.hca, "port": 1} for i in netdevs if i.link_layer == "infiniband" and i.hca],
     }
+    if node.rdma_stack is not None:
+        host["gpufabric_rdma_stack"] = node.rdma_stack
     if inband:
         host["ansible_host"] = inband.split("/")[0]
     if sm_priority is not None:

@@ -91,6 +91,11 @@ class NodeGroupSpec(SpecModel):
         description="Explicit addresses: hostname -> plane -> address (first port of that plane).",
     )
     labels: dict[TagKey, TagValue] = Field(default_factory=dict[str, str], max_length=64)
+    rdma_stack: Literal["doca", "inbox"] | None = Field(
+        default=None,
+        description="RDMA stack the node roles install: doca (NVIDIA DOCA-OFED) or inbox (the distribution's rdma-core). "
+        "Default: doca on nodes with RoCE compute ports (the NIC half of the RoCE contract needs DOCA's tools), inbox elsewhere.",
+    )
 
     @field_validator("hostname")
     @classmethod

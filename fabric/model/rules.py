@@ -283,6 +283,26 @@ def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
         )
 
 
+def check_rdma_stack(spec: ClusterSpec) -> Iterator[Finding]:
+    """A group with RoCE compute ports does not ask for the inbox RDMA stack.
+
+    The NIC half of the RoCE contract needs DOCA's tools: mlnx_qos and cma_roce_tos (Mellanox/mlnx-tools, which Debian
+    12 does not package), the ECN sysfs (DOCA "Explicit Congestion Notification": /sys/class/net/<if>/ecn/...) and, for
+    nvidia-peermem, the peer-memory API (NVIDIA driver README "GPUDirect RDMA Peer Memory Client": MOFED needed).
+    """
+    if spec.target != "onprem" or spec.planes.compute.transport != "roce":
+        return
+    for gi, group in enumerate(spec.nodes):
+        profile = spec.profile_of(group)
+        if group.rdma_stack == "inbox" and profile is not None and "compute" in profile.ports:
+            yield Finding(
+                ("nodes", gi, "rdma_stack"),
+                f"group '{group.group}' has RoCE compute ports, and the inbox RDMA stack cannot apply the NIC half of the RoCE "
+                "contract: it has no mlnx_qos or cma_roce_tos, no ECN sysfs and no peer-memory API for nvidia-peermem; "
+                "set rdma_stack: doca (or leave it out: doca is the default on RoCE ports)",
+            )
+
+
 def check_infiniband(spec: ClusterSpec) -> Iterator[Finding]:
     """PKeys in range and unique, SM priorities unique, SM and partition members exist."""
     ib = spec.infiniband
@@ -464,6 +484,7 @@ RULES: tuple[Rule, ...] = (
     check_explicit_addresses,
     check_mtu,
     check_roce_contract,
+    check_rdma_stack,
     check_infiniband,
     check_switch_tiers,
     check_nos_watchdog,

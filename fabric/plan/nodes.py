@@ -74,7 +74,9 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, att
     fabric = spec.fabric
     if fabric is not None and "compute" in profile.ports:
         su, slot = (node_id - 1) // fabric.su_size + 1, (node_id - 1) % fabric.su_size + 1
-    return NodePlan(hostname, group.group, group.role, node_id, profile.name, profile.gpus, tuple(interfaces), su, slot)
+    roce_ports = spec.planes.compute.transport == "roce" and "compute" in profile.ports
+    stack = group.rdma_stack or ("doca" if roce_ports else "inbox")
+    return NodePlan(hostname, group.group, group.role, node_id, profile.name, profile.gpus, tuple(interfaces), su, slot, stack)
 
 
 def _interface(view: _PlanePorts, port: int, name: str, *, explicit: str | None, attachment: HostAttachment | None, hca: str | None) -> HostInterface:

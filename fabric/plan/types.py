@@ -55,6 +55,7 @@ class NodePlan:
     interfaces: tuple[HostInterface, ...]
     scalable_unit: int | None = None
     slot: int | None = None
+    rdma_stack: str | None = None  # on-prem: what the node roles install (doca where RoCE compute ports need DOCA's tools)
 
 
 @dataclass(frozen=True, slots=True)

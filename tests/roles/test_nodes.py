@@ -8,6 +8,7 @@ import contextlib
 import hashlib
 import io
 import ipaddress
+import itertools
 import json
 import os
 import re
@@ -62,7 +63,9 @@ def roce_gpu(tmp_path: Path) -> Iterator[Container]:
 def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Container, tmp_path: Path) -> None:
     ports: list[str] = host_vars(site("onprem-roce"), "gpu001")["gpufabric_roce_ports"]
     play = role_playbook(tmp_path, "rdma_stack", "nic_qos")
-    first, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars=NIC_VARS)
+    # the definition gives gpu001 DOCA (its RoCE ports need DOCA's tools); here Debian's inbox stack is installed for
+    # real and the stubs stand in for DOCA's mlnx_qos and cma_roce_tos
+    first, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars={**NIC_VARS, "rdma_stack_source": "inbox"})
     assert first.ok, explain(first)
     assert changed(first)["gpu001"] > 0
 
@@ -99,7 +102,7 @@ def test_rdma_stack_and_nic_qos_converge_persist_and_read_back(roce_gpu: Contain
         assert roce_gpu.read(f"{NIC}/sys/class/net/{port}/ecn/roce_np/cnp_dscp").strip() == "48"
 
     # idempotence: nothing changes, nothing is written to a NIC
-    second, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars=NIC_VARS)
+    second, _ = converge(site("onprem-roce"), [roce_gpu], play, tmp_path, extravars={**NIC_VARS, "rdma_stack_source": "inbox"})
     assert second.ok, explain(second)
     assert changed(second) == {"gpu001": 0}
     assert roce_gpu.read(f"{NIC}/stubs/calls.log").splitlines()[: len(calls)] == calls
@@ -670,3 +673,63 @@ def test_fabric_check_reads_the_host_tuning_back_and_fails_an_untuned_gpu_node_n
             "mlx5_0": {"pci": PCI_NIC, "iommu": "identity", "numa_node": 0, "relaxed_ordering": True, "max_read_request": 4096}
         }
         assert summary["msg"]["host_tuning"]["cpu_governor"] == "performance"
+
+
+OPENIBD_STUB = """[Unit]
+Description=stand-in for DOCA's openibd (logs when a reload starts and ends)
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh -c 'echo "start $(date +%%s.%%N)" >> /var/log/openibd.log; sleep 3; echo "end $(date +%%s.%%N)" >> /var/log/openibd.log'
+"""
+
+
+def handler_play(serial: int) -> list[dict[str, object]]:
+    """rdma_stack's real handler file, notified on every host of a play with ``serial`` (the site play's shape)."""
+    return [
+        {
+            "name": f"reload the RDMA stack, serial {serial}",
+            "hosts": "all",
+            "serial": serial,
+            "gather_facts": False,
+            "vars": {"rdma_stack_manage_hardware": True, "rdma_stack_reboot": False},
+            "pre_tasks": [{"name": "Only a container", "ansible.builtin.assert": {"that": "ansible_connection == 'community.docker.nsenter'"}}],
+            "tasks": [
+                {"name": "Batch starts", "ansible.builtin.shell": 'echo "batch $(date +%s.%N)" >> /var/log/openibd.log', "changed_when": False},
+                {"name": "New RDMA modules", "ansible.builtin.command": "true", "changed_when": True, "notify": "rdma_stack_restart_openibd"},
+            ],
+            "handlers": [{"name": "rdma_stack handlers", "ansible.builtin.import_tasks": str(ROOT / "roles/rdma_stack/handlers/main.yml")}],
+        }
+    ]
+
+
+def reload_log(node: Container) -> dict[str, list[float]]:
+    events: dict[str, list[float]] = {}
+    for line in node.read("/var/log/openibd.log").splitlines():
+        what, when = line.split()
+        events.setdefault(what, []).append(float(when))
+    return events
+
+
+def test_the_rdma_stack_reload_handler_drains_one_node_at_a_time_and_respects_serial(tmp_path: Path) -> None:
+    """Three nodes, an openibd stand-in whose reload takes 3 s: in one batch (serial 3) the reloads never overlap
+    (throttle 1); with serial 1 each node's reload ends before the next node's batch begins."""
+    files = {"/etc/systemd/system/openibd.service": (OPENIBD_STUB, 0o644)}
+    with contextlib.ExitStack() as stack:
+        nodes = [stack.enter_context(booted(h, tmp_path, private_network=True, files=files)) for h in ("gpu001", "gpu002", "gpu003")]
+        for serial in (3, 1):
+            for node in nodes:
+                node.run("rm -f /var/log/openibd.log")
+            playbook = tmp_path / f"handler-{serial}.yml"
+            playbook.write_text(json.dumps(handler_play(serial)))
+            result, _ = converge(site("onprem-roce"), nodes, playbook, tmp_path)
+            assert result.ok, explain(result)
+            logs = [reload_log(node) for node in nodes]
+            assert all(len(log["start"]) == len(log["end"]) == 1 for log in logs), logs  # each node reloaded once
+            reloads = sorted((log["start"][0], log["end"][0]) for log in logs)
+            for (_, end), (start, _) in itertools.pairwise(reloads):
+                assert start >= end, f"serial {serial}: two nodes reloaded at once: {reloads}"
+            if serial == 1:
+                batches = sorted((log["batch"][0], log["end"][0]) for log in logs)
+                for (_, reloaded), (next_batch, _) in itertools.pairwise(batches):
+                    assert next_batch >= reloaded, f"a batch began before the previous batch's reload ended: {batches}"

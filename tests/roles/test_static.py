@@ -30,9 +30,11 @@ def test_the_definition_is_the_inventory(site: str) -> None:
     if site == "onprem-roce":
         assert len(gpu["gpufabric_roce_ports"]) == 8
         assert gpu["gpufabric_roce"] == {"dscp": 26, "priority": 3, "pfc_priorities": [3], "tos": 106, "cnp_dscp": 48, "cnp_priority": 6}
+        assert gpu["gpufabric_rdma_stack"] == "doca"  # RoCE ports: the NIC half of the contract needs DOCA's tools
     else:
         assert [hostvars[h]["gpufabric_sm_priority"] for h in inv["sm_nodes"]["hosts"]] == [15, 14]
         assert gpu["gpufabric_infiniband"]["partitions"][0]["pkey"] == "0x0002"
+        assert gpu["gpufabric_rdma_stack"] == "inbox"
     graph = ansible("ansible-inventory", "-i", f"inventories/{site}/cluster.yaml", "--graph")
     assert "@gpu_nodes:" in graph.stdout
 
