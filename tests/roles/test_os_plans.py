@@ -118,6 +118,7 @@ def test_ubuntu_2204_gets_docas_per_release_repository_the_cuda_repository_and_p
         "prerequisites": ["linux-headers-5.15.0-126-generic"],
         "driver": ["nvidia-open-570"],
         "fabricmanager": "nvidia-fabricmanager-570=<the installed driver version>",  # DGX H100 class: NVSwitches
+        "nvlsm": [],  # NVLink 4: fabric manager alone
         "pin": gpu["_gpu_driver_plan"]["pin"],
         "persistenced_dropin": "/etc/systemd/system/nvidia-persistenced.service.d/gpufabric.conf",
         "services": ["nvidia-persistenced.service", "nvidia-fabricmanager.service"],
@@ -203,3 +204,34 @@ def test_doca_before_32_needs_the_minor_release_directory(node: Container, tmp_p
     result, events = plan(node, tmp_path, facts, rdma_stack_doca_version="2.9.0", rdma_stack_doca_os_release="debian12.5")
     assert result.ok, explain(result)
     assert events.results("Plan | show it")[0]["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/2.9.0/debian12.5/x86_64/"
+
+
+NVLINK5_OSES = [
+    (os_facts("Debian", "12.7", "Debian", kernel="6.1.0-26-amd64"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
+    (os_facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-126-generic"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
+    (os_facts("Ubuntu", "24.04", "Debian", arch="aarch64"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
+    (os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), ["nvlink5-570", "libibumad", "infiniband-diags"]),
+]
+
+
+def test_b200_nodes_get_the_nvlink_subnet_manager_beside_fabric_manager_on_every_os(node: Container, tmp_path: Path) -> None:
+    """DGX/HGX B200 (NVLink 5): nvlink5-<branch> and NVLSM's prerequisites, on every OS, pinned with the driver branch;
+    fabric manager's unit starts NVLSM (no unit of its own). On DGX OS nothing is installed; a branch before 570 is refused."""
+    for facts, packages in NVLINK5_OSES:
+        result, events = plan(node, tmp_path, facts, gpufabric_hardware="dgx-b200")
+        assert result.ok, (facts["distribution"], explain(result))
+        [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
+        assert gpu["_gpu_driver_plan"]["nvlsm"] == packages, facts["distribution"]
+        assert gpu["_gpu_driver_plan"]["fabricmanager"], facts["distribution"]
+        assert gpu["_gpu_driver_plan"]["services"] == ["nvidia-persistenced.service", "nvidia-fabricmanager.service"]
+        if facts["os_family"] == "Debian":
+            assert "nvlink5-570" in gpu["_gpu_driver_plan"]["pin"]["packages"]
+    result, events = plan(node, tmp_path, NVLINK5_OSES[1][0], dgx=True, gpufabric_hardware="dgx-b200")
+    assert result.ok, explain(result)
+    [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
+    assert gpu["_gpu_driver_plan"]["nvlsm"] == []  # DGX OS ships it
+    result, _ = plan(node, tmp_path, NVLINK5_OSES[1][0], gpufabric_hardware="dgx-b200", gpu_driver_branch="560")
+    [(task, message)] = failures(result)["gpu001"]
+    assert task == "Preflight | a supported OS, a driver branch, a GPUDirect path"
+    assert "NVLink 5 hardware (dgx-b200) needs branch 570 or later" in message
+    assert written(node) == []
