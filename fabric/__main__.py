@@ -71,7 +71,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
     lint.add_argument("--json", action="store_true", help="the findings as JSON")
     lab = sub.add_parser("lab", help="the local twin of an FRR fabric: network namespaces, FRR, sshd (root)")
-    lab.add_argument("action", choices=("up", "status", "ping", "down"), help="ping: jumbo frames between nodes in different racks")
+    lab.add_argument(
+        "action",
+        choices=("up", "status", "ping", "planes", "down"),
+        help="ping: jumbo frames between nodes in different racks; planes: a BMC answers on OOB, no route between OOB and compute",
+    )
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     lab.add_argument("--json", action="store_true", help="the result as JSON (status is always JSON)")
@@ -278,6 +282,25 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_FAILED if findings else EXIT_OK
 
 
+def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> int:
+    """Reachability inside the OOB plane and none across to compute, on the twin."""
+    from fabric.apply.lab import namespace
+    from fabric.apply.lab_oob import oob_checks, oob_devices
+
+    devices = [*oob_devices(plan), *(n.hostname for n in plan.nodes)]
+    checks = oob_checks(plan, {d: namespace(plan.name, d) for d in devices})
+    if args.json:
+        out.print_json(json.dumps([{**dataclasses.asdict(c), "ok": c.ok} for c in checks]))
+    for c in checks if not args.json else ():
+        verdict = "answers" if c.answered else "no answer"
+        colour = "green" if c.ok else "red"
+        want = "inside the plane" if c.expect else "across planes: must not answer"
+        out.print(f"[{colour}]{'ok' if c.ok else 'FAILED'}[/] {c.source} → {c.target} ({c.address}): {verdict} ({want}); {c.output}", highlight=False)
+    if not checks:
+        out.print(f"[red]no OOB plane with BMCs[/] in cluster '{plan.name}' (planes.oob.network, a node port on the oob plane)", highlight=False)
+    return EXIT_OK if checks and all(c.ok for c in checks) else EXIT_FAILED
+
+
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
     from fabric.apply.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
     from fabric.apply.traffic import cross_rack_ping
@@ -314,6 +337,8 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
             highlight=False,
         )
         return EXIT_OK if ping.ok else EXIT_FAILED
+    elif args.action == "planes":
+        return _lab_planes(args, out, plan)
     elif args.action == "down":
         removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
         if args.json:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from fabric.apply.lab_oob import cable_oob, oob_devices
 from fabric.apply.lab_sshd import SSHD, prepare_keys, start_sshd
 from fabric.errors import FabricError
 from fabric.plan.types import ClusterPlan
@@ -90,11 +91,12 @@ def namespace(cluster: str, device: str) -> str:
 
 
 def lab_namespaces(plan: ClusterPlan) -> tuple[str, ...]:
-    """Every namespace the twin of ``plan`` has: one per switch and one per cabled node, exactly."""
+    """Every namespace the twin of ``plan`` has: one per switch, one per cabled node and the OOB plane's, exactly."""
     fabric = plan.fabric
     if fabric is None:
         return ()
     devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
+    devices += oob_devices(plan)  # the OOB core, management switches and BMC stand-ins (fabric.apply.lab_oob)
     return tuple(namespace(plan.name, d) for d in devices)
 
 
@@ -192,6 +194,7 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         _run("ip", "netns", "add", ns)
         _run("ip", "-n", ns, "link", "set", "lo", "up")
     _cable(plan)
+    cable_oob(plan, {d: namespace(plan.name, d) for d in oob_devices(plan)}, _run)
     switches: list[LabSwitch] = []
     for switch in fabric.switches:
         ns = namespace(plan.name, switch.name)

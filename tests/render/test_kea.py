@@ -58,5 +58,6 @@ def test_every_bmc_address_is_one_pool_guarded_by_its_switch_and_port() -> None:
 
 
 def test_no_oob_network_no_dhcp_config() -> None:
-    lab = plan_cluster(load_cluster(ROOT / "inventories" / "lab" / "cluster.yaml"))
-    assert render_kea(lab) == {}
+    plain = plan_cluster(load_cluster(ROOT / "tests" / "data" / "render" / "frr-3tier" / "cluster.yaml"))
+    assert plain.oob is None
+    assert render_kea(plain) == {}
