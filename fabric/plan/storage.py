@@ -133,7 +133,7 @@ def _check_planes(spec: ClusterSpec, net: _Net) -> list[Finding]:
         for plane in net.planes
         if getattr(spec.planes, plane).vlan is None
     ]
-    vlans = [getattr(spec.planes, p).vlan for p in net.planes]
+    vlans = [v for v in (getattr(spec.planes, p).vlan for p in net.planes) if v is not None]
     if len(set(vlans)) != len(vlans):
         problems.append(Finding(net.path, f"planes {' and '.join(net.planes)} share VLAN {vlans[0]}; give each plane its own VLAN"))
     cidr = spec.planes.storage.cidr
