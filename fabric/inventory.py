@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from fabric.export.nccl import nccl_env, nccl_groups
+from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.plan.cloud_stack import gpu_stack
 from fabric.plan.types import ClusterPlan, NodePlan
 
@@ -32,15 +34,16 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
         >>> from fabric.plan import plan_cluster
         >>> plan = plan_cluster(load_cluster("inventories/gcp-a3ultra/cluster.yaml"))
         >>> inv = cloud_inventory(plan, {"a3u-01": {"inband": "10.137.16.2"}})
-        >>> inv["all"]["children"]["gpu_nodes"]["hosts"]["a3u-01"]
-        {'ansible_host': '10.137.16.2', 'gpufabric_addresses': {'inband': '10.137.16.2'}, 'gpufabric_group': 'gpu', \
-'gpufabric_instance_type': 'a3-ultragpu-8g', 'gpufabric_gpu_stack': 'gib', 'gpufabric_gpu_nics': 8}
+        >>> host = inv["all"]["children"]["gpu_nodes"]["hosts"]["a3u-01"]
+        >>> host["ansible_host"], host["gpufabric_gpu_stack"], host["gpufabric_gpu_nics"], host["gpufabric_nccl_env"]["NCCL_NET"]
+        ('10.137.16.2', 'gib', 8, 'gIB')
     """
     cloud = plan.cloud
     assert cloud is not None
     children: dict[str, Any] = {}
     for group in cloud.groups:
         stack, nics = gpu_stack(cloud.provider, group)  # what roles/cloud_fabric installs and verifies on the node
+        nccl = cloud_nccl_env(cloud.provider, group)  # what roles/nccl_env writes to /etc/nccl.conf (export nccl's file)
         hosts = {
             name: {
                 "ansible_host": addresses[name]["inband"],
@@ -49,6 +52,7 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
                 "gpufabric_instance_type": group.instance_type,
                 "gpufabric_gpu_stack": stack,
                 "gpufabric_gpu_nics": nics,
+                **({"gpufabric_nccl_env": nccl} if nccl else {}),
             }
             for name in group.hostnames
             if "inband" in addresses.get(name, {})
@@ -86,7 +90,8 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     """Inventory of an on-prem cluster: role groups, ``sm_nodes``, ``leaf``/``spine``, every plane per host.
 
     Host vars: ``ansible_host`` (in-band address), ``gpufabric_interfaces`` (name, plane, address, MTU, link layer,
-    peer, HCA), ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
+    peer, HCA), ``gpufabric_nccl_env`` (the group's ``export nccl`` variables, where NCCL runs),
+    ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
     ``gpufabric_ib_ports``, ``gpufabric_rdma_stack`` (the RDMA stack rdma_stack installs) and, on subnet-manager hosts,
     ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
     contract and the InfiniBand settings with partitions resolved to hosts.
@@ -99,9 +104,12 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
         (['gpu_nodes', 'group_gpu', 'group_sm', 'group_storage', 'leaf', 'login_nodes', 'mgmt_nodes', 'sm_nodes', 'spine', 'storage_nodes'], 15)
     """
     sm = {n.host: n.priority for n in plan.infiniband.subnet_manager.nodes} if plan.infiniband else {}
+    nccl = {g.group: nccl_env(plan, g) for g in nccl_groups(plan)}  # what roles/nccl_env writes to /etc/nccl.conf
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
     for node in plan.nodes:
         host = _node_vars(node, sm.get(node.hostname))
+        if node.group in nccl:
+            host["gpufabric_nccl_env"] = nccl[node.group]
         children.setdefault(ROLE_GROUPS[node.role], {"hosts": {}})["hosts"][node.hostname] = host
         children.setdefault(f"group_{node.group}", {"hosts": {}})["hosts"][node.hostname] = None
         if node.hostname in sm and node.role != "subnet-manager":

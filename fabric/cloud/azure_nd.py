@@ -10,6 +10,7 @@ from pulumi_azure_native import compute, network, resources, storagecache
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
 from fabric.errors import StackConfigError
+from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
 from fabric.model.cloud import AzureSpec
 from fabric.plan.cloud_stack import gpu_stack
@@ -52,11 +53,12 @@ class NdCluster(pulumi.ComponentResource):
         self.vmss = {s.name: self._scale_set(g, s) for g in cloud.groups for s in g.scale_sets}
         self.file_system = self._lustre()
         stacks = {g.group: gpu_stack("azure", g) for g in cloud.groups}
+        nccl = {g.group: env for g in cloud.groups if (env := cloud_nccl_env("azure", g))}
         members: dict[str, dict[str, object]] = {
             s.name: {"group": g.group, "ib_group": s.ib_group, "hostnames": list(s.hostnames)} for g in cloud.groups for s in g.scale_sets
         }
         self.scale_sets = pulumi.Output.from_input(members)
-        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks))
+        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks, nccl))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 
     def _network(self) -> None:
@@ -231,12 +233,15 @@ def _security_rule(rule: FirewallRule) -> network.SecurityRuleArgs:
     )
 
 
-def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]], stacks: Mapping[str, tuple[str, int]]) -> str:
+def _dynamic_inventory(
+    azure: AzureSpec, members: dict[str, dict[str, object]], stacks: Mapping[str, tuple[str, int]], nccl: Mapping[str, Mapping[str, str]]
+) -> str:
     """An ``azure.azcollection.azure_rm`` inventory source: scale-set VMs get their names only when Azure creates them.
 
     Hosts land in the same role groups as on-prem (``gpu_nodes`` …), in ``group_<group>`` and in ``ib_group_<n>``.
     Like the other clouds' inventories they carry ``gpufabric_target`` and, by their group tag, the fabric software
-    ``roles/cloud_fabric`` installs (``gpufabric_gpu_stack``, ``gpufabric_gpu_nics``).
+    ``roles/cloud_fabric`` installs (``gpufabric_gpu_stack``, ``gpufabric_gpu_nics``) and the NCCL settings
+    ``roles/nccl_env`` writes (``gpufabric_nccl_env``).
     """
     stack = {group: s for group, (s, _) in sorted(stacks.items())}
     nics = {group: n for group, (_, n) in sorted(stacks.items())}
@@ -252,6 +257,7 @@ def _dynamic_inventory(azure: AzureSpec, members: dict[str, dict[str, object]], 
             "gpufabric_target": "'azure'",
             "gpufabric_gpu_stack": f"{stack!r}.get(tags['gpufabric-group'], 'none')",
             "gpufabric_gpu_nics": f"{nics!r}.get(tags['gpufabric-group'], 0)",
+            "gpufabric_nccl_env": f"{dict(sorted((g, dict(e)) for g, e in nccl.items()))!r}.get(tags['gpufabric-group'], {{}})",
         },
         "keyed_groups": [
             {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"},

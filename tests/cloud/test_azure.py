@@ -169,4 +169,8 @@ def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
         "gpufabric_target": "'azure'",
         "gpufabric_gpu_stack": "{'gpu': 'nd-ib', 'login': 'none'}.get(tags['gpufabric-group'], 'none')",
         "gpufabric_gpu_nics": "{'gpu': 8, 'login': 0}.get(tags['gpufabric-group'], 0)",
+        "gpufabric_nccl_env": source["hostvar_expressions"]["gpufabric_nccl_env"],
     }
+    nccl = source["hostvar_expressions"]["gpufabric_nccl_env"]
+    assert nccl.startswith("{'gpu': {'NCCL_TOPO_FILE': '/opt/microsoft/ndv5-topo.xml', ")
+    assert nccl.endswith("}}.get(tags['gpufabric-group'], {})")

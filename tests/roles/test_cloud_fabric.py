@@ -51,10 +51,18 @@ def exported_inventory(example: str, host: str, workdir: Path) -> Path:
 
 
 def run(
-    inventory: Path, node: Container, workdir: Path, facts: Mapping[str, str], *, check: bool, tags: str | None = None, **extravars: object
+    inventory: Path,
+    node: Container,
+    workdir: Path,
+    facts: Mapping[str, str],
+    *,
+    check: bool,
+    tags: str | None = None,
+    role: str = "cloud_fabric",
+    **extravars: object,
 ) -> tuple[NodesRun, Events]:
-    """roles/cloud_fabric against ``node`` through the exported inventory (the container's connection layered over it)."""
-    play = role_playbook(workdir, "cloud_fabric", os_facts=facts)
+    """``role`` against ``node`` through the exported inventory (the container's connection layered over it)."""
+    play = role_playbook(workdir, role, os_facts=facts)
     options = RunOptions(
         check=check, diff=True, limit=node.name, tags=tags, extra_inventories=(container_layer(workdir, [node]),), extravars=extravars
     )
