@@ -50,7 +50,7 @@ def render_configs(plan: ClusterPlan) -> dict[str, str]:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
         >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
-        ['cabling.csv', 'switches/leaf01/frr.conf']
+        ['cabling.csv', 'dhcp/kea-dhcp4.json']
     """
     files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan), **render_oob(plan)}
     files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
