@@ -178,3 +178,10 @@ def test_per_port_attach_cables_the_same_ports_without_host_bonds(tmp_path: Path
     ]
     assert {x.bond for x in per_port.links if x.kind in ("storage", "inband")} == {None}
     assert any(x.bond for x in bonded.links if x.kind == "storage")
+
+
+def test_roce_storage_on_eos_is_refused_too(tmp_path: Path) -> None:
+    network = "network: {leaf: {model: 7060x6-64pe, nos: eos}, spine: {model: 7060x6-64pe, nos: eos}, roce: true}"
+    assert _errors(tmp_path, network=network) == [
+        "planes.storage.network.roce: RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
+    ]
