@@ -1,13 +1,20 @@
 """Cloud instance, machine and VM types with the fabric facts that decide the network layout.
 
-Sources: ``shared/reference/cloud.md`` sections 3.2 (GCP), 4.1 (AWS) and 5.1 (Azure). On AWS these are the
-fixtures against which DescribeInstanceTypes answers are checked, never a replacement for them.
+The figures live in data files, ``fabric/catalog/data/cloud/<provider>/<type>.yaml`` (schema:
+``fabric/catalog/cloud_model.py``; sources per field: that folder's README). On AWS they are the fixtures against
+which DescribeInstanceTypes answers are checked, never a replacement for them. A broken built-in file is a
+``CatalogError`` naming the file, the line and the field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
+
+from fabric.catalog._load import BuiltinCatalog, read_builtin
+from fabric.catalog.cloud_model import load_aws, load_azure, load_gcp
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,38 +39,17 @@ class AwsInstanceType:
     root_volume_gib: int
 
 
-# Root volumes are a project choice, not a provider limit: GPU nodes get room for the Deep Learning AMI (its snapshot is
-# already ~100 GiB) plus the enroot/pyxis container cache of a few NGC images; plain nodes the usual 100 GiB.
-GPU_ROOT_GIB = 512
-PLAIN_ROOT_GIB = 100
+@cache
+def _aws() -> dict[str, AwsInstanceType]:
+    return {
+        name: AwsInstanceType(
+            t.name, t.gpus, t.gpu_model, t.efa_interfaces, tuple(t.efa_cards), t.primary_card_efa, t.capacity_block, t.root_volume_gib
+        )
+        for name, t in read_builtin(load_aws).items()
+    }
 
 
-def _p(name: str, gpu: str, efa: int, *, card0_efa: bool = True) -> AwsInstanceType:
-    cards = tuple(range(efa)) if card0_efa else tuple(range(1, efa + 1))
-    return AwsInstanceType(name, 8, gpu, efa, cards, card0_efa, capacity_block=True, root_volume_gib=GPU_ROOT_GIB)
-
-
-def _plain(name: str, *, efa: bool = False) -> AwsInstanceType:
-    return AwsInstanceType(name, 0, None, 1 if efa else 0, (0,) if efa else (), efa, capacity_block=False, root_volume_gib=PLAIN_ROOT_GIB)
-
-
-AWS_INSTANCE_TYPES: dict[str, AwsInstanceType] = {
-    t.name: t
-    for t in (
-        _p("p4d.24xlarge", "A100-40GB", 4),
-        _p("p4de.24xlarge", "A100-80GB", 4),
-        _p("p5.48xlarge", "H100-80GB", 32),
-        _p("p5e.48xlarge", "H200-141GB", 32),
-        _p("p5en.48xlarge", "H200-141GB", 16),
-        _p("p6-b200.48xlarge", "B200-180GB", 8),
-        _p("p6-b300.48xlarge", "B300-288GB", 16, card0_efa=False),
-        _plain("c6in.32xlarge", efa=True),
-        _plain("m7i.2xlarge"),
-        _plain("m7i.4xlarge"),
-        _plain("c7i.2xlarge"),
-        _plain("t3.medium"),
-    )
-}
+AWS_INSTANCE_TYPES: Mapping[str, AwsInstanceType] = BuiltinCatalog("AWS_INSTANCE_TYPES", _aws)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,24 +77,15 @@ class GcpMachineType:
     gpu_topology: str | None = None
 
 
-GCP_MACHINE_TYPES: dict[str, GcpMachineType] = {
-    t.name: t
-    for t in (
-        GcpMachineType("a3-highgpu-8g", 8, "H100-80GB", 4, 1, 0, 8244, "gpudirect-tcpx"),
-        GcpMachineType("a3-edgegpu-8g", 8, "H100-80GB", 4, 1, 0, 8244, "gpudirect-tcpx"),
-        GcpMachineType("a3-megagpu-8g", 8, "H100-80GB", 8, 1, 0, 8244, "gpudirect-tcpxo"),
-        GcpMachineType("a3-ultragpu-8g", 8, "H200-141GB", 0, 2, 8, 8896, "gcp-rdma"),
-        GcpMachineType("a4-highgpu-8g", 8, "B200-180GB", 0, 2, 8, 8896, "gcp-rdma"),
-        # A4X: "four NVIDIA ConnectX-7 (CX-7) network interface cards (NICs) and two Titanium NICs" (GCP gpu-network-bandwidth);
-        # Cluster Toolkit examples/machine-learning/a4x-highgpu-4g/a4x-vm.yaml attaches a4x_net_0 and a4x_net_1 (gVNIC,
-        # MTU 8896) plus 4 MRDMA subnets of one RoCE VPC; the compact policy takes gpuTopology "Specifies the shape of the
-        # GPU slice, in slice based GPU families eg. A4X" (Compute API ResourcePolicyGroupPlacementPolicy).
-        GcpMachineType("a4x-highgpu-4g", 4, "GB200", 0, 2, 4, 8896, "gcp-rdma", gpu_topology="1x72"),
-        GcpMachineType("n2-standard-8", 0, None, 0, 1, 0, 1460, "none"),
-        GcpMachineType("n2-standard-16", 0, None, 0, 1, 0, 1460, "none"),
-        GcpMachineType("c3-standard-22", 0, None, 0, 1, 0, 1460, "none"),
-    )
-}
+@cache
+def _gcp() -> dict[str, GcpMachineType]:
+    return {
+        name: GcpMachineType(t.name, t.gpus, t.gpu_model, t.gpu_vpcs, t.gvnic_vpcs, t.rdma_nics, t.mtu, t.transport, t.gpu_topology)
+        for name, t in read_builtin(load_gcp).items()
+    }
+
+
+GCP_MACHINE_TYPES: Mapping[str, GcpMachineType] = BuiltinCatalog("GCP_MACHINE_TYPES", _gcp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,16 +106,12 @@ class AzureVmSize:
     gen2_only: bool
 
 
-AZURE_VM_SIZES: dict[str, AzureVmSize] = {
-    s.name: s
-    for s in (
-        AzureVmSize("Standard_ND96asr_A100_v4", 8, "A100-40GB", 8, 200, gen2_only=True),
-        AzureVmSize("Standard_ND96amsr_A100_v4", 8, "A100-80GB", 8, 200, gen2_only=True),
-        AzureVmSize("Standard_ND96isr_H100_v5", 8, "H100-80GB", 8, 400, gen2_only=True),
-        AzureVmSize("Standard_ND96isr_H200_v5", 8, "H200-141GB", 8, 400, gen2_only=True),
-        AzureVmSize("Standard_ND96isr_MI300X_v5", 8, "MI300X-192GB", 8, 400, gen2_only=True),
-        AzureVmSize("Standard_D4s_v5", 0, None, 0, 0, gen2_only=False),
-        AzureVmSize("Standard_D8s_v5", 0, None, 0, 0, gen2_only=False),
-        AzureVmSize("Standard_E8s_v5", 0, None, 0, 0, gen2_only=False),
-    )
-}
+@cache
+def _azure() -> dict[str, AzureVmSize]:
+    return {
+        name: AzureVmSize(t.name, t.gpus, t.gpu_model, t.ib_ports, t.ib_speed_gbps, gen2_only=t.gen2_only)
+        for name, t in read_builtin(load_azure).items()
+    }
+
+
+AZURE_VM_SIZES: Mapping[str, AzureVmSize] = BuiltinCatalog("AZURE_VM_SIZES", _azure)
