@@ -228,3 +228,37 @@ def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_
         assert task == "Verify | NCCL/gIB is installed and sees every RDMA NIC of the plan"
         assert "nccl-gib is 1.1.2, expected 1.1.3;" in message
         assert f"7 RDMA NICs in {sysfs} (mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6), the plan has 8;" in message
+
+
+DOCKER_STUB = """#!/bin/sh
+# test stand-in for docker: RxDM's log as Google's prolog waits for it
+[ "$1" = logs ] && [ "$2" = receive-datapath-manager ] && echo "Buffer manager initialization complete" && exit 0
+exit 1
+"""
+A3_MEGA_NICS = ("enp0s12", "enp6s0", "enp7s0", "enp13s0", "enp14s0", "enp134s0", "enp135s0", "enp141s0", "enp142s0")
+
+
+def test_tcpxo_verification_reads_the_helper_device_the_plugin_rxdms_log_and_every_gpu_nic(tmp_path: Path) -> None:
+    """An A3 Mega node laid out as after installation (the dmabuf device, Google's plugin files, RxDM's log through a
+    docker stand-in, the 8 GPU NICs as veths with Google's names) passes the live checks; without the device and with
+    one GPU NIC fewer in the plan's view, the failure names both."""
+    files = {
+        "/var/lib/tcpxo/lib64/libnccl-net.so": ("", 0o644),
+        "/var/lib/tcpxo/lib64/nccl-env-profile.sh": ("export NCCL_FASTRAK_NUM_FLOWS=2\n", 0o644),
+        "/srv/dev/dmabuf_import_helper": ("", 0o666),
+        "/usr/local/bin/docker": (DOCKER_STUB, 0o755),
+    }
+    inventory = exported_inventory("gcp-a3mega", "a3m-01", tmp_path)
+    live = {"_cloud_fabric_tcpxo_dmabuf_device": "/srv/dev/dmabuf_import_helper"}
+    with booted("a3m-01", tmp_path, planes=A3_MEGA_NICS, files=files) as node:
+        passed, _ = run(inventory, node, tmp_path, UBUNTU_2404, check=False, tags="cloud_fabric_verify", **live)
+        assert passed.ok, explain(passed)
+        assert changed(passed) == {"a3m-01": 0}
+
+        node.run("rm /srv/dev/dmabuf_import_helper")
+        nine = {**live, "gpufabric_gpu_nics": 9}
+        refused, _ = run(inventory, node, tmp_path, UBUNTU_2404, check=False, tags="cloud_fabric_verify", **nine)
+        [(task, message)] = failures(refused)["a3m-01"]
+        assert task == "Verify | GPUDirect-TCPXO is in place on every GPU NIC of the plan"
+        assert "/srv/dev/dmabuf_import_helper is missing (import-helper not loaded);" in message
+        assert "GPU NICs present: enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0, the plan has 9;" in message
