@@ -74,7 +74,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     lab.add_argument(
         "action",
         choices=("up", "status", "ping", "planes", "down"),
-        help="ping: jumbo frames between nodes in different racks; planes: a BMC answers on OOB, no route between OOB and compute",
+        help="ping: jumbo frames between nodes in different racks; planes: reachability inside OOB and storage, none across planes",
     )
     lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
@@ -286,9 +286,11 @@ def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> in
     """Reachability inside the OOB plane and none across to compute, on the twin."""
     from fabric.apply.lab import namespace
     from fabric.apply.lab_oob import oob_checks, oob_devices
+    from fabric.apply.lab_storage import storage_checks
 
     devices = [*oob_devices(plan), *(n.hostname for n in plan.nodes)]
-    checks = oob_checks(plan, {d: namespace(plan.name, d) for d in devices})
+    ns = {d: namespace(plan.name, d) for d in devices}
+    checks = oob_checks(plan, ns) + storage_checks(plan, ns)
     if args.json:
         out.print_json(json.dumps([{**dataclasses.asdict(c), "ok": c.ok} for c in checks]))
     for c in checks if not args.json else ():

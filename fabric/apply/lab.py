@@ -26,6 +26,7 @@ from pydantic import TypeAdapter
 
 from fabric.apply.lab_oob import cable_oob, oob_devices
 from fabric.apply.lab_sshd import SSHD, prepare_keys, start_sshd
+from fabric.apply.lab_storage import cable_storage, storage_devices, storage_hosts
 from fabric.errors import FabricError
 from fabric.plan.types import ClusterPlan
 
@@ -96,6 +97,7 @@ def lab_namespaces(plan: ClusterPlan) -> tuple[str, ...]:
     if fabric is None:
         return ()
     devices = [s.name for s in fabric.switches] + [n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces)]
+    devices += [h for h in storage_hosts(plan) if h not in devices] + list(storage_devices(plan))  # fabric.apply.lab_storage
     devices += oob_devices(plan)  # the OOB core, management switches and BMC stand-ins (fabric.apply.lab_oob)
     return tuple(namespace(plan.name, d) for d in devices)
 
@@ -195,6 +197,8 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         _run("ip", "-n", ns, "link", "set", "lo", "up")
     _cable(plan)
     cable_oob(plan, {d: namespace(plan.name, d) for d in oob_devices(plan)}, _run)
+    twin = {*storage_devices(plan), *storage_hosts(plan), *(n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces))}
+    cable_storage(plan, {d: namespace(plan.name, d) for d in twin}, _run)
     switches: list[LabSwitch] = []
     for switch in fabric.switches:
         ns = namespace(plan.name, switch.name)

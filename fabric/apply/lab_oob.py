@@ -125,15 +125,16 @@ def oob_checks(plan: ClusterPlan, ns: dict[str, str]) -> list[PlaneCheck]:
             (node.hostname, bmc_device(first.b_device), _ip(str(first.b_address)), False),
             (bmc_device(first.b_device), node.hostname, _ip(compute), False),
         ]
-    return [_probe(ns[source], source, target, address, expect) for source, target, address, expect in probes]
+    return [probe(ns[source], source, target, address, expect=expect) for source, target, address, expect in probes]
 
 
 def _ip(interface: str) -> str:
     return str(IPv4Interface(interface).ip)
 
 
-def _probe(namespace: str, source: str, target: str, address: str, expect: bool) -> PlaneCheck:
-    argv = ["ip", "netns", "exec", namespace, "ping", "-c", "1", "-W", "2", address]
+def probe(namespace: str, source: str, target: str, address: str, *, expect: bool, device: str | None = None) -> PlaneCheck:
+    """One ping from ``namespace`` (out of ``device`` when given, ``ping -I``) and whether it came out as ``expect``."""
+    argv = ["ip", "netns", "exec", namespace, "ping", "-c", "1", "-W", "2", *(["-I", device] if device else []), address]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=PING_TIMEOUT_S, check=False)  # noqa: S603 - fixed argv
     lines = (result.stdout + result.stderr).strip().splitlines()
     summary = next((line for line in lines if "transmitted" in line or "unreachable" in line.lower()), lines[-1] if lines else "")

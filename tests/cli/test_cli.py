@@ -79,9 +79,11 @@ def test_render_writes_configs_cabling_plan_and_an_svg_diagram(tmp_path: Path) -
 
     result = run("render", str(ROOT / "inventories" / "lab" / "cluster.yaml"), "-o", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cabling.csv", "dhcp", "plan.json", "switches", "topology-compute.svg", "topology-oob.svg"]
+    files = ["cabling.csv", "dhcp", "plan.json", "switches", "topology-compute.svg", "topology-oob.svg", "topology-storage.svg"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == files
     oob = ["oob-mgmt", "oob-su1", "oob-su2", "oob-su3", "oob-su4"]  # the twin's OOB plane (planes.oob.network)
-    assert sorted(p.name for p in (tmp_path / "switches").iterdir()) == ["leaf01", "leaf02", *oob, "spine01", "spine02"]
+    storage = ["stor-a", "stor-b"]  # the twin's collapsed storage / in-band pair (planes.storage.network)
+    assert sorted(p.name for p in (tmp_path / "switches").iterdir()) == ["leaf01", "leaf02", *oob, "spine01", "spine02", *storage]
     svg = ET.parse(tmp_path / "topology-compute.svg").getroot()
     labels = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
     assert {"spine01", "leaf02", "gpu · SU 1-4"} <= labels

@@ -17,6 +17,14 @@ nv set interface swp4 bridge domain br_default access 100
 nv set interface swp4 bridge domain br_default stp admin-edge on
 nv set interface swp4 bridge domain br_default stp bpdu-guard on
 nv set interface swp4 description 'leaf02 eth0'
+nv set interface swp5 bridge domain br_default access 100
+nv set interface swp5 bridge domain br_default stp admin-edge on
+nv set interface swp5 bridge domain br_default stp bpdu-guard on
+nv set interface swp5 description 'stor-a eth0'
+nv set interface swp6 bridge domain br_default access 100
+nv set interface swp6 bridge domain br_default stp admin-edge on
+nv set interface swp6 bridge domain br_default stp bpdu-guard on
+nv set interface swp6 description 'stor-b eth0'
 nv set interface core bond member swp49
 nv set interface core bond member swp50
 nv set interface core bridge domain br_default vlan 100
