@@ -61,7 +61,7 @@ def build_oob(
         >>> from fabric.plan import plan_cluster
         >>> plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
         >>> [(s.name, s.ports_used) for s in plan.oob.switches]
-        [('oob-mgmt', 10), ('oob-su1', 40), ('oob-su2', 40)]
+        [('oob-mgmt', 14), ('oob-su1', 42), ('oob-su2', 42)]
     """
     net = spec.planes.oob.network
     if net is None:

@@ -83,7 +83,7 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         >>> from fabric.plan import plan_cluster
         >>> svgs = topology_svgs(plan_cluster(load_cluster("inventories/lab/cluster.yaml")))
         >>> sorted(svgs), ">spine01</text>" in svgs["compute"]
-        (['compute', 'oob'], True)
+        (['compute', 'oob', 'storage'], True)
     """
     svgs: dict[str, str] = {}
     fabric = plan.fabric
