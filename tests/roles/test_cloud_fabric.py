@@ -262,3 +262,20 @@ def test_tcpxo_verification_reads_the_helper_device_the_plugin_rxdms_log_and_eve
         assert task == "Verify | GPUDirect-TCPXO is in place on every GPU NIC of the plan"
         assert "/srv/dev/dmabuf_import_helper is missing (import-helper not loaded);" in message
         assert "GPU NICs present: enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0, the plan has 9;" in message
+
+
+def test_azure_nd_points_nccl_at_the_topology_file_of_its_size(node: Container, tmp_path: Path) -> None:
+    """ND A100 v4 as the azure_rm inventory gives it (its hostvar_expressions): /etc/nccl.conf gets the ndv4 file, the
+    one the plan's NCCL settings name, not the ndv5 default."""
+    inventory = tmp_path / "azure.json"
+    azure = {
+        "gpufabric_target": "azure",
+        "gpufabric_gpu_stack": "nd-ib",
+        "gpufabric_gpu_nics": 8,
+        "gpufabric_nccl_env": {"NCCL_TOPO_FILE": "/opt/microsoft/ndv4-topo.xml"},
+    }
+    inventory.write_text(json.dumps({"all": {"children": {"gpu_nodes": {"hosts": {node.name: azure}}}}}), encoding="utf-8")
+    result, events = run(inventory, node, tmp_path, UBUNTU_2204, check=True)
+    assert result.ok, explain(result)
+    assert plan_of(events)["nccl_conf"] == {"/etc/nccl.conf": "NCCL_TOPO_FILE=/opt/microsoft/ndv4-topo.xml"}
+    assert after(events, "NCCL uses the ND topology file") == "NCCL_TOPO_FILE=/opt/microsoft/ndv4-topo.xml\n"
