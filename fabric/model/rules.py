@@ -34,10 +34,11 @@ _TRANSPORT_TARGET = {
     "gcp-rdma": "gcp",
     "azure-ib": "azure",
 }
-_TYPE_CATALOGS: dict[str, tuple[str, dict[str, object]]] = {
-    "aws": ("AWS instance type", dict(AWS_INSTANCE_TYPES)),
-    "gcp": ("GCP machine type", dict(GCP_MACHINE_TYPES)),
-    "azure": ("Azure VM size", dict(AZURE_VM_SIZES)),
+# The catalogs stay lazy (read at first use): an on-prem definition never reads the cloud data files.
+_TYPE_CATALOGS: dict[str, tuple[str, Mapping[str, object]]] = {
+    "aws": ("AWS instance type", AWS_INSTANCE_TYPES),
+    "gcp": ("GCP machine type", GCP_MACHINE_TYPES),
+    "azure": ("Azure VM size", AZURE_VM_SIZES),
 }
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from ipaddress import IPv4Network
 
-from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
+from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES, AwsInstanceType, AzureVmSize, GcpMachineType
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
@@ -13,11 +14,18 @@ from fabric.plan import addressing
 from fabric.plan.fabric import HostAttachment
 from fabric.plan.types import HostInterface, NodePlan
 
-_CLOUD_GPUS: dict[str, dict[str, int]] = {
-    "aws": {k: v.gpus for k, v in AWS_INSTANCE_TYPES.items()},
-    "gcp": {k: v.gpus for k, v in GCP_MACHINE_TYPES.items()},
-    "azure": {k: v.gpus for k, v in AZURE_VM_SIZES.items()},
+# Lazy catalogs (read at first use): an on-prem plan never reads the cloud data files.
+_CLOUD_TYPES: dict[str, Mapping[str, AwsInstanceType | GcpMachineType | AzureVmSize]] = {
+    "aws": AWS_INSTANCE_TYPES,
+    "gcp": GCP_MACHINE_TYPES,
+    "azure": AZURE_VM_SIZES,
 }
+
+
+def _cloud_gpus(target: str, kind: str) -> int:
+    """GPUs of a cloud instance type (0 when unknown or on-prem)."""
+    found = _CLOUD_TYPES[target].get(kind) if target in _CLOUD_TYPES else None
+    return found.gpus if found is not None else 0
 
 
 def build_nodes(spec: ClusterSpec, attached: dict[tuple[int, int], HostAttachment]) -> tuple[NodePlan, ...]:
@@ -48,7 +56,7 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, att
     profile = spec.profile_of(group)
     if profile is None:
         kind = group.instance_type or ""
-        return NodePlan(hostname, group.group, group.role, node_id, kind, _CLOUD_GPUS.get(spec.target, {}).get(kind, 0), ())
+        return NodePlan(hostname, group.group, group.role, node_id, kind, _cloud_gpus(spec.target, kind), ())
     explicit = group.addresses.get(hostname, {})
     interfaces: list[HostInterface] = []
     for plane in PLANE_NAMES:
