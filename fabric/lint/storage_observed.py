@@ -179,7 +179,7 @@ def _vlans_and_svis(db: dict[str, dict[str, dict[str, Any]]], config: L2Config) 
 
 
 def parse_eos_l2(device: str, text: str) -> L2Config:
-    """An EOS running-config as an ``L2Config``: ``vlan`` and ``interface`` blocks, ``ip route vrf`` lines.
+    r"""An EOS running-config as an ``L2Config``: ``vlan`` and ``interface`` blocks, ``ip route vrf`` lines.
 
     A member's ``channel-group N`` makes it a member of ``Port-ChannelN``; ``mlag N`` is the MLAG id; ``l2 mtu`` the MTU
     of a switchport; VLAN 4094 (the MLAG peer VLAN) is left out.
