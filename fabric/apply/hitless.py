@@ -3,7 +3,8 @@
 drain (the policy of ``fabric.apply.drain`` on top of the running config) → wait until every neighbour routes the
 planned prefixes around the switch (no next hop through it, the other paths all there) → change to the drained
 candidate under the usual transaction (its post-check included) → undrain → wait until every neighbour has its
-paths back (no fewer next hops than before the drain) → save. Each step goes to the change record as it happens.
+paths back (no fewer next hops than before the drain: the post-check again, undrained; a change that fails it is
+reverted to the backup) → save. Each step goes to the change record as it happens.
 
 A failed or interrupted change still ends undrained: a failed post-check reverts to the drained running config and
 then undrains; an exception (a session lost mid-change) undrains on a best-effort basis and the rollout's recovery
@@ -23,7 +24,7 @@ from fabric.apply.neighbours import NeighbourView, Paths, fewer_paths, not_drain
 from fabric.apply.nos import Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.session import Session
-from fabric.apply.transaction import PushResult
+from fabric.apply.transaction import PushResult, revert
 
 # The change itself: (drained candidate, drained running config, neighbours' paths while drained) → its result.
 Change = Callable[[str, str, Mapping[str, Paths]], PushResult]
@@ -74,16 +75,18 @@ class Drain:
             if moved:
                 result = PushResult(self.device, changed=False, diff=[], error=f"the drain did not move the traffic: {'; '.join(moved[:3])}")
             else:
-                self._event("drained", f"{len(self.view.sessions)} neighbours route around it")
+                self._event("drained", f"{len(self.view.reachable)} neighbours route around it")
                 result = change(drained_candidate, self.adapter.running(self.session), self.view.read())
         except BaseException:
             with contextlib.suppress(Exception):  # best effort; the rollout's recovery restores the (undrained) backup
                 self._undrain(before, saved=False)
             raise
         result.backup = running
-        return self._finish(result, before)
+        return self._finish(result, before, running)
 
-    def _finish(self, result: PushResult, before: Mapping[str, Paths]) -> PushResult:
+    def _finish(self, result: PushResult, before: Mapping[str, Paths], backup: str) -> PushResult:
+        """Undrain; a committed change whose neighbours do not get their paths back (the post-check again, undrained)
+        is reverted to the backup and saved."""
         try:
             problems = self._undrain(before, saved=result.committed)
         except Exception as exc:  # noqa: BLE001 - reported: the switch may still be drained
@@ -93,6 +96,13 @@ class Drain:
         if problems:
             why = "undrained, but neighbours did not take the traffic back: " + "; ".join(problems[:3])
             result.error = f"{result.error}; {why}" if result.error else why
+            if result.committed:
+                self._event("rolling back", "the change fails the post-check undrained")
+                result.rolled_back = revert(self.adapter, self.session, self.change, backup)
+                self.adapter.confirm(self.session, self.change)  # save what runs now: the backup (or what is left of the change)
+                result.committed = False
+                if not result.rolled_back:
+                    result.error += "; ROLLBACK INCOMPLETE: running config differs from the backup"
         return result
 
     def _undrain(self, before: Mapping[str, Paths], *, saved: bool) -> list[str]:

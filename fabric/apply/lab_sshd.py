@@ -28,6 +28,9 @@ COMMON = (
     "AllowTcpForwarding no",
     "X11Forwarding no",
     "MaxStartups 50:30:100",
+    # sshd runs the ForceCommand through the user's shell, and Debian's bash reads ~/.bashrc when started by sshd at
+    # shell level 1 (bash(1), INVOCATION; a hung pyenv rehash there hangs every login): start it at level 2 instead
+    "SetEnv SHLVL=1",
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,49 +61,79 @@ def paths(output: str, ports: frozenset[str]) -> Paths:
     return out
 
 
-class NeighbourView:
-    """Open sessions to the neighbours (in parallel) and read their routes; a neighbour that cannot be reached at the
-    start is left out (``skipped`` names it), one lost later is a problem of the check that reads it."""
+class SessionPool:
+    """One read-only session per switch, opened on first use and shared by the neighbour checks of every change of a
+    rollout (a spine is every leaf's neighbour: one login, not one per leaf); one command at a time per switch."""
 
-    def __init__(self, neighbours: tuple[Neighbour, ...], connector: Connector) -> None:
-        self.neighbours = neighbours
-        self.sessions: dict[str, Session] = {}
-        self.skipped: dict[str, str] = {}
+    def __init__(self, connector: Connector) -> None:
+        self._connector = connector
+        self._sessions: dict[str, Session] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
 
-        def open_one(n: Neighbour) -> tuple[str, Session | Exception]:
+    def _lock(self, name: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(name, threading.Lock())
+
+    def open(self, n: Neighbour) -> str | None:
+        """Make sure ``n`` has a session; why not, or None."""
+        with self._lock(n.name):
+            if n.name in self._sessions:
+                return None
             try:
-                return n.name, connector(n.access, n.adapter)
+                self._sessions[n.name] = self._connector(n.access, n.adapter)
             except Exception as exc:  # noqa: BLE001 - an unreachable neighbour is reported, never raised
-                return n.name, exc
+                return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return None
 
-        with ThreadPoolExecutor(max_workers=max(1, min(8, len(neighbours)))) as pool:
-            for name, got in pool.map(open_one, neighbours):
-                if isinstance(got, Exception):
-                    self.skipped[name] = str(got).splitlines()[0] if str(got) else type(got).__name__
-                else:
-                    self.sessions[name] = got
+    def read(self, n: Neighbour) -> Paths:
+        """``n``'s paths now; a session that fails is dropped (the next ``open`` logs in again) and the error raised."""
+        with self._lock(n.name):
+            session = self._sessions[n.name]
+            try:
+                if n.adapter.nos == "frr":
+                    return paths(session.show("show ip route json"), n.ports)
+                return {prefix: (count, 0) for prefix, count in n.adapter.routes(session).items()}  # counts only: no drain
+            except Exception:
+                del self._sessions[n.name]
+                with contextlib.suppress(Exception):  # a dead session may fail to close; nothing is left to do
+                    session.disconnect()
+                raise
+
+    def close(self) -> None:
+        """Close every session."""
+        with self._guard:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            with contextlib.suppress(Exception):  # a dead session may fail to close; nothing is left to do
+                session.disconnect()
+
+
+class NeighbourView:
+    """The neighbours of one change, read through the rollout's session pool; a neighbour that cannot be reached at the
+    start is left out (``skipped`` names it), one lost later reads as an empty table (every route lost)."""
+
+    def __init__(self, neighbours: tuple[Neighbour, ...], pool: SessionPool) -> None:
+        self.neighbours = neighbours
+        self.pool = pool
+        with ThreadPoolExecutor(max_workers=max(1, min(8, len(neighbours)))) as workers:
+            opened = list(workers.map(pool.open, neighbours))
+        self.skipped = {n.name: why for n, why in zip(neighbours, opened, strict=True) if why is not None}
+        self.reachable = [n for n in neighbours if n.name not in self.skipped]
 
     def read(self) -> dict[str, Paths]:
         """Neighbour → its paths now (a neighbour whose read fails maps to an empty table)."""
 
         def one(n: Neighbour) -> tuple[str, Paths]:
-            session = self.sessions[n.name]
             try:
-                if n.adapter.nos == "frr":
-                    return n.name, paths(session.show("show ip route json"), n.ports)
-                return n.name, {prefix: (count, 0) for prefix, count in n.adapter.routes(session).items()}  # counts only: no drain
+                if self.pool.open(n) is not None:
+                    return n.name, {}
+                return n.name, self.pool.read(n)
             except Exception:  # noqa: BLE001 - a neighbour that stops answering has lost every route, as far as we can tell
                 return n.name, {}
 
-        reachable = [n for n in self.neighbours if n.name in self.sessions]
-        with ThreadPoolExecutor(max_workers=max(1, min(8, len(reachable)))) as pool:
-            return dict(pool.map(one, reachable))
-
-    def close(self) -> None:
-        """Close every session."""
-        for session in self.sessions.values():
-            with contextlib.suppress(Exception):  # a dead session may fail to close; nothing is left to do
-                session.disconnect()
+        with ThreadPoolExecutor(max_workers=max(1, min(8, len(self.reachable)))) as workers:
+            return dict(workers.map(one, self.reachable))
 
 
 def fewer_paths(view: NeighbourView, before: Mapping[str, Paths], now: Mapping[str, Paths]) -> list[str]:
@@ -110,7 +141,7 @@ def fewer_paths(view: NeighbourView, before: Mapping[str, Paths], now: Mapping[s
 
     Example:
         >>> n = Neighbour("leaf01", None, None, frozenset({"swp3"}), {"10.0.0.4/31": 2})  # type: ignore[arg-type]
-        >>> view = NeighbourView.__new__(NeighbourView); view.neighbours = (n,)
+        >>> view = NeighbourView((n,), SessionPool(lambda *_: None))  # type: ignore[arg-type]
         >>> fewer_paths(view, {"leaf01": {"10.0.0.4/31": (2, 1)}}, {"leaf01": {"10.0.0.4/31": (1, 0)}})
         ['leaf01: route 10.0.0.4/31: 1 next hops, 2 before the change']
     """

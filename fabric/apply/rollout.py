@@ -21,7 +21,7 @@ from fabric.apply.checks import all_of, fabric_post_check, planned_routes, reach
 from fabric.apply.drain import refuse_undrainable
 from fabric.apply.hitless import Drain
 from fabric.apply.lab import LabState
-from fabric.apply.neighbours import Neighbour, NeighbourView, Paths, fewer_paths, neighbours_of
+from fabric.apply.neighbours import Neighbour, NeighbourView, Paths, SessionPool, fewer_paths, neighbours_of
 from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
@@ -163,12 +163,14 @@ def push_fabric(
         refuse_undrainable({s.name: s.nos for s in fabric.switches if s.name in candidates})
     devices = {t.name: t for t in targets(plan, candidates, access, previous or {})}
     backups, sessions, results = _read_all(list(devices.values()), record, options, connector, progress)
+    pool = SessionPool(connector)  # the neighbour checks' sessions, one per switch, shared by every change
     try:
         _rollout(
             plan, devices, backups=backups, sessions=sessions, results=results, options=options, progress=progress,
-            change=change, connector=connector, record=record, on_started=on_started,
+            change=change, connector=connector, record=record, on_started=on_started, pool=pool,
         )  # fmt: skip
     finally:
+        pool.close()
         for session in sessions.values():
             _close(session)
     return [results[s.name] for s in fabric.switches]
@@ -187,6 +189,7 @@ def _rollout(
     connector: Connector,
     record: ChangeRecord | None,
     on_started: Callable[[list[str]], None] | None,
+    pool: SessionPool,
 ) -> None:
     """Canaries, then batches: each device's transaction on the session its backup was read in."""
     fabric = plan.fabric
@@ -209,11 +212,11 @@ def _rollout(
             continue
 
         def run_one(name: str) -> PushResult:
-            device = _Device(devices[name], connector, options, progress, record)
+            device = _Device(devices[name], connector, options, progress, record, pool)
             return device.run(backups[name], change=change, session=sessions.get(name))
 
-        with ThreadPoolExecutor(max_workers=max(1, len(todo))) as pool:
-            done = list(pool.map(run_one, todo))
+        with ThreadPoolExecutor(max_workers=max(1, len(todo))) as workers:
+            done = list(workers.map(run_one, todo))
         for result in done:
             results[result.device] = result
             failed = failed or result.error is not None
@@ -296,6 +299,7 @@ class _Device:
     options: RolloutOptions
     progress: Progress
     record: ChangeRecord | None
+    pool: SessionPool | None = None  # the rollout's neighbour sessions (None: this device opens its own)
 
     @property
     def name(self) -> str:
@@ -344,7 +348,10 @@ class _Device:
             return transaction(adapter, session, target.candidate, running, change=change, commit=False, previous=target.previous)
         if not adapter.diff(running, target.candidate, target.previous):  # nothing to change: no neighbour to read, no drain
             return transaction(adapter, session, target.candidate, running, change=change, commit=True, previous=target.previous)
-        view = NeighbourView(target.neighbours, self.connector) if self.options.neighbour_check or self.options.drain else None
+        own_pool = SessionPool(self.connector) if self.pool is None else None
+        pool = self.pool or own_pool
+        assert pool is not None
+        view = NeighbourView(target.neighbours, pool) if self.options.neighbour_check or self.options.drain else None
         try:
             if view is not None and self.options.drain:
                 drain = Drain(self.name, adapter, session, view, target.own, change, timeout_s=self.options.drain_timeout_s,
@@ -352,8 +359,8 @@ class _Device:
                 return drain.run(running, target.candidate, lambda cand, now, paths: self._change(session, cand, now, change, deadline, view, paths))
             return self._change(session, target.candidate, running, change, deadline, view, view.read() if view else {})
         finally:
-            if view is not None:
-                view.close()
+            if own_pool is not None:
+                own_pool.close()
 
     def _change(  # noqa: PLR0917 - private; one call site each in _transaction and its drain
         self, session: Session, candidate: str, running: str, change: str, deadline: float, view: NeighbourView | None, before: Mapping[str, Paths]

@@ -43,7 +43,8 @@ def test_a_drained_spine_change_loses_no_packet_under_a_ping_flood(twin: tuple[L
     options = RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0)
     _, first = push_and_record(plan, base, state, access, options, progress=QUIET)
     assert all(r.committed for r in first), [r.error for r in first]
-    assert all(v.ok for v in verify_fabric(plan, candidates(plan), access, wait_s=60, hold=2))
+    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=60, hold=2)
+    assert all(v.ok for v in verdicts), [(v.device, v.drift, v.problems) for v in verdicts if not v.ok]
 
     flood = Flood(plan, pairs=cross_rack_pairs(plan), interval_s=0.01)
     steps: list[str] = []
@@ -95,7 +96,8 @@ def test_a_loss_only_the_neighbours_see_fails_the_post_check_and_is_rolled_back(
     base = definition(state, plan.name)
     _, first = push_and_record(plan, base, state, access, RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0), progress=QUIET)
     assert all(r.committed for r in first), [r.error for r in first]
-    assert all(v.ok for v in verify_fabric(plan, candidates(plan), access, wait_s=60, hold=2))
+    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=60, hold=2)
+    assert all(v.ok for v in verdicts), [(v.device, v.drift, v.problems) for v in verdicts if not v.ok]
     # spine01 stops announcing leaf02's first host subnet: its own table and sessions stay whole, leaf01 loses a path
     rendered = candidates(plan)
     hiding = rendered["spine01"].replace(
@@ -105,10 +107,10 @@ def test_a_loss_only_the_neighbours_see_fails_the_post_check_and_is_rolled_back(
     )
     assert hiding != rendered["spine01"]
 
-    def push(check: bool) -> PushResult:
-        record = ChangeRecord(state, f"hide-{check}")
+    def push(check: bool, *, drain: bool = False) -> PushResult:
+        record = ChangeRecord(state, f"hide-{check}-{drain}")
         record.begin(base, commit=True, rollback_to=None)
-        options = RolloutOptions(commit=True, post_check_s=20, post_check_hold_s=6.0, neighbour_check=check)
+        options = RolloutOptions(commit=True, post_check_s=20, post_check_hold_s=6.0, neighbour_check=check, drain=drain, drain_timeout_s=20)
         return next(r for r in push_fabric(plan, {**rendered, "spine01": hiding}, access, options, QUIET, change=record.change, record=record)
                     if r.device == "spine01")  # fmt: skip
 
@@ -118,6 +120,18 @@ def test_a_loss_only_the_neighbours_see_fails_the_post_check_and_is_rolled_back(
     assert (caught.committed, caught.rolled_back) == (False, True)
     assert "GF-HIDE" not in routes_and_config(lab, "spine01")[1]
     assert all(v.ok for v in verify_fabric(plan, rendered, access, wait_s=30, hold=2)), "leaf01 has both paths back"
+
+    # drained, the neighbours route around spine01 anyway: the loss shows only once it is undrained, and is rolled back then
+    late = push(check=True, drain=True)
+    assert late.error is not None
+    assert "undrained, but neighbours did not take the traffic back: leaf01: route 10.100.0.4/31: 1 next hops, 2 before" in late.error
+    assert (late.committed, late.rolled_back) == (False, True)
+    events = [json.loads(line)["event"] for line in (state / "changes" / "hide-True-True" / "drain.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert events == ["draining", "drained", "undrained", "rolling back"]
+    running = routes_and_config(lab, "spine01")[1]
+    assert "GF-HIDE" not in running
+    assert "graceful-shutdown" not in running
+    assert all(v.ok for v in verify_fabric(plan, rendered, access, wait_s=30, hold=2)), "undrained, restored, both paths back"
 
     missed = push(check=False)  # the control: the switch's own post-check sees nothing wrong
     assert (missed.committed, missed.error) == (True, None)
