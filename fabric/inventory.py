@@ -10,6 +10,7 @@ import yaml
 from fabric.export.nccl import nccl_env, nccl_groups
 from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.plan.cloud_stack import gpu_stack
+from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.types import ClusterPlan, NodePlan
 
 ROLE_GROUPS: dict[str, str] = {
@@ -90,7 +91,8 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     """Inventory of an on-prem cluster: role groups, ``sm_nodes``, ``leaf``/``spine``, every plane per host.
 
     Host vars: ``ansible_host`` (in-band address), ``gpufabric_interfaces`` (name, plane, address, MTU, link layer,
-    peer, HCA), ``gpufabric_nccl_env`` (the group's ``export nccl`` variables, where NCCL runs),
+    peer, HCA, the bond it is a member of), ``gpufabric_bonds`` (the 802.3ad bonds the storage / in-band
+    switches expect: ``fabric.plan.host_bonds``), ``gpufabric_nccl_env`` (the group's ``export nccl`` variables, where NCCL runs),
     ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
     ``gpufabric_ib_ports``, ``gpufabric_rdma_stack`` (the RDMA stack rdma_stack installs) and, on subnet-manager hosts,
     ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
@@ -107,7 +109,7 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     nccl = {g.group: nccl_env(plan, g) for g in nccl_groups(plan)}  # what roles/nccl_env writes to /etc/nccl.conf
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
     for node in plan.nodes:
-        host = _node_vars(node, sm.get(node.hostname))
+        host = _node_vars(node, sm.get(node.hostname), host_bonds(plan, node))
         if node.group in nccl:
             host["gpufabric_nccl_env"] = nccl[node.group]
         children.setdefault(ROLE_GROUPS[node.role], {"hosts": {}})["hosts"][node.hostname] = host
@@ -125,7 +127,8 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     return {"all": {"vars": _cluster_vars(plan), "children": dict(sorted(children.items()))}}
 
 
-def _node_vars(node: NodePlan, sm_priority: int | None) -> dict[str, Any]:
+def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, Any]]) -> dict[str, Any]:
+    member_of = bonded_ports(bonds)
     netdevs = [i for i in node.interfaces if i.kind == "netdev"]
     inband = next((i.address for i in netdevs if i.plane == "inband" and i.address), None)
     host: dict[str, Any] = {
@@ -143,9 +146,11 @@ def _node_vars(node: NodePlan, sm_priority: int | None) -> dict[str, Any]:
                 "link_layer": i.link_layer,
                 "peer_address": i.peer_address,
                 "hca": i.hca,
+                "bond": member_of.get(i.name),
             }
             for i in netdevs
         ],
+        "gpufabric_bonds": bonds,
         "gpufabric_roce_ports": [i.name for i in netdevs if i.plane == "compute" and i.link_layer == "ethernet"],
         "gpufabric_ib_ports": [{"hca": i.hca, "port": 1} for i in netdevs if i.link_layer == "infiniband" and i.hca],
     }

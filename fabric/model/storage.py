@@ -59,9 +59,9 @@ class EthernetNetworkSpec(SpecModel):
     )
     attach: Literal["mlag", "per-port"] = Field(
         default="mlag",
-        description="How nodes attach: mlag = an LACP bond over the two switches of a pair (one port each side; the host "
-        "must bond them); per-port = each port an access port of its plane's VLAN with its own address, as the "
-        "network_planes role configures hosts today (source routing per port).",
+        description="How nodes attach: mlag = an LACP bond over the two switches of a pair (one port each side; the "
+        "network_planes role bonds them on the host, 802.3ad); per-port = each port an access port of its plane's VLAN "
+        "with its own address (source routing per port on the host).",
     )
     separation: Literal["vlan", "vrf"] = Field(
         default="vrf", description="vlan: one VLAN per plane. vrf: also one VRF per plane for its gateway, so no route joins them."

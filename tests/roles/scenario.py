@@ -38,6 +38,17 @@ def site(name: str) -> Path:
     return ROOT / "inventories" / name / "cluster.yaml"
 
 
+def per_port_site(workdir: Path, name: str = "onprem-roce") -> Path:
+    """The example with ``attach: per-port`` storage (no host bonds): each storage port its own address, as on the twin."""
+    text = site(name).read_text(encoding="utf-8")
+    changed = text.replace("network: {converged: true,", "network: {attach: per-port, converged: true,", 1)
+    assert changed != text, f"{name}: no storage network line to make per-port"
+    path = workdir / f"{name}-per-port" / "cluster.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(changed, encoding="utf-8")
+    return path
+
+
 def host_vars(definition: Path, host: str) -> dict[str, Any]:
     """The variables the gpufabric inventory plugin gives ``host`` (same code path as the plugin)."""
     inventory = onprem_inventory(plan_cluster(load_cluster(definition)))

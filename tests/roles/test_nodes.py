@@ -21,7 +21,20 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
-from tests.roles.scenario import BIN, ENV, ansible, changed, container_layer, converge, explain, failures, host_vars, role_playbook, site
+from tests.roles.scenario import (
+    BIN,
+    ENV,
+    ansible,
+    changed,
+    container_layer,
+    converge,
+    explain,
+    failures,
+    host_vars,
+    per_port_site,
+    role_playbook,
+    site,
+)
 from tests.roles.stubs import (
     PCI_NIC,
     PCI_ROOT,
@@ -193,12 +206,14 @@ def test_opensm_is_configured_for_the_packages_unit_keeps_members_across_limited
 
 
 def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Path) -> None:
-    """gpu001 of the RoCE site with a veth per interface: eight compute rails, storage and in-band management."""
-    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    """gpu001 of the RoCE site with a veth per interface: eight compute rails, storage and in-band management. Storage
+    attaches per port here (an address per port, source routing); bonded storage: tests/roles/test_bond_files.py."""
+    definition = per_port_site(tmp_path)
+    interfaces = host_vars(definition, "gpu001")["gpufabric_interfaces"]
     managed = [i for i in interfaces if i["plane"] in ("inband", "storage", "compute") and i["address"]]
     with booted("gpu001", tmp_path, planes=[i["name"] for i in managed]) as node:
         play = role_playbook(tmp_path, "network_planes")
-        first, _ = converge(site("onprem-roce"), [node], play, tmp_path)
+        first, _ = converge(definition, [node], play, tmp_path)
         assert first.ok, explain(first)
         addresses = {a["ifname"]: a for a in json.loads(node.run("ip -j addr show").stdout)}
         for i in managed:
@@ -224,7 +239,7 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
             assert route["dev"] == i["name"]
         sysctl = node.run("sysctl -n net.ipv4.conf.all.arp_ignore net.ipv4.conf.all.arp_announce net.ipv4.conf.all.rp_filter")
         assert sysctl.stdout.split() == ["1", "2", "2"]
-        second, _ = converge(site("onprem-roce"), [node], play, tmp_path)
+        second, _ = converge(definition, [node], play, tmp_path)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
 
@@ -318,8 +333,9 @@ def plug(switch: str, host_end: str, mtu: int) -> None:
 
 def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_path_that_does_not(tmp_path: Path, switch: str) -> None:
     """Two GPU nodes on one storage/in-band switch: planes configured, strict checks pass with 8972-byte DF pings;
-    then one switch port at MTU 1500 (the classic mismatch) fails both nodes, naming interface, peer and MTU."""
-    definition = site("onprem-roce")
+    then one switch port at MTU 1500 (the classic mismatch) fails both nodes, naming interface, peer and MTU. Storage
+    per port: the switch here is a plain bridge (no LACP)."""
+    definition = per_port_site(tmp_path)
     checks = {"fabric_check_strict": True, "fabric_check_ping_planes": ["storage", "inband"], "fabric_check_gid_planes": [], **NO_HOST_TUNING}
     with contextlib.ExitStack() as stack:
         nodes = []
