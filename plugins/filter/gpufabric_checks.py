@@ -28,14 +28,18 @@ def ping_targets(
         >>> mine = [eth("r0", "compute", 0, "10.0.0.1/31", "10.0.0.0"), *hv["a"]["gpufabric_interfaces"]]
         >>> [(t["interface"], t["target"], t["peer"]) for t in ping_targets(mine, hv, ["b", "a"], "a", planes=["compute", "storage"])]
         [('r0', '10.0.0.0', 'leaf'), ('s0', '10.1.0.2', 'b')]
+        >>> bonded = [{**eth(f"s{n}", "storage", n, f"10.1.0.{n + 3}/16"), "bond": "bond-storage"} for n in (0, 1)]
+        >>> hv["c"] = {"gpufabric_interfaces": bonded}  # a bonded node pings out of its bond, from port 0's address
+        >>> [(t["interface"], t["target"]) for t in ping_targets(bonded, hv, ["a", "c"], "c", planes=["storage"])]
+        [('bond-storage', '10.1.0.1')]
     """
     ring = sorted(hosts)
     order = ring[ring.index(me) + 1 :] + ring[: ring.index(me)] if me in ring else ring
     targets: list[dict[str, Any]] = []
-    for interface in interfaces:
+    for interface in _addressed(interfaces):
         if interface["plane"] not in planes or not interface.get("address") or interface.get("link_layer") != "ethernet":
             continue
-        base = {"interface": interface["name"], "plane": interface["plane"], "mtu": interface["mtu"]}
+        base = {"interface": interface.get("bond") or interface["name"], "plane": interface["plane"], "mtu": interface["mtu"]}
         if interface.get("peer_address"):
             targets.append({**base, "target": interface["peer_address"], "peer": "leaf"})
             continue
@@ -43,12 +47,28 @@ def ping_targets(
         for host in order:
             if found >= peers:
                 break
-            for theirs in hostvars[host].get("gpufabric_interfaces") or ():
+            for theirs in _addressed(hostvars[host].get("gpufabric_interfaces") or ()):
                 if (theirs["plane"], theirs["index"]) == (interface["plane"], interface["index"]) and theirs.get("address"):
                     targets.append({**base, "target": theirs["address"].split("/")[0], "peer": host})
                     found += 1
                     break
     return targets
+
+
+def _addressed(interfaces: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The interfaces whose address is configured: a bond's members (``bond`` set) keep only the first (lowest index),
+    whose address the bond carries (roles/network_planes); pings then leave through the bond.
+
+    Example:
+        >>> ports = [{"name": "s1", "index": 1, "bond": "b"}, {"name": "s0", "index": 0, "bond": "b"}, {"name": "i0", "index": 0}]
+        >>> [i["name"] for i in _addressed(ports)]
+        ['s0', 'i0']
+    """
+    first: dict[str, int] = {}
+    for i in interfaces:
+        if i.get("bond"):
+            first[i["bond"]] = min(first.get(i["bond"], i["index"]), i["index"])
+    return [i for i in interfaces if not i.get("bond") or i["index"] == first[i["bond"]]]
 
 
 def failed_pings(results: Sequence[Mapping[str, Any]]) -> list[str]:
