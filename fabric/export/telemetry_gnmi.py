@@ -17,7 +17,13 @@ Paths, each from the NOS's own documentation:
   ``/interfaces/interface[name=*]/state/counters/carrier-transitions`` and ``in-errors``, and BGP
   ``.../bgp/neighbors/neighbor[neighbor-address=*]/state/session-state``. The document lists no PFC watchdog path.
 
-EOS and NX-OS are not covered yet (their per-priority PFC, watchdog and watermark paths were not looked up); their
+- **Arista EOS** (the YANG EOS 4.36.1F publishes, aristanetworks/yang ``EOS-4.36.1F/``; extract and commit in
+  ``tests/data/gnmi-yang/``; the gNMI server "listens by default on TCP/6030" once ``management api gnmi`` /
+  ``transport grpc NAME`` is configured, aristanetworks.github.io/openmgmt "OpenConfig"): each path is cited in
+  ``_eos``. The watermark is Arista's per-priority PFC buffer high-water mark; OpenConfig's queue ``max-queue-len``
+  is deviated ``not-supported`` (``release/openconfig/models/not-supported/arista-qos-notsupported-deviations.yang``).
+
+NX-OS is not covered yet: no source for its per-priority PFC, watchdog and watermark gNMI paths was checked; its
 switches are listed in a comment so nothing is silently unmonitored.
 """
 
@@ -31,7 +37,7 @@ from fabric.plan.types import ClusterPlan, SwitchPlan
 
 GNMIC_PROMETHEUS_LISTEN = ":9804"  # the prometheus output address gnmic's documentation uses throughout
 SAMPLE_INTERVAL = "10s"
-GNMI_PORTS = {"sonic": 8080, "cumulus": 9339}
+GNMI_PORTS = {"sonic": 8080, "cumulus": 9339, "eos": 6030}  # sources: module docstring
 
 
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
@@ -68,11 +74,41 @@ def _cumulus(plan: ClusterPlan) -> dict[str, object]:
     }
 
 
-SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus}
+def _eos(plan: ClusterPlan) -> dict[str, object]:
+    prio = plan.roce.priority
+    intf = "/interfaces/interface[name=*]"
+    # arista-intf-augments (release/openconfig/models/interfaces/arista-intf-augments.yang) augments
+    # /interfaces/interface/ethernet with container pfc: priorities/priority[index] and watchdog/tx-queues/tx-queue
+    pfc = f"{intf}/ethernet/pfc"
+    queue = "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state"
+    bgp = "/network-instances/network-instance[name=*]/protocols/protocol[identifier=*][name=*]/bgp/neighbors/neighbor[neighbor-address=*]"
+    return {
+        "paths": [
+            f"{pfc}/priorities/priority[index={prio}]/state/in-frames",  # arista-intf-augments: PFC frames received
+            f"{pfc}/priorities/priority[index={prio}]/state/out-frames",  # arista-intf-augments: PFC frames sent
+            f"{pfc}/watchdog/tx-queues/tx-queue[index=*][queue-type=*]/state/stuck-count",  # arista-intf-augments
+            f"{pfc}/watchdog/tx-queues/tx-queue[index=*][queue-type=*]/state/recovery-count",  # arista-intf-augments
+            # arista-pfc-buffer-counters-augment (experimental/eos/models/): the priority's buffer high-water mark
+            f"{pfc}/priorities/priority[index={prio}]/state/all-buffers-octets-max-last-poll",
+            f"{queue}/ecn-marked-pkts",  # arista-qos-augments (release/openconfig/models/qos/arista-qos-augments.yang)
+            f"{queue}/wred-dropped-pkts",  # arista-qos-augments
+            f"{queue}/dropped-pkts",  # openconfig-qos-interfaces (tail and WRED drops)
+            f"{queue}/transmit-pkts",  # openconfig-qos-interfaces (per queue, the CNP queue's among them)
+            f"{intf}/state/counters/carrier-transitions",  # openconfig-interfaces; arista-intf-deviations removed its deviation
+            f"{intf}/state/counters/in-errors",  # openconfig-interfaces
+            f"{bgp}/state/session-state",  # openconfig-bgp-neighbor
+        ],
+        "mode": "stream",
+        "stream-mode": "sample",
+        "sample-interval": SAMPLE_INTERVAL,
+    }
+
+
+SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos}
 
 
 def gnmic_config(plan: ClusterPlan) -> str:
-    """``gnmic.yaml``: the fabric's SONiC and Cumulus switches as targets on their management addresses; empty string
+    """``gnmic.yaml``: the fabric's SONiC, Cumulus and EOS switches as targets on their management addresses; empty string
     when the fabric has none of them.
 
     Example:

@@ -1,0 +1,67 @@
+"""The EOS gNMI subscription: every path the export writes is a node of the YANG EOS publishes (extract and source in
+tests/data/gnmi-yang/), on the RoCE priority, on each EOS switch's gNMI port."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from fabric.export.telemetry_gnmi import gnmic_config
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.plan.types import ClusterPlan
+from tests.conftest import DATA
+
+EOS_EXTRACT = DATA / "gnmi-yang" / "eos-4.36.1F.paths"
+KEY = re.compile(r"\[([a-z][a-z0-9-]*)=[^\]]*\]")
+
+
+def schema_path(path: str) -> str:
+    """``/a[k=v]/b`` → ``/a[k]/b``: the schema node a gNMI path addresses, list keys by name."""
+    return KEY.sub(r"[\1]", path)
+
+
+def eos_schema() -> set[str]:
+    lines = EOS_EXTRACT.read_text().splitlines()
+    return {line.split("\t")[0] for line in lines if line and not line.startswith("#")}
+
+
+def eos_config(name: str) -> tuple[dict[str, Any], ClusterPlan]:
+    plan = plan_cluster(load_cluster(DATA / "render" / name / "cluster.yaml"))
+    return yaml.safe_load(gnmic_config(plan)), plan
+
+
+def test_every_eos_path_is_a_node_of_the_published_yang() -> None:
+    schema = eos_schema()
+    config, _ = eos_config("eos-3tier")
+    paths = config["subscriptions"]["eos-fabric"]["paths"]
+    assert len(paths) == 12
+    assert [p for p in paths if schema_path(p) not in schema] == []
+
+
+def test_the_yang_check_refuses_a_wrong_key_or_leaf() -> None:
+    schema = eos_schema()
+    assert schema_path("/interfaces/interface[name=*]/state/counters/in-errors") in schema
+    assert schema_path("/interfaces/interface[ifname=*]/state/counters/in-errors") not in schema
+    assert schema_path("/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state/max-queue-len") not in schema
+
+
+def test_eos_switches_are_targets_on_6030_with_the_roce_priority() -> None:
+    for name in ("eos-3tier", "eos-unnumbered"):
+        config, plan = eos_config(name)
+        assert plan.fabric is not None
+        switches = {s.name: s for s in plan.fabric.switches if s.nos == "eos"}
+        assert sorted(t["name"] for t in config["targets"].values()) == sorted(switches)
+        for address, target in config["targets"].items():
+            assert address == f"{switches[target['name']].mgmt_address.split('/')[0]}:6030"
+            assert target["subscriptions"] == ["eos-fabric"]
+        prio = plan.roce.priority
+        paths = config["subscriptions"]["eos-fabric"]["paths"]
+        assert f"/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index={prio}]/state/in-frames" in paths
+
+
+def test_nxos_alone_is_not_exported() -> None:
+    plan = plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml"))
+    assert gnmic_config(plan) == ""
