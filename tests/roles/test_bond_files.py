@@ -25,33 +25,47 @@ UBUNTU_2404 = {"distribution": "Ubuntu", "distribution_version": "24.04", "distr
 DEBIAN_12 = {"distribution": "Debian", "distribution_version": "12.7", "distribution_major_version": "12"}
 
 
-def planned_files(tmp_path: Path, definition: Path, host: str, facts: dict[str, str]) -> dict[str, str]:
-    """Run network_planes' configure tasks in check mode as the OS in ``facts``; return {path: content} of networkd files.
+def planned_files(
+    tmp_path: Path,
+    definition: Path,
+    host: str,
+    facts: dict[str, str],
+    *,
+    role: str = "network_planes",
+    under: tuple[str, ...] = (NETWORK,),
+    owners: dict[str, tuple[str, str]] | None = None,
+    hostvars: Mapping[str, object] | None = None,
+) -> dict[str, str]:
+    """Run ``role``'s configure tasks in check mode as the OS in ``facts``; return {path: content} of the files under ``under``.
+
+    ``owners``, when given, gets {path: (owner, mode)} of those files as the tasks ask for them; ``hostvars`` are set
+    on ``host`` over the inventory's.
 
     The definition is the inventory, as for ``python -m fabric nodes``; a layer connects ``host`` to nothing (local, and
     the play refuses to run outside check mode), and the gathered OS facts are replaced.
     """
     layer = tmp_path / "local.yml"
     layer.write_text(
-        json.dumps({"all": {"hosts": {host: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}}}}), encoding="utf-8"
+        json.dumps({"all": {"hosts": {host: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable, **(hostvars or {})}}}}),
+        encoding="utf-8",
     )
     (tmp_path / "library").mkdir()
     (tmp_path / "library" / "gpufabric_test_os.py").write_text(FAKE_OS_MODULE, encoding="utf-8")
     play = [
         {
-            "name": "network_planes, planned",
+            "name": f"{role}, planned",
             "hosts": host,
             "gather_facts": False,
             "pre_tasks": [
                 {"name": "Only ever a plan", "ansible.builtin.assert": {"that": "ansible_check_mode"}, "tags": ["always"]},
                 {"name": "Stand in for the OS", "gpufabric_test_os": {"facts": facts}, "tags": ["always"]},
             ],
-            "roles": [{"role": "network_planes"}],
+            "roles": [{"role": role}],
         }
     ]
     (tmp_path / "play.yml").write_text(json.dumps(play), encoding="utf-8")
     events: list[Mapping[str, Any]] = []
-    options = RunOptions(check=True, diff=True, limit=host, tags="network_planes_configure", extra_inventories=(layer,))
+    options = RunOptions(check=True, diff=True, limit=host, tags=f"{role}_configure", extra_inventories=(layer,))
     result = run_playbook(definition, options, lambda *_: None, playbook=str(tmp_path / "play.yml"), observe=events.append)
     assert result.ok, (result.output_tail, [e["event_data"].get("res") for e in events if e.get("event", "").endswith("failed")])
     files: dict[str, str] = {}
@@ -62,8 +76,11 @@ def planned_files(tmp_path: Path, definition: Path, host: str, facts: dict[str, 
         dest = str(res.get("invocation", {}).get("module_args", {}).get("dest", ""))
         diff = res.get("diff") or {}
         for one in diff if isinstance(diff, list) else [diff]:
-            if dest.startswith(NETWORK) and "after" in one:
+            if dest.startswith(under) and "after" in one:
                 files[dest] = one["after"]
+                args = res["invocation"]["module_args"]
+                if owners is not None:
+                    owners[dest] = (str(args.get("owner")), str(args.get("mode")))
     return files
 
 
@@ -131,3 +148,67 @@ def test_per_port_attachment_keeps_one_address_per_storage_port_and_builds_no_bo
         text = files[f"{NETWORK}/05-gpufabric-{port}.network"]
         assert f"Address={address}/16" in text
         assert f"[RoutingPolicyRule]\nFrom={address}/32\nTable={table}\n" in text
+
+
+ROCKY_9 = {"distribution": "Rocky", "distribution_version": "9.4", "distribution_major_version": "9", "os_family": "RedHat"}
+KEYFILES = "/etc/NetworkManager/system-connections"
+
+
+def test_rocky_9_gets_networkmanager_keyfiles_root_only_for_the_bond_its_members_and_each_port(tmp_path: Path) -> None:
+    definition = site("onprem-roce")
+    owners: dict[str, tuple[str, str]] = {}
+    files = planned_files(tmp_path, definition, "gpu001", ROCKY_9, under=(KEYFILES, NETWORK), owners=owners)
+    assert not [f for f in files if f.startswith(NETWORK)]  # no networkd files on a NetworkManager host
+    assert all(owners[f] == ("root", "0600") for f in files)  # nm-settings-keyfile(5): others' files are ignored
+    cluster = load_cluster(definition).name
+    ports, _ = bonded_switch_ports(definition, "gpu001")
+    at = f"{KEYFILES}/gpufabric-"
+    assert files[f"{at}bond-storage.nmconnection"].split("\n", 2)[2] == (
+        "[connection]\nid=gpufabric-bond-storage\ntype=bond\ninterface-name=bond-storage\nautoconnect=true\n\n"
+        "[ethernet]\nmtu=9000\n\n"
+        "# an LACP bond over the MLAG pair stor-su1-1-a / stor-su1-1-b (their port-channel, MLAG id 1, untagged in VLAN 101);\n"
+        "# options as the kernel's bonding driver names them (bond.options in nm-settings-nmcli(5))\n"
+        "[bond]\nmode=802.3ad\nlacp_rate=fast\nxmit_hash_policy=layer3+4\nmiimon=100\n\n"
+        "[ipv4]\nmethod=manual\naddress1=10.101.0.16/16\nnever-default=true\n\n[ipv6]\nmethod=disabled\n"
+    )
+    for port in ports:
+        assert files[f"{at}{port}.nmconnection"] == (
+            f"# Ansible managed: {port} is a member of bond-storage (storage plane of cluster {cluster})\n"
+            "# A NetworkManager keyfile (nm-settings-keyfile(5)): a bond port has no IP configuration of its own; master= and\n"
+            "# slave-type= (connection.master / connection.slave-type in nm-settings-nmcli(5), read by every NetworkManager of RHEL 9).\n"
+            f"[connection]\nid=gpufabric-{port}\ntype=ethernet\ninterface-name={port}\nmaster=bond-storage\nslave-type=bond\nautoconnect=true\n\n"
+            "[ethernet]\nmtu=9000\n"
+        )
+    # the in-band port carries the only default route; a compute rail its /31, the fabric route and its own table
+    assert "[ipv4]\nmethod=manual\naddress1=10.102.0.16/16\ngateway=10.102.0.1\n\n" in files[f"{at}enp170s0f1np1.nmconnection"]
+    assert files[f"{at}enp64s0np0.nmconnection"].split("[ipv4]\n", 1)[1] == (
+        "method=manual\naddress1=10.100.0.3/31\nnever-default=true\n"
+        "# compute has several interfaces on this node: traffic from this address leaves through this interface\n"
+        "routing-rule1=priority 101 from 10.100.0.3/32 table 101\n"
+        "route1=10.100.0.0/16,10.100.0.2,1001\nroute2=10.100.0.0/16,10.100.0.2\nroute2_options=table=101\n\n"
+        "[ipv6]\nmethod=disabled\n"
+    )
+    assert len(files) == 2 + 1 + 1 + 8  # 2 bond members, the bond, in-band, 8 compute rails
+
+
+def test_rocky_9_opensm_reads_etc_rdma_and_gets_its_port_and_priority_from_etc_sysconfig_opensm(tmp_path: Path) -> None:
+    """RHEL's opensm.service runs /usr/libexec/opensm-launch: -g per GUID in GUIDS and -p $PRIORITY of /etc/sysconfig/opensm,
+    the rest from /etc/rdma/opensm.conf (no per-port units, so the config's log_file applies)."""
+    guid = "0x0c42a10300e17f5a"
+    files = planned_files(
+        tmp_path,
+        site("onprem-ib"),
+        "sm01",
+        ROCKY_9,
+        role="opensm",
+        under=("/etc/rdma", "/etc/sysconfig", "/etc/opensm", "/etc/default"),
+        hostvars={"opensm_port_guids": [guid]},
+    )
+    assert sorted(files) == ["/etc/rdma/opensm.conf", "/etc/rdma/partitions.conf", "/etc/sysconfig/opensm"]
+    assert files["/etc/sysconfig/opensm"].splitlines()[1:] == [f"GUIDS={guid}", "PRIORITY=15"]
+    conf = files["/etc/rdma/opensm.conf"].splitlines()
+    assert "sm_priority 15" in conf
+    assert "partition_config_file /etc/rdma/partitions.conf" in conf
+    assert "log_file /var/log/opensm.log" in conf
+    assert not [line for line in conf if line.startswith("guid ")]  # -g on opensm-launch's command line
+    assert "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;" in files["/etc/rdma/partitions.conf"].splitlines()
