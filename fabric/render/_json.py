@@ -5,7 +5,7 @@ renderer builds (string keys; strings, lists and nested objects as values; ASCII
 20x faster: its ``OPT_INDENT_2`` indents by two spaces with ``": "`` after a key and no space after ``","``, as
 ``json.dumps`` does with an indent; ``OPT_SORT_KEYS`` orders keys by their UTF-8 bytes, which is code point order, as
 ``sort_keys`` does (orjson README, "Serialize" and "Option"). Where the two could differ the standard encoder writes:
-non-ASCII text (``json.dumps`` escapes it as ``\\uXXXX``, orjson keeps UTF-8), and any value orjson refuses (a
+non-ASCII text (``json.dumps`` escapes it as ``\\u`` and four hex digits, orjson keeps UTF-8), and any value orjson refuses (a
 non-string key, an integer beyond 64 bits). Floats must not reach it: orjson writes ``1e16`` where ``json.dumps``
 writes ``1e+16``, and finding one would cost a walk as long as the encoding; config_db holds none (every field is a
 string or a list of strings, which ``fabric.render.sonic`` checks as it visits each field).
