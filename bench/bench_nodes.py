@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_plan import TEMPLATE  # noqa: E402 - the same clusters as the planner benchmark
+from bench.bench_plan import cluster_yaml  # noqa: E402 - the same clusters as the planner benchmark
 from fabric.nodes.runner import RunOptions, run_playbook  # noqa: E402
 
 BIN = Path(sys.executable).parent
@@ -43,7 +43,7 @@ def inventory(sizes: list[int], repeat: int) -> None:
         for size in sizes:
             definition = Path(tmp) / f"bench{size}" / "cluster.yaml"
             definition.parent.mkdir()
-            definition.write_text(TEMPLATE.format(count=size), encoding="utf-8")
+            definition.write_text(cluster_yaml(size), encoding="utf-8")
             listing = [timed([str(BIN / "ansible-inventory"), "-i", str(definition), "--list"]) for _ in range(repeat)]
             hosts = [timed([str(BIN / "ansible-playbook"), "-i", str(definition), "playbooks/site.yml", "--list-hosts"])[0] for _ in range(repeat)]
             print(

@@ -19,24 +19,25 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-TEMPLATE = """name: bench
-target: onprem
-planes:
-  compute: {{transport: roce, cidr: 10.0.0.0/12, mtu: 9000}}
-  storage: {{cidr: 10.16.0.0/16, mtu: 9000}}
-  inband: {{cidr: 10.17.0.0/16, gateway: 10.17.0.1}}
-  oob: {{cidr: 10.18.0.0/16, gateway: 10.18.0.1}}
-fabric:
-  topology: rail-optimized
-  leaf: {{model: sn5600, nos: sonic}}
-  spine: {{model: sn5600, nos: sonic}}
+from bench._clusters import rail_optimized  # noqa: E402 - the planes every benchmark shares
+
+FABRIC = """  leaf: {model: sn5600, nos: sonic}
+  spine: {model: sn5600, nos: sonic}
   su_size: 64
-  underlay: {{loopback_pool: 10.255.0.0/16, p2p_pool: 10.254.0.0/16, leaf_asn_base: 4200000001}}
-nodes:
-  - {{group: gpu, role: gpu, count: {count}, hostname: "gpu{{index:05d}}", hardware: hgx-h100-4x400}}
-  - {{group: stor, role: storage, count: 16, hostname: "stor{{index:02d}}", hardware: storage-server, id_offset: 10000}}
+  underlay: {loopback_pool: 10.255.0.0/16, p2p_pool: 10.254.0.0/16, leaf_asn_base: 4200000001}
 """
+
+
+def cluster_yaml(count: int) -> str:
+    """The benchmark cluster of ``count`` four-rail GPU nodes and 16 storage servers."""
+    return rail_optimized(
+        "bench",
+        FABRIC,
+        f'  - {{group: gpu, role: gpu, count: {count}, hostname: "gpu{{index:05d}}", hardware: hgx-h100-4x400}}\n'
+        '  - {group: stor, role: storage, count: 16, hostname: "stor{index:02d}", hardware: storage-server, id_offset: 10000}\n',
+    )
 
 
 def one(nodes: int) -> dict[str, float]:
@@ -47,7 +48,7 @@ def one(nodes: int) -> dict[str, float]:
     from fabric.plan.serialize import plan_to_json
 
     t_import = time.perf_counter()
-    text = TEMPLATE.format(count=nodes)
+    text = cluster_yaml(nodes)
     spec, _ = parse_cluster(text, "bench.yaml")
     t_load = time.perf_counter()
     findings = check_cluster(spec)

@@ -29,27 +29,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+
+from bench._clusters import rail_optimized  # noqa: E402 - the planes every benchmark shares
+
 TARGETS = {"configs": (3.0, 300), "inventory": (10.0, None)}  # issue 18: seconds, MiB
 
-DEFINITION = """name: c32k
-target: onprem
-planes:
-  compute: {{transport: roce, cidr: 10.0.0.0/12, mtu: 9000}}
-  storage: {{cidr: 10.16.0.0/16, mtu: 9000}}
-  inband: {{cidr: 10.17.0.0/16, gateway: 10.17.0.1}}
-  oob: {{cidr: 10.18.0.0/16, gateway: 10.18.0.1}}
-fabric:
-  topology: rail-optimized
-  leaf: {{model: sn5600, nos: {nos}}}
+FABRIC = """  leaf: {{model: sn5600, nos: {nos}}}
   spine: {{model: sn5600, nos: {nos}}}
   super_spine: {{model: sn5600, nos: {nos}}}
   su_size: 64
   uplink_speed_gbps: 800
   underlay: {{loopback_pool: 10.255.0.0/16, p2p_pool: 10.240.0.0/14, leaf_asn_base: 4200000001, leaf_loopback_offset: 1024}}
   management: {{mgmt_pool: 10.18.240.0/20, mgmt_leaf_offset: 1024, ntp_servers: [10.17.0.10], syslog_servers: [10.17.0.20]}}
-nodes:
-  - {{group: gpu, role: gpu, count: {count}, hostname: "gpu{{index:05d}}", hardware: dgx-h100}}
 """
+NODES = '  - {{group: gpu, role: gpu, count: {count}, hostname: "gpu{{index:05d}}", hardware: dgx-h100}}\n'
 
 
 def run(command: list[str], target: Path | None) -> dict[str, float]:
@@ -83,7 +77,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         definition = Path(tmp) / "c32k" / "cluster.yaml"
         definition.parent.mkdir()
-        text = DEFINITION.format(nos=args.nos, count=args.nodes).replace("sn5600", model)
+        text = rail_optimized("c32k", FABRIC.format(nos=args.nos), NODES.format(count=args.nodes)).replace("sn5600", model)
         if args.nos == "sonic":  # one SKU, one speed per switch: 400G uplinks too (64 spines and 64 leaves a pod, 8 pods)
             text = text.replace("  uplink_speed_gbps: 800\n", "")
         definition.write_text(text, encoding="utf-8")

@@ -11,7 +11,7 @@ from fabric.model.topology import FabricSpec
 from fabric.plan import addressing
 from fabric.plan.ports import MGMT_INTERFACE, port_name
 from fabric.plan.topology import FabricMember, FabricSizing, format_ratio, leaf_slot
-from fabric.plan.types import FabricPlan, Link, SwitchPlan, TierStats
+from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan, TierStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,40 +149,67 @@ def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMe
     spines, leaves = build_switches(spec, sizing)
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     fabric_links = cable_fabric(fabric, sizing, leaves, spines)
-    speed, up_speed = sizing.speed_gbps, sizing.up_speed
     used_spine_ports = len(leaves) * sizing.parallel_links
-    tiers = (
-        TierStats(
-            "leaf",
-            len(leaves),
-            sizing.leaf_radix,
-            sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
-            sizing.host_ports_per_leaf * speed,
-            sizing.uplinks_per_leaf * up_speed,
-            format_ratio(sizing.oversubscription),
-        ),
-        TierStats("spine", len(spines), sizing.spine_radix, used_spine_ports, used_spine_ports * up_speed, 0, "n/a"),
+    spine_tier = TierStats("spine", len(spines), sizing.spine_radix, used_spine_ports, used_spine_ports * sizing.up_speed, 0, "n/a")
+    links = tuple(host_links + fabric_links)
+    host_bw, up_bw = len(host_links) * sizing.speed_gbps, len(fabric_links) * sizing.up_speed
+    plan = fabric_plan(fabric, sizing, (leaves, spines, links), upper_tiers=(spine_tier,), host_bw=host_bw, up_bw=up_bw)
+    return plan, attached
+
+
+def fabric_plan(
+    fabric: FabricSpec,
+    sizing: FabricSizing,
+    built: tuple[tuple[SwitchPlan, ...], tuple[SwitchPlan, ...], tuple[Link, ...]],
+    *,
+    upper_tiers: tuple[TierStats, ...],
+    host_bw: int,
+    up_bw: int,
+    pods: PodsPlan | None = None,
+) -> FabricPlan:
+    """The fabric plan of two or three tiers: the leaf tier's figures from the sizing, bisection and oversubscription.
+
+    Args:
+        fabric: The fabric definition.
+        sizing: The leaf tier's sizing.
+        built: The leaves, the spines and every cable.
+        upper_tiers: The figures of the tiers above the leaves, spines first.
+        host_bw: The bandwidth of every host port, Gb/s.
+        up_bw: The bandwidth of the narrowest tier above the hosts, Gb/s: the cut is the lesser of the two.
+        pods: The pods and super-spines of a three-tier fabric.
+
+    Returns:
+        The fabric plan.
+    """
+    leaves, spines, links = built
+    leaf_tier = TierStats(
+        "leaf",
+        len(leaves),
+        sizing.leaf_radix,
+        sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
+        sizing.host_ports_per_leaf * sizing.speed_gbps,
+        sizing.uplinks_per_leaf * sizing.up_speed,
+        format_ratio(sizing.oversubscription),
     )
-    host_bw = len(host_links) * speed
-    uplink_bw = len(fabric_links) * up_speed
-    plan = FabricPlan(
+    cut = min(host_bw, up_bw)
+    return FabricPlan(
         topology=fabric.topology,
         link_layer="infiniband" if sizing.link_layer == "infiniband" else "ethernet",
         scalable_units=(len(leaves) // sizing.rails) if fabric.topology == "rail-optimized" else 0,
         rails=sizing.rails,
         host_ports_per_leaf=sizing.host_ports_per_leaf,
         uplinks_per_leaf=sizing.uplinks_per_leaf,
-        host_speed_gbps=speed,
-        uplink_speed_gbps=up_speed,
+        host_speed_gbps=sizing.speed_gbps,
+        uplink_speed_gbps=sizing.up_speed,
         mtu=fabric.switch_mtu,
         leaves=leaves,
         spines=spines,
-        links=tuple(host_links + fabric_links),
-        tiers=tiers,
-        bisection_gbps=min(host_bw, uplink_bw) // 2,
-        bisection_both_directions_gbps=min(host_bw, uplink_bw),
-        oversubscription=format_ratio(Fraction(host_bw, uplink_bw)) if uplink_bw else "n/a",
+        links=links,
+        tiers=(leaf_tier, *upper_tiers),
+        bisection_gbps=cut // 2,
+        bisection_both_directions_gbps=cut,
+        oversubscription=format_ratio(Fraction(host_bw, up_bw)) if up_bw else "n/a",
         underlay=fabric.underlay,
         management=fabric.management,
+        pods=pods,
     )
-    return plan, attached

@@ -30,7 +30,7 @@ from fabric.model.cluster import ClusterSpec
 from fabric.model.topology import FabricSpec, SuperSpineSpec, parse_ratio
 from fabric.plan import addressing
 from fabric.plan.checks import PRIVATE_ASN_2B, PRIVATE_ASN_4B
-from fabric.plan.fabric import HostAttachment, build_switches, cable_hosts
+from fabric.plan.fabric import HostAttachment, build_switches, cable_hosts, fabric_plan
 from fabric.plan.ports import MGMT_INTERFACE, port_name
 from fabric.plan.topology import FabricMember, FabricSizing, format_ratio, speed_findings
 from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan, TierStats
@@ -223,20 +223,11 @@ def build_three_tier(
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     leaf_links = list(_cable_leaves(fabric, sizing, pods, leaves, spines))
     spine_links = list(_cable_spines(fabric, ss, pods, spines, super_spines, routed=sizing.link_layer == "ethernet"))
-    speed, up_speed = sizing.speed_gbps, sizing.up_speed
-    host_bw, leaf_up_bw, spine_up_bw = len(host_links) * speed, len(leaf_links) * up_speed, len(spine_links) * pods.speed_gbps
+    up_speed = sizing.up_speed
+    host_bw, leaf_up_bw, spine_up_bw = len(host_links) * sizing.speed_gbps, len(leaf_links) * up_speed, len(spine_links) * pods.speed_gbps
     cut = min(host_bw, leaf_up_bw, spine_up_bw) if pods.pods > 1 else min(host_bw, leaf_up_bw)
     used_ss = pods.pods * pods.parallel
-    tiers = (
-        TierStats(
-            "leaf",
-            len(leaves),
-            sizing.leaf_radix,
-            sizing.host_ports_per_leaf + sizing.uplinks_per_leaf,
-            sizing.host_ports_per_leaf * speed,
-            sizing.uplinks_per_leaf * up_speed,
-            format_ratio(sizing.oversubscription),
-        ),
+    upper = (
         TierStats(
             "spine",
             len(spines),
@@ -248,25 +239,13 @@ def build_three_tier(
         ),
         TierStats("superspine", len(super_spines), pods.super_spine_radix, used_ss, used_ss * pods.speed_gbps, 0, "n/a"),
     )
-    plan = FabricPlan(
-        topology=fabric.topology,
-        link_layer="infiniband" if sizing.link_layer == "infiniband" else "ethernet",
-        scalable_units=(len(leaves) // sizing.rails) if fabric.topology == "rail-optimized" else 0,
-        rails=sizing.rails,
-        host_ports_per_leaf=sizing.host_ports_per_leaf,
-        uplinks_per_leaf=sizing.uplinks_per_leaf,
-        host_speed_gbps=speed,
-        uplink_speed_gbps=up_speed,
-        mtu=fabric.switch_mtu,
-        leaves=leaves,
-        spines=spines,
-        links=tuple(host_links + leaf_links + spine_links),
-        tiers=tiers,
-        bisection_gbps=cut // 2,
-        bisection_both_directions_gbps=cut,
-        oversubscription=format_ratio(Fraction(host_bw, cut)) if cut else "n/a",
-        underlay=fabric.underlay,
-        management=fabric.management,
+    plan = fabric_plan(
+        fabric,
+        sizing,
+        (leaves, spines, tuple(host_links + leaf_links + spine_links)),
+        upper_tiers=upper,
+        host_bw=host_bw,
+        up_bw=cut,
         pods=PodsPlan(
             pods=pods.pods,
             pods_planned=pods.pods_planned,
