@@ -156,6 +156,12 @@ class SwitchModel(_Strict):
     breakout: dict[Speed, Annotated[int, Field(ge=2, le=8)]] = Field(default_factory=dict[int, int])
     nos: dict[Nos, NosSupport] = Field(min_length=1)
     sonic: SonicLayout | None = None
+    uplink_cages: Annotated[int, Field(ge=0, le=16)] = Field(
+        default=0,
+        description="Cages after the access cages meant for uplinks (a management switch's SFP28/QSFP28 cages), numbered on "
+        "from cages + 1 and named like a native port; SONiC models list them as other_ports instead.",
+    )
+    uplink_speed_gbps: Speed | None = Field(default=None, description="Speed of the uplink cages; required with uplink_cages.")
 
     @model_validator(mode="after")
     def _consistent(self) -> SwitchModel:
@@ -163,6 +169,9 @@ class SwitchModel(_Strict):
             if speed >= self.speed_gbps:
                 msg = f"breakout speed {speed} Gb/s is not below the native {self.speed_gbps} Gb/s"
                 raise ValueError(msg)
+        if bool(self.uplink_cages) != (self.uplink_speed_gbps is not None):
+            msg = "uplink_cages and uplink_speed_gbps go together"
+            raise ValueError(msg)
         if ("sonic" in self.nos) != (self.sonic is not None):
             msg = "a model that runs SONiC needs a 'sonic' layout, and only such a model may have one"
             raise ValueError(msg)
@@ -244,6 +253,20 @@ class SwitchModel(_Strict):
             "sonic": self.sonic.name_stride * cage + sub * (self.sonic.name_stride // fanout) if self.sonic else -1,
         }
         return fmt.format(**fields)
+
+    def uplink_port_names(self, nos: str) -> tuple[str, ...]:
+        """Names of the uplink cages under ``nos`` (native format, cage numbers after the access cages).
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> SWITCH_MODELS["n9k-c9348gc-fxp"].uplink_port_names("nxos")
+            ('Ethernet1/49', 'Ethernet1/50', 'Ethernet1/51', 'Ethernet1/52')
+        """
+        support = self.nos.get(nos)  # pyright: ignore[reportArgumentType] - any string may be asked for
+        if support is None:
+            return ()
+        fields = {"port": 1, "sub": 0, "sub1": 1, "lane": 1, "sonic": -1}
+        return tuple(support.names.native.format(cage=self.cages + k + 1, **fields) for k in range(self.uplink_cages))
 
     def sonic_ports(self, speed_gbps: int) -> tuple[SonicPort, ...]:
         """Every port of the SONiC SKU for ``speed_gbps``, in port_config.ini order: the cages, then the SKU's other ports.

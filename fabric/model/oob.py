@@ -39,7 +39,7 @@ class OobNetworkSpec(SpecModel):
     model: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")] = Field(
         default="sn2201", description="Management switch model from the catalog (fabric/catalog/data/switches)."
     )
-    nos: Literal["cumulus", "sonic"] = Field(default="cumulus", description="NOS of the management switches.")
+    nos: Literal["cumulus", "sonic", "eos", "nxos"] = Field(default="cumulus", description="NOS of the management switches.")
     placement: Literal["su", "rack"] = Field(
         default="su",
         description="su: one switch per scalable unit takes its node slots (port = slot) and its leaves' management ports. "

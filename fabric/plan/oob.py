@@ -254,14 +254,14 @@ def _over_budget(net: OobNetworkSpec, group: _Group, name: str, used: int, total
 def _uplink_ports(model: SwitchModel, net: OobNetworkSpec) -> tuple[str, ...]:
     """Names of the model's dedicated uplink cages (SONiC's other_ports; Cumulus calls front-panel port N swpN)."""
     if model.sonic is None:
-        return ()
+        return model.uplink_port_names(net.nos)
     extra = model.sonic_ports(model.speed_gbps)[model.ports :]
     return tuple(p.name if net.nos == "sonic" else f"swp{p.index}" for p in extra)
 
 
 def _uplink_speed(model: SwitchModel) -> int:
     if model.sonic is None:
-        return model.speed_gbps
+        return model.uplink_speed_gbps or model.speed_gbps
     extra = model.sonic_ports(model.speed_gbps)[model.ports :]
     return extra[0].speed_gbps if extra else model.speed_gbps
 

@@ -12,7 +12,8 @@ Kea 2.2 (Debian 12) has no open-source ``flex-id`` hook and its ``circuit-id`` h
 ``relay4[2].hex == '<switch>' and relay4[1].hex == '<port>'`` on Cumulus; SONiC's relay (``dhcrelay -a %h:%p %P``) puts
 ``<hostname>:<port alias>`` in circuit-id and a MAC in remote-id, so a SONiC switch's class tests
 ``relay4[1].hex == '<switch>:<alias>'`` alone, as SONiC's own port-based DHCP design does (sonic-net/SONiC
-``doc/dhcp_server/port_based_dhcp_server_high_level_design.md``) (Kea ARM, "Using Expressions in Classification",
+``doc/dhcp_server/port_based_dhcp_server_high_level_design.md``); an EOS switch's class tests
+``relay4[1].hex == '<switch>:<interface>'`` (circuit-id format ``%h:%p``, ``fabric.render.oob_eos``) (Kea ARM, "Using Expressions in Classification",
 https://kea.readthedocs.io/en/kea-2.2.0/arm/classify.html), and a one-address pool guarded by that class
 (``client-class`` on a pool, https://kea.readthedocs.io/en/kea-2.2.0/arm/dhcp4-srv.html). A device on an unplanned port
 matches no class and gets no address. A replaced BMC (new MAC, same port) gets its address once the old lease expires
@@ -49,12 +50,12 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     classes: list[dict[str, Any]] = []
     pools: list[dict[str, Any]] = []
     aliases = {s.name: sonic_aliases(s.model) if s.nos == "sonic" else None for s in plan.oob.switches}
+    hostname_circuit = {s.name for s in plan.oob.switches if s.nos == "eos"}  # circuit-id <hostname>:<interface>
     for link in (x for x in plan.oob.links if x.b_address is not None):
         name = f"{link.a_device}-{link.a_port}"  # one class per switch port: stable, and says where the cable lands
         address = str(link.b_address).split("/")[0]
-        classes.append(
-            {"name": name, "test": _option82_test(link, aliases.get(link.a_device)), "comment": f"{link.b_device} {link.b_port} ({link.kind})"}
-        )
+        test = _option82_test(link, aliases.get(link.a_device), hostname_circuit=link.a_device in hostname_circuit)
+        classes.append({"name": name, "test": test, "comment": f"{link.b_device} {link.b_port} ({link.kind})"})
         pools.append({"pool": f"{address} - {address}", "client-class": name})
     subnet: dict[str, Any] = {"id": 1, "subnet": str(cidr), "pools": pools}
     if oob_plane.gateway:
@@ -73,8 +74,10 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     return {KEA_FILE: json.dumps(config, indent=2) + "\n"}
 
 
-def _option82_test(link: OobLink, aliases: dict[str, str] | None) -> str:
-    """The class test for the port ``link`` lands on: remote-id and circuit-id (Cumulus), or ``<host>:<alias>`` (SONiC)."""
+def _option82_test(link: OobLink, aliases: dict[str, str] | None, *, hostname_circuit: bool = False) -> str:
+    """The class test for the port ``link`` lands on: remote-id and circuit-id (Cumulus), ``<host>:<alias>`` (SONiC), ``<host>:<port>`` (EOS)."""
+    if hostname_circuit:
+        return f"relay4[1].hex == '{link.a_device}:{link.a_port}'"
     if aliases is None:
         return f"relay4[2].hex == '{link.a_device}' and relay4[1].hex == '{link.a_port}'"
     return f"relay4[1].hex == '{link.a_device}:{aliases[link.a_port]}'"

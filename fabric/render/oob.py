@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fabric.errors import RenderError
 from fabric.plan.oob_types import OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.types import ClusterPlan
+from fabric.render.oob_eos import render_oob_eos
 from fabric.render.oob_sonic import build_oob_config_db, config_db_text
 from fabric.render.sections import Section, render_sections
 
@@ -88,7 +89,7 @@ def build_oob_facts(plan: ClusterPlan) -> tuple[OobSwitchFacts, ...]:
 
 
 def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
-    """The files of one management switch: Cumulus ``nvue.sh``, SONiC ``config_db.json``.
+    """The files of one management switch: Cumulus ``nvue.sh``, SONiC ``config_db.json``, EOS ``startup-config``.
 
     Raises:
         RenderError: the switch runs a NOS without an OOB renderer, or a value is not safe where it stands.
@@ -113,7 +114,9 @@ def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
         return {"nvue.sh": text}
     if nos == "sonic":
         return {"config_db.json": config_db_text(build_oob_config_db(facts))}
-    msg = f"{facts.switch.name}: no OOB switch renderer for {nos}; planes.oob.network.nos supports cumulus and sonic"
+    if nos == "eos":
+        return render_oob_eos(facts)
+    msg = f"{facts.switch.name}: no OOB switch renderer for {nos}; planes.oob.network.nos supports cumulus, sonic and eos"
     raise RenderError(msg)
 
 

@@ -12,14 +12,17 @@ import re
 from typing import Any
 
 import pytest
+from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.errors import RenderError
 from fabric.lint.forms import unknown_commands
 from fabric.render.kea import KEA_FILE
 from fabric.render.oob import build_oob_facts, render_oob_switch
+from fabric.render.oob_eos import build_oob_structured_config
 from tests.render.conftest import files_of, plan_of
 from tests.render.sonic_yang import check_config_db
+from tests.render.test_avd_reference import commands
 
 
 def _oob_files(case: str) -> dict[str, str]:
@@ -120,5 +123,42 @@ def test_the_sonic_relay_circuit_id_is_hostname_and_alias_as_each_kea_class_test
 
 def test_a_nos_without_an_oob_renderer_is_a_render_error() -> None:
     facts = build_oob_facts(plan_of("onprem-roce"))[0]
-    with pytest.raises(RenderError, match="no OOB switch renderer for eos"):
-        render_oob_switch(dataclasses.replace(facts, switch=dataclasses.replace(facts.switch, nos="eos")))
+    with pytest.raises(RenderError, match="no OOB switch renderer for mlnx-os"):
+        render_oob_switch(dataclasses.replace(facts, switch=dataclasses.replace(facts.switch, nos="mlnx-os")))
+
+
+EOS_CASE = "render/eos"
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["eos"].supported)
+def test_eos_oob_text_is_what_avd_renders_from_the_structured_config(release: str) -> None:
+    all_facts = [f for f in build_oob_facts(plan_of(EOS_CASE)) if f.switch.nos == "eos"]
+    assert all_facts
+    for original in all_facts:
+        facts = dataclasses.replace(original, switch=dataclasses.replace(original.switch, nos_version=release))
+        structured = build_oob_structured_config(facts)
+        violations = validate_structured_config(structured).validation_result.violations
+        assert not violations, [f"{'.'.join(map(str, v.path))}: {v.message}" for v in violations]
+        ours = render_oob_switch(facts)["startup-config"]
+        assert f"for EOS {release}" in ours
+        assert commands(ours) == commands(get_device_config(structured)), facts.switch.name
+
+
+def test_eos_oob_ports_uplinks_relay_and_ssh_acl() -> None:
+    text = _oob_files(EOS_CASE)["oob-mgmt"]
+    assert "interface Ethernet1\n   description spine01 Management1\n   switchport access vlan 100\n   switchport mode access\n" in text
+    assert "interface Ethernet49\n   description uplink to oob-core\n   channel-group 1 mode active\n" in text
+    assert "interface Ethernet50\n   description uplink to oob-core\n   channel-group 1 mode active\n" in text
+    assert "   ip helper-address 10.103.0.10\n" in text
+    assert "ip dhcp snooping information option circuit-id type 0 format %h:%p\n" in text
+    assert "ip access-list standard MGMT-SSH\n   10 permit 10.103.0.0/16\n" in text
+    assert "management ssh\n   ip access-group MGMT-SSH in\n" in text
+
+
+def test_the_eos_circuit_id_is_hostname_and_interface_as_each_kea_class_tests() -> None:
+    tests = _kea_tests(EOS_CASE)
+    text = _oob_files(EOS_CASE)["oob-mgmt"]
+    ports = re.findall(r"^interface (Ethernet\d+)\n   description .*\n   switchport access vlan 100$", text, re.MULTILINE)
+    assert ports
+    assert {tests[f"oob-mgmt-{p}"] for p in ports} == {f"relay4[1].hex == 'oob-mgmt:{p}'" for p in ports}
+    assert len(tests) == len(ports)
