@@ -9,7 +9,7 @@ per member). Every field is read by its whole label; a number is read as digits 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 LACP_MODE = "IEEE 802.3ad Dynamic link aggregation"
@@ -67,7 +67,7 @@ def bond_problems(text: str, bond: Mapping[str, Any], miimon_ms: int) -> list[st
     return problems
 
 
-def bonding_report(results: list[Mapping[str, Any]], miimon_ms: int) -> list[str]:
+def bonding_report(results: Sequence[Mapping[str, Any]], miimon_ms: int) -> list[str]:
     """Problems of every bond read by a registered loop (``cat /proc/net/bonding/<bond>`` per planned bond).
 
     Example:
