@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fabric.model import load_cluster
-from fabric.nodes.runner import RunOptions, run_playbook
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.plan import plan_cluster
 from tests.roles.scenario import FAKE_OS_MODULE, per_port_site, site
 
@@ -25,24 +25,21 @@ UBUNTU_2404 = {"distribution": "Ubuntu", "distribution_version": "24.04", "distr
 DEBIAN_12 = {"distribution": "Debian", "distribution_version": "12.7", "distribution_major_version": "12"}
 
 
-def planned_files(
+def plan_run(
     tmp_path: Path,
     definition: Path,
     host: str,
     facts: dict[str, str],
     *,
-    role: str = "network_planes",
-    under: tuple[str, ...] = (NETWORK,),
-    owners: dict[str, tuple[str, str]] | None = None,
+    role: str,
     hostvars: Mapping[str, object] | None = None,
-) -> dict[str, str]:
-    """Run ``role``'s configure tasks in check mode as the OS in ``facts``; return {path: content} of the files under ``under``.
-
-    ``owners``, when given, gets {path: (owner, mode)} of those files as the tasks ask for them; ``hostvars`` are set
-    on ``host`` over the inventory's.
+    tags: str | None = None,
+) -> tuple[NodesRun, list[Mapping[str, Any]]]:
+    """Run ``role``'s configure tasks in check mode as the OS in ``facts``; return the run and its events.
 
     The definition is the inventory, as for ``python -m fabric nodes``; a layer connects ``host`` to nothing (local, and
-    the play refuses to run outside check mode), and the gathered OS facts are replaced.
+    the play refuses to run outside check mode), and the gathered OS facts are replaced. ``hostvars`` are set on
+    ``host`` over the inventory's; ``tags`` (default ``<role>_configure``) select the tasks besides ``always``.
     """
     layer = tmp_path / "local.yml"
     layer.write_text(
@@ -65,8 +62,27 @@ def planned_files(
     ]
     (tmp_path / "play.yml").write_text(json.dumps(play), encoding="utf-8")
     events: list[Mapping[str, Any]] = []
-    options = RunOptions(check=True, diff=True, limit=host, tags=f"{role}_configure", extra_inventories=(layer,))
+    options = RunOptions(check=True, diff=True, limit=host, tags=tags or f"{role}_configure", extra_inventories=(layer,))
     result = run_playbook(definition, options, lambda *_: None, playbook=str(tmp_path / "play.yml"), observe=events.append)
+    return result, events
+
+
+def planned_files(
+    tmp_path: Path,
+    definition: Path,
+    host: str,
+    facts: dict[str, str],
+    *,
+    role: str = "network_planes",
+    under: tuple[str, ...] = (NETWORK,),
+    owners: dict[str, tuple[str, str]] | None = None,
+    hostvars: Mapping[str, object] | None = None,
+) -> dict[str, str]:
+    """{path: content} of the files under ``under`` that ``role`` would write in check mode as the OS in ``facts``.
+
+    ``owners``, when given, gets {path: (owner, mode)} of those files as the tasks ask for them.
+    """
+    result, events = plan_run(tmp_path, definition, host, facts, role=role, hostvars=hostvars)
     assert result.ok, (result.output_tail, [e["event_data"].get("res") for e in events if e.get("event", "").endswith("failed")])
     files: dict[str, str] = {}
     for event in events:
@@ -212,3 +228,15 @@ def test_rocky_9_opensm_reads_etc_rdma_and_gets_its_port_and_priority_from_etc_s
     assert "log_file /var/log/opensm.log" in conf
     assert not [line for line in conf if line.startswith("guid ")]  # -g on opensm-launch's command line
     assert "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;" in files["/etc/rdma/partitions.conf"].splitlines()
+
+
+@pytest.mark.parametrize(("role", "supported"), [("network_planes", "RHEL/Rocky 9 (NetworkManager)"), ("opensm", "RHEL/Rocky 9")])
+def test_el8_is_refused_in_preflight_naming_the_supported_oses(tmp_path: Path, role: str, supported: str) -> None:
+    rocky_8 = {"distribution": "Rocky", "distribution_version": "8.9", "distribution_major_version": "8", "os_family": "RedHat"}
+    host = "sm01" if role == "opensm" else "dgx01"
+    result, events = plan_run(tmp_path, site("onprem-ib"), host, rocky_8, role=role, hostvars={"opensm_port_guids": ["0x0c42a10300e17f5a"]})
+    assert not result.ok
+    [failed] = [e["event_data"] for e in events if e.get("event") == "runner_on_failed"]
+    assert failed["task"].startswith("Preflight | a supported OS")
+    assert "Rocky 8.9" in failed["res"]["msg"]
+    assert f"Ubuntu 24.04 (DGX OS 7), {supported}" in failed["res"]["msg"]

@@ -187,11 +187,19 @@ def test_a_planned_kernel_upgrade_releases_the_hold(node: Container, tmp_path: P
     assert "kernel-core" in rdma["_rdma_stack_plan"]["unhold"]
 
 
-def test_an_unsupported_os_fails_in_preflight_naming_it_and_the_supported_ones(node: Container, tmp_path: Path) -> None:
-    result, _ = plan(node, tmp_path, os_facts("Ubuntu", "20.04", "Debian", kernel="5.4.0-200-generic"))
+@pytest.mark.parametrize(
+    "facts",
+    [
+        os_facts("Ubuntu", "20.04", "Debian", kernel="5.4.0-200-generic"),
+        os_facts("Rocky", "8.9", "RedHat", kernel="4.18.0-513.5.1.el8_9.x86_64"),  # EL 8: no vars/RedHat-8.yml
+    ],
+    ids=["ubuntu-20.04", "rocky-8.9"],
+)
+def test_an_unsupported_os_fails_in_preflight_naming_it_and_the_supported_ones(node: Container, tmp_path: Path, facts: dict[str, str]) -> None:
+    result, _ = plan(node, tmp_path, facts)
     [(task, message)] = failures(result)["gpu001"]
     assert task == "Preflight | a supported OS and architecture"
-    assert "Ubuntu 20.04 (Debian, x86_64) is not supported" in message
+    assert f"{facts['distribution']} {facts['distribution_version']} ({facts['os_family']}, x86_64) is not supported" in message
     assert "Supported: Debian 12, Ubuntu 22.04 (DGX OS 6), Ubuntu 24.04 (DGX OS 7), RHEL/Rocky 9" in message
 
 

@@ -145,3 +145,21 @@ def test_every_role_variable_is_documented_in_its_argument_spec(role: str) -> No
     spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]["main"]["options"]
     assert sorted(defaults) == sorted(spec)
     assert all(option.get("description") for option in spec.values())
+
+
+# The supported-OS lists the preflights print, as Galaxy platforms (meta/main.yml): Debian/Ubuntu by codename, EL by major.
+_PLATFORM = {
+    "Debian 12": ("Debian", "bookworm"),
+    "Ubuntu 22.04": ("Ubuntu", "jammy"),
+    "Ubuntu 24.04": ("Ubuntu", "noble"),
+    "RHEL/Rocky 9": ("EL", "9"),
+}
+
+
+@pytest.mark.parametrize("role", ["rdma_stack", "gpu_driver", "opensm", "network_planes"])
+def test_meta_platforms_are_the_oses_the_preflight_accepts(role: str) -> None:
+    supported = yaml.safe_load((ROOT / "roles" / role / "vars" / "main.yml").read_text(encoding="utf-8"))[f"_{role}_supported"]
+    wanted = sorted(_PLATFORM[next(k for k in _PLATFORM if os_name.startswith(k))] for os_name in supported)
+    meta = yaml.safe_load((ROOT / "roles" / role / "meta" / "main.yml").read_text(encoding="utf-8"))
+    claimed = sorted((p["name"], str(v)) for p in meta["galaxy_info"]["platforms"] for v in p["versions"])
+    assert claimed == wanted
