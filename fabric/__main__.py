@@ -248,7 +248,9 @@ def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str
 
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
+    from fabric.export.telemetry_gnmi import gnmic_config
     from fabric.lint import config_paths, lint_configs, read_configs
+    from fabric.lint.gnmi import lint_gnmi, read_gnmic
     from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.observed import CONFIG_FILE
     from fabric.lint.storage import lint_storage
@@ -270,6 +272,8 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     configs.update(storage)
     nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
+    gnmic = read_gnmic(args.configs) or (gnmic_config(plan), "telemetry/gnmic.yaml")
+    findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
     if args.json:
         out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
         return EXIT_FAILED if findings else EXIT_OK

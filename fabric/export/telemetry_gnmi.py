@@ -23,11 +23,19 @@ Paths, each from the NOS's own documentation:
   ``_eos``. The watermark is Arista's per-priority PFC buffer high-water mark; OpenConfig's queue ``max-queue-len``
   is deviated ``not-supported`` (``release/openconfig/models/not-supported/arista-qos-notsupported-deviations.yang``).
 
-NX-OS is not covered yet; its switches are listed in a comment so nothing is silently unmonitored. What was found: the
-OpenConfig modules NX-OS 10.6(3) publishes (YangModels/yang ``vendor/cisco/nx/10.6-3/``) have no per-priority PFC or
-watchdog node, and ``cisco-nx-openconfig-qos-deviations.yang`` marks the output queues' ``ecn-marked-pkts`` and
-``max-queue-len`` ``not-supported``; those counters would need the native ``Cisco-NX-OS-device.yang`` (not readable
-in the mirror used) and the gNMI server's default port was not found in Cisco's documentation searched.
+- **Cisco NX-OS** (the OpenConfig YANG NX-OS 10.6(3) publishes, YangModels/yang ``vendor/cisco/nx/10.6-3/``; extract
+  in ``tests/data/gnmi-yang/``): only what its deviations leave supported — interface ``in-errors`` and
+  ``carrier-transitions`` (``cisco-nx-openconfig-interfaces-deviations.yang`` removes ``link-transitions`` and
+  ``interface-transitions``, not these), output queue ``transmit-pkts`` and ``dropped-pkts``
+  (``cisco-nx-openconfig-qos-deviations.yang`` removes ``ecn-marked-pkts``, ``max-queue-len`` and ``dropped-octets``)
+  and BGP ``session-state`` (``cisco-nx-openconfig-network-instance-deviations.yang`` removes four other neighbor
+  state leaves). PFC frames per priority, PFC watchdog events, ECN marks and queue watermarks are in no OpenConfig
+  module NX-OS publishes: they exist only in the native ``Cisco-NX-OS-device.yang`` (DME), whose paths were not
+  readable in the mirror used, so they are not subscribed and the file header says so. The gNMI port is the one the
+  render gives ``grpc port`` (``fabric.plan.gnmi``).
+
+A switch whose definition turns gNMI off (``fabric.management.gnmi: false``) gets no gNMI server in its rendered config
+(EOS, NX-OS) and is left out, named in the header.
 """
 
 from __future__ import annotations
@@ -36,11 +44,11 @@ from collections import defaultdict
 
 import yaml
 
+from fabric.plan.gnmi import GNMI_PORTS, RENDERED
 from fabric.plan.types import ClusterPlan, SwitchPlan
 
 GNMIC_PROMETHEUS_LISTEN = ":9804"  # the prometheus output address gnmic's documentation uses throughout
 SAMPLE_INTERVAL = "10s"
-GNMI_PORTS = {"sonic": 8080, "cumulus": 9339, "eos": 6030}  # sources: module docstring
 
 
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
@@ -107,12 +115,34 @@ def _eos(plan: ClusterPlan) -> dict[str, object]:
     }
 
 
-SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos}
+def _nxos(_: ClusterPlan) -> dict[str, object]:
+    intf = "/interfaces/interface[name=*]/state/counters"
+    queue = "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state"
+    bgp = "/network-instances/network-instance[name=*]/protocols/protocol[identifier=*][name=*]/bgp/neighbors/neighbor[neighbor-address=*]"
+    return {
+        "paths": [
+            f"{intf}/carrier-transitions",  # openconfig-interfaces; not deviated by cisco-nx-openconfig-interfaces-deviations
+            f"{intf}/in-errors",  # openconfig-interfaces
+            f"{queue}/dropped-pkts",  # openconfig-qos-interfaces; dropped-octets is deviated, dropped-pkts is not
+            f"{queue}/transmit-pkts",  # openconfig-qos-interfaces (per queue, the CNP queue's among them)
+            f"{bgp}/state/session-state",  # openconfig-bgp-neighbor
+        ],
+        "mode": "stream",
+        "stream-mode": "sample",
+        "sample-interval": SAMPLE_INTERVAL,
+    }
+
+
+SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos, "nxos": _nxos}
+NATIVE_ONLY = {
+    "nxos": "# nxos: PFC frames per priority, PFC watchdog events, ECN-marked packets and queue watermarks exist only in the native "
+    "Cisco-NX-OS-device model (DME), not in the OpenConfig NX-OS 10.6(3) publishes; not subscribed (see README)\n"
+}
 
 
 def gnmic_config(plan: ClusterPlan) -> str:
-    """``gnmic.yaml``: the fabric's SONiC, Cumulus and EOS switches as targets on their management addresses; empty string
-    when the fabric has none of them.
+    """``gnmic.yaml``: the fabric's SONiC, Cumulus, EOS and NX-OS switches as targets on their management addresses;
+    empty string when the fabric has none of them.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -123,10 +153,11 @@ def gnmic_config(plan: ClusterPlan) -> str:
     fabric = plan.fabric
     if fabric is None or fabric.link_layer != "ethernet":
         return ""
+    off = not fabric.management.gnmi
     by_nos: dict[str, list[SwitchPlan]] = defaultdict(list)
     for switch in fabric.switches:
         by_nos[switch.nos].append(switch)
-    covered = sorted(nos for nos in by_nos if nos in SUBSCRIPTIONS)
+    covered = sorted(nos for nos in by_nos if nos in SUBSCRIPTIONS and not (off and nos in RENDERED))
     if not covered:
         return ""
     targets = {
@@ -141,9 +172,17 @@ def gnmic_config(plan: ClusterPlan) -> str:
         "subscriptions": {f"{nos}-fabric": SUBSCRIPTIONS[nos](plan) for nos in covered},
         "outputs": {"prometheus": {"type": "prometheus", "listen": GNMIC_PROMETHEUS_LISTEN}},
     }
-    uncovered = sorted(s.name for nos, switches in by_nos.items() if nos not in SUBSCRIPTIONS for s in switches)
+    return _header(by_nos, covered, off=off) + yaml.safe_dump(document, sort_keys=False, width=200)
+
+
+def _header(by_nos: dict[str, list[SwitchPlan]], covered: list[str], *, off: bool) -> str:
     header = "# generated by fabric export telemetry from the cluster definition; do not edit. Paths and sources: README.\n"
     header += "# credentials: gnmic's --username/--password or GNMIC_USERNAME/GNMIC_PASSWORD, never in this file\n"
+    header += "".join(NATIVE_ONLY.get(nos, "") for nos in covered)
+    uncovered = sorted(s.name for nos, switches in by_nos.items() if nos not in SUBSCRIPTIONS for s in switches)
     if uncovered:
         header += f"# not covered (no sourced gNMI paths for their NOS yet, see README): {', '.join(uncovered)}\n"
-    return header + yaml.safe_dump(document, sort_keys=False, width=200)
+    disabled = sorted(s.name for nos, switches in by_nos.items() if off and nos in RENDERED for s in switches)
+    if disabled:
+        header += f"# left out (fabric.management.gnmi is false, so their configs run no gNMI server): {', '.join(disabled)}\n"
+    return header

@@ -162,6 +162,12 @@ class ManagementSpec(SpecModel):
     mgmt_leaf_offset: Annotated[int, Field(ge=1, le=MAX_OFFSET)] = Field(
         default=128, description="Leaf N's management address is mgmt_pool[mgmt_leaf_offset + N]; spine N's is mgmt_pool[N + 1]."
     )
+    gnmi: bool = Field(
+        default=True,
+        description="Switches serve gNMI in the management VRF for the gnmic collector `export telemetry` writes "
+        "(EOS: management api gnmi on 6030; NX-OS: feature grpc on 50051). false: no gNMI server is rendered and the "
+        "collector leaves those switches out.",
+    )
 
 
 class FabricSpec(SpecModel):

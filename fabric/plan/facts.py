@@ -14,6 +14,7 @@ from typing import Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
+from fabric.plan.gnmi import gnmi_port
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 
 
@@ -66,6 +67,7 @@ class ManagementFacts:
     syslog: tuple[str, ...]
     dns: tuple[str, ...]
     domain: str | None
+    gnmi_port: int | None = None  # the switch's gNMI server (fabric.plan.gnmi); None: the render gives it none
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +179,7 @@ def _management(plan: ClusterPlan, switch: SwitchPlan) -> ManagementFacts:
         syslog=tuple(str(a) for a in mgmt.syslog_servers),
         dns=tuple(str(a) for a in mgmt.dns_servers),
         domain=mgmt.domain,
+        gnmi_port=gnmi_port(switch.nos, enabled=mgmt.gnmi),
     )
 
 

@@ -54,6 +54,8 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
     }
     if m.domain:
         config["dns_domain"] = m.domain
+    if m.gnmi_port:  # AVD management_api_gnmi schema: transport.grpc[].name/port/vrf
+        config["management_api_gnmi"] = {"transport": {"grpc": [{"name": "GNMI", "port": m.gnmi_port, "vrf": m.vrf}]}}
     if unnumbered:
         config["ip_routing_ipv6_interfaces"] = True
         config["ipv6_unicast_routing"] = True

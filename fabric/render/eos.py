@@ -16,6 +16,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("eos/header.j2"),  # hostname and the routing model first: multi-agent must be set before BGP is configured
     Section("eos/management.j2"),  # `vrf instance mgmt` before every line that names the VRF (name servers, ntp, ssh)
     Section("eos/acl.j2"),  # MGMT-SSH exists before `management ssh` applies it
+    Section("eos/gnmi.j2"),  # after `vrf instance`: the gNMI transport listens in the management VRF
     Section("eos/qos.j2"),  # `qos profile ROCE` exists before interfaces apply it with service-profile
     Section("eos/interfaces.j2"),
     Section("eos/routing.j2"),  # after the interfaces: `ip routing ipv6 interfaces` acts on interfaces with `ipv6 enable`

@@ -14,6 +14,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("nxos/tcam.j2"),  # the TCAM carve is global; it waits for a reload, so its place only matters for reading
     Section("nxos/management.j2"),
     Section("nxos/acl.j2"),  # MGMT-SSH defined before `line vty` applies it
+    Section("nxos/gnmi.j2"),  # `feature grpc` before `grpc port`
     Section("nxos/qos.j2"),  # class maps, then the policies that use them, then `system qos`, before interfaces attach QOS_CLASSIFY
     Section("nxos/interfaces.j2"),
     Section("nxos/policy.j2"),  # prefix list and route map before the BGP template references them

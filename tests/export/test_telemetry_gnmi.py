@@ -63,16 +63,45 @@ def test_eos_switches_are_targets_on_6030_with_the_roce_priority() -> None:
         assert f"/interfaces/interface[name=*]/ethernet/pfc/priorities/priority[index={prio}]/state/in-frames" in paths
 
 
-def test_nxos_alone_is_not_exported() -> None:
+NXOS_EXTRACT = DATA / "gnmi-yang" / "nxos-10.6-3.paths"
+
+
+def nxos_support() -> dict[str, str]:
+    """Schema path -> supported / not-supported, as the NX-OS 10.6(3) deviations say (tests/data/gnmi-yang/SOURCES.md)."""
+    lines = NXOS_EXTRACT.read_text().splitlines()
+    return {fields[0]: fields[1] for fields in (line.split("\t") for line in lines if line and not line.startswith("#"))}
+
+
+def test_every_nxos_path_is_an_openconfig_node_nxos_does_not_deviate() -> None:
+    support = nxos_support()
+    plan = plan_cluster(load_cluster(DATA / "render" / "nxos-3tier" / "cluster.yaml"))
+    paths = yaml.safe_load(gnmic_config(plan))["subscriptions"]["nxos-fabric"]["paths"]
+    assert len(paths) == 5
+    assert {p: support.get(schema_path(p)) for p in paths} == dict.fromkeys(paths, "supported")
+
+
+def test_the_nxos_check_refuses_what_cisco_deviates() -> None:
+    support = nxos_support()
+    queue = "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state"
+    assert support[schema_path(f"{queue}/ecn-marked-pkts")] == "not-supported"
+    assert support[schema_path(f"{queue}/max-queue-len")] == "not-supported"
+    assert support[schema_path("/interfaces/interface[name=*]/state/counters/link-transitions")] == "not-supported"
+
+
+def test_nxos_switches_are_targets_on_50051_and_the_header_names_what_only_the_native_model_has() -> None:
     plan = plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml"))
-    assert gnmic_config(plan) == ""
+    assert plan.fabric is not None
+    text = gnmic_config(plan)
+    targets = yaml.safe_load(text)["targets"]
+    assert {address: t["name"] for address, t in targets.items()} == {f"{s.mgmt_address.split('/')[0]}:50051": s.name for s in plan.fabric.switches}
+    assert "# nxos: PFC frames per priority, PFC watchdog events, ECN-marked packets and queue watermarks exist only in the native" in text
 
 
-def test_nxos_switches_beside_eos_are_named_as_not_covered() -> None:
+def test_switches_of_an_uncovered_nos_beside_eos_are_named_as_not_covered() -> None:
     _, plan = eos_config("eos-3tier")
     assert plan.fabric is not None
     first, *rest = plan.fabric.leaves
-    mixed = replace(plan, fabric=replace(plan.fabric, leaves=(replace(first, nos="nxos"), *rest)))
+    mixed = replace(plan, fabric=replace(plan.fabric, leaves=(replace(first, nos="mlnxos"), *rest)))
     text = gnmic_config(mixed)
     assert f"# not covered (no sourced gNMI paths for their NOS yet, see README): {first.name}\n" in text
     assert first.name not in {t["name"] for t in yaml.safe_load(text)["targets"].values()}

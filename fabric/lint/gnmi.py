@@ -1,0 +1,157 @@
+"""The telemetry side of the contract: each switch config's gNMI server against the collector's target for it.
+
+``export telemetry`` writes ``telemetry/gnmic.yaml`` with one target per switch at ``<management address>:<port>``;
+the render gives EOS and NX-OS switches the gNMI server (``fabric.plan.gnmi``). If the two disagree (a hand-edited
+port, a server in the wrong VRF, a config without the server) the collector sees nothing and no alert can fire, so
+the linter compares them. Defaults when the config names no port: EOS 6030 ("listens by default on TCP/6030",
+aristanetworks.github.io/openmgmt "OpenConfig"), NX-OS 50051 ("Default is 50051", CiscoSE/NexusProgrammability gNMI
+Device Configuration). An EOS transport without ``vrf`` listens in the default VRF (openmgmt: "Default VRF"); NX-OS's
+gRPC agent takes requests in the management VRF unless told otherwise (same Cisco page).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import yaml
+from hier_config import Platform, get_hconfig
+
+from fabric.errors import Finding, InputError
+from fabric.lint.rules import LintFinding
+from fabric.plan.gnmi import GNMI_PORTS, RENDERED
+from fabric.plan.types import ClusterPlan
+
+NXOS_MANAGEMENT_VRF = "management"
+
+
+@dataclass(frozen=True, slots=True)
+class GnmiServer:
+    """A switch config's gNMI server: its port and the VRF it listens in."""
+
+    port: int
+    vrf: str
+
+
+def parse_gnmi_server(nos: str, text: str) -> GnmiServer | None:
+    """The gNMI server an EOS or NX-OS config runs; None when it runs none.
+
+    Example:
+        >>> parse_gnmi_server("eos", "management api gnmi\\n   transport grpc GNMI\\n      vrf mgmt\\n")
+        GnmiServer(port=6030, vrf='mgmt')
+        >>> parse_gnmi_server("nxos", "feature grpc\\ngrpc port 50052\\n")
+        GnmiServer(port=50052, vrf='management')
+        >>> parse_gnmi_server("nxos", "feature bgp\\n") is None
+        True
+    """
+    if nos == "eos":
+        return _eos(text)
+    lines = {line.strip() for line in text.splitlines()}
+    if "feature grpc" not in lines:
+        return None
+    port = next((int(m.group(1)) for line in lines if (m := re.fullmatch(r"grpc port (\d+)", line))), GNMI_PORTS["nxos"])
+    return GnmiServer(port, NXOS_MANAGEMENT_VRF)
+
+
+def _eos(text: str) -> GnmiServer | None:
+    config = get_hconfig(Platform.ARISTA_EOS, text)
+    api = config.get_child(equals="management api gnmi")
+    transport = next((c for c in api.children if c.text.startswith("transport grpc ")), None) if api else None
+    if transport is None:
+        return None
+    port, vrf = GNMI_PORTS["eos"], "default"
+    for line in (c.text for c in transport.children):
+        if m := re.fullmatch(r"port (\d+)", line):
+            port = int(m.group(1))
+        elif m := re.fullmatch(r"vrf (\S+)", line):
+            vrf = m.group(1)
+    return GnmiServer(port, vrf)
+
+
+def collector_ports(text: str, source: str) -> dict[str, int]:
+    """Switch name -> the port gnmic dials, from a ``gnmic.yaml`` (targets keyed ``address:port`` with a ``name``).
+
+    Raises:
+        InputError: the file is no YAML mapping of targets.
+    """
+    try:
+        document: object = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        msg = f"the gnmic collector config is not YAML ({exc}); write it again with fabric export telemetry"
+        raise InputError([Finding(("targets",), msg, file=source)], source) from exc
+    targets = cast("dict[object, object]", document).get("targets") if isinstance(document, dict) else None
+    if not isinstance(targets, dict):
+        msg = "the gnmic collector config has no 'targets' mapping; write it again with fabric export telemetry"
+        raise InputError([Finding(("targets",), msg, file=source)], source)
+    ports: dict[str, int] = {}
+    for address, target in cast("dict[object, object]", targets).items():
+        name = cast("dict[object, object]", target).get("name") if isinstance(target, dict) else None
+        port = str(address).rpartition(":")[2]
+        if isinstance(name, str) and port.isdigit():
+            ports[name] = int(port)
+    return ports
+
+
+def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, source: str = "telemetry/gnmic.yaml") -> list[LintFinding]:
+    """Findings where a switch's gNMI server and the collector's target for it disagree (EOS and NX-OS switches).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.render import render_configs
+        >>> from fabric.export.telemetry_gnmi import gnmic_config
+        >>> plan = plan_cluster(load_cluster("tests/data/render/eos/cluster.yaml"))
+        >>> files = render_configs(plan)
+        >>> configs = {s.name: files[f"switches/{s.name}/startup-config"] for s in plan.fabric.switches}
+        >>> lint_gnmi(plan, configs, gnmic_config(plan))
+        []
+        >>> str(lint_gnmi(plan, configs, gnmic_config(plan).replace(":6030", ":6031"))[0])
+        'telemetry/gnmic.yaml: target leaf01: the collector must dial the port the switch serves gNMI on (expected 6030, found 6031)'
+    """
+    fabric = plan.fabric
+    if fabric is None or fabric.link_layer != "ethernet" or not fabric.management.gnmi:
+        return []
+    switches = sorted((s for s in fabric.switches if s.nos in RENDERED), key=lambda s: s.name)
+    if not switches:
+        return []
+    dialled = collector_ports(gnmic, source)
+    findings: list[LintFinding] = []
+    for switch in switches:
+        text = configs.get(switch.name)
+        if text is None:
+            continue  # lint_configs reports the missing file
+        server = parse_gnmi_server(switch.nos, text)
+        vrf = fabric.management.vrf if switch.nos == "eos" else NXOS_MANAGEMENT_VRF
+        if server is None:
+            message = "the switch runs no gNMI server, so the collector reads nothing from it"
+            findings.append(LintFinding(switch.name, "gnmi", f"a gNMI server in vrf {vrf}", "none", message))
+            continue
+        if server.vrf != vrf:
+            message = "the gNMI server must listen in the management VRF, where the collector reaches the switch"
+            findings.append(LintFinding(switch.name, "gnmi vrf", vrf, server.vrf, message))
+        port = dialled.get(switch.name)
+        if port != server.port:
+            message = "the collector must dial the port the switch serves gNMI on"
+            findings.append(LintFinding(source, f"target {switch.name}", str(server.port), str(port) if port else "no target", message))
+    return findings
+
+
+def read_gnmic(directory: Path | None) -> tuple[str, str] | None:
+    """``<directory>/telemetry/gnmic.yaml`` (text, path) as ``export telemetry`` writes it; None when absent.
+
+    Raises:
+        InputError: the file cannot be read or is not UTF-8 text.
+    """
+    if directory is None:
+        return None
+    path = directory / "telemetry" / "gnmic.yaml"
+    if not path.is_file():
+        return None
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        msg = f"cannot read the gnmic collector config ({exc}); it must be a readable UTF-8 text file"
+        raise InputError([Finding((), msg, file=str(path))], str(path)) from exc

@@ -1,0 +1,106 @@
+"""The telemetry side of the contract: the gNMI server each EOS / NX-OS config runs and the collector's target agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from pyavd import get_device_config
+
+from fabric.__main__ import main
+from fabric.errors import InputError
+from fabric.export.telemetry_gnmi import gnmic_config
+from fabric.lint.gnmi import GnmiServer, lint_gnmi, parse_gnmi_server
+from fabric.lint.observed import CONFIG_FILE
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.plan.types import ClusterPlan
+from fabric.render import render_avd_configs, render_configs
+from tests.conftest import DATA
+
+
+def rendered(case: str, *, gnmi: bool = True) -> tuple[ClusterPlan, dict[str, str | None]]:
+    spec = load_cluster(DATA / "render" / case / "cluster.yaml")
+    if not gnmi:
+        assert spec.fabric is not None
+        spec = spec.model_copy(
+            update={"fabric": spec.fabric.model_copy(update={"management": spec.fabric.management.model_copy(update={"gnmi": False})})}
+        )
+    plan = plan_cluster(spec)
+    files = render_configs(plan)
+    assert plan.fabric is not None
+    return plan, {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE[s.nos]}") for s in plan.fabric.switches}
+
+
+@pytest.mark.parametrize(("case", "nos", "port", "vrf"), [("eos-3tier", "eos", 6030, "mgmt"), ("nxos-3tier", "nxos", 50051, "management")])
+def test_rendered_switches_serve_gnmi_where_the_collector_dials(case: str, nos: str, port: int, vrf: str) -> None:
+    plan, configs = rendered(case)
+    servers = {name: parse_gnmi_server(nos, text or "") for name, text in configs.items()}
+    assert set(servers.values()) == {GnmiServer(port, vrf)}
+    assert lint_gnmi(plan, configs, gnmic_config(plan)) == []
+    targets = yaml.safe_load(gnmic_config(plan))["targets"]
+    assert {t["name"] for t in targets.values()} == set(configs)
+    assert all(address.endswith(f":{port}") for address in targets)
+
+
+def test_a_collector_port_that_differs_from_the_config_is_a_finding() -> None:
+    plan, configs = rendered("eos")
+    [finding] = lint_gnmi(plan, configs, gnmic_config(plan).replace(":6030", ":6031", 1))
+    assert finding.expected == "6030"
+    assert finding.actual == "6031"
+    assert finding.device == "telemetry/gnmic.yaml"
+
+
+def test_a_config_without_the_server_or_in_the_wrong_vrf_is_a_finding() -> None:
+    plan, configs = rendered("eos")
+    first, second, *_ = sorted(configs)
+    text = configs[first] or ""
+    configs[first] = text.replace("management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n", "")
+    configs[second] = (configs[second] or "").replace("      vrf mgmt\n!\n! RoCE", "!\n! RoCE")
+    findings = {f.device: f for f in lint_gnmi(plan, configs, gnmic_config(plan))}
+    assert findings[first].actual == "none"
+    assert (findings[second].where, findings[second].expected, findings[second].actual) == ("gnmi vrf", "mgmt", "default")
+
+
+def test_a_hand_set_nxos_port_is_read_and_compared() -> None:
+    plan, configs = rendered("nxos")
+    name = sorted(configs)[0]
+    configs[name] = (configs[name] or "").replace("grpc port 50051", "grpc port 50052")
+    [finding] = lint_gnmi(plan, configs, gnmic_config(plan))
+    assert (finding.where, finding.expected, finding.actual) == (f"target {name}", "50052", "50051")
+
+
+def test_gnmi_off_renders_no_server_and_leaves_the_switches_out_of_the_collector() -> None:
+    plan, configs = rendered("eos", gnmi=False)
+    assert all("management api gnmi" not in (t or "") for t in configs.values())
+    assert "management_api_gnmi" not in render_avd_configs(plan)[f"structured_configs/{sorted(configs)[0]}.yml"]
+    assert gnmic_config(plan) == ""
+    assert lint_gnmi(plan, configs, "") == []
+
+
+def test_pyavd_renders_the_same_gnmi_block_from_our_structured_config() -> None:
+    plan, configs = rendered("eos")
+    name = sorted(configs)[0]
+    avd = get_device_config(yaml.safe_load(render_avd_configs(plan)[f"structured_configs/{name}.yml"]))
+    block = "management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n"
+    assert block in avd
+    assert block in (configs[name] or "")
+
+
+def test_a_collector_file_without_targets_is_an_input_error() -> None:
+    plan, configs = rendered("eos")
+    with pytest.raises(InputError, match="no 'targets' mapping"):
+        lint_gnmi(plan, configs, "outputs: {}\n", "out/telemetry/gnmic.yaml")
+
+
+def test_lint_reads_the_exported_collector_beside_the_configs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = str(DATA / "render" / "eos" / "cluster.yaml")
+    assert main(["render", definition, "-o", str(tmp_path)]) == 0
+    assert main(["export", "telemetry", definition, "-o", str(tmp_path)]) == 0
+    assert main(["lint", definition, "--configs", str(tmp_path)]) == 0
+    gnmic = tmp_path / "telemetry" / "gnmic.yaml"
+    gnmic.write_text(gnmic.read_text(encoding="utf-8").replace(":6030", ":6031"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["lint", definition, "--configs", str(tmp_path)]) == 1
+    assert "the collector must dial the port the switch serves gNMI on (expected 6030, found 6031)" in capsys.readouterr().err
