@@ -29,7 +29,7 @@ from fabric.plan.storage_facts import StorageSwitchFacts, bond_name, build_stora
 from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
 
-STORAGE_CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config"}
+STORAGE_CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config", "nxos": "running-config"}
 
 
 def lint_storage(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[LintFinding]:

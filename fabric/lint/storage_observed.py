@@ -241,4 +241,57 @@ def _eos_line(config: L2Config, name: str, iface: L2Interface, words: list[str])
             pass
 
 
-L2_PARSERS = {"cumulus": parse_nvue_l2, "sonic": parse_config_db_l2, "eos": parse_eos_l2}
+def parse_nxos_l2(device: str, text: str) -> L2Config:
+    r"""An NX-OS running-config as an ``L2Config``: ``vlan``, ``interface`` and ``vrf context`` blocks.
+
+    A member's ``channel-group N`` makes it a member of ``port-channelN``; ``vpc N`` is the MLAG id (``vpc peer-link``
+    none); ``vrf member`` the VRF; an HSRP group's ``ip`` a /32 the SVI answers for.
+
+    Example:
+        >>> c = parse_nxos_l2("s1", "vlan 101\n  name storage\n!\ninterface Ethernet1/1\n  channel-group 1 mode active\n!\n")
+        >>> c.vlans, c.interfaces["port-channel1"].members
+        ({101}, ['Ethernet1/1'])
+    """
+    config = L2Config(device)
+    block: list[str] = []
+    for line in [*text.splitlines(), "!"]:
+        if line.startswith((" ", "\t")):
+            block.append(line.strip())
+            continue
+        if block:
+            _nxos_block(config, block)
+        block = [line.strip()]
+    return config
+
+
+def _nxos_block(config: L2Config, block: list[str]) -> None:
+    head, body = block[0].split(), block[1:]
+    match head:
+        case ["vlan", number] if number.isdigit():
+            config.vlans.add(int(number))
+        case ["vrf", "context", vrf]:
+            config.routes.extend((vrf, w[2], w[3]) for w in (line.split() for line in body) if w[:2] == ["ip", "route"] and len(w) >= 4)
+        case ["interface", name]:
+            iface = config.interfaces.setdefault(name, L2Interface())
+            iface.svi = name.startswith("Vlan")
+            for words in (line.split() for line in body):
+                _nxos_line(config, name, iface, words)
+        case _:
+            pass
+
+
+def _nxos_line(config: L2Config, name: str, iface: L2Interface, words: list[str]) -> None:
+    match words:
+        case ["channel-group", number, "mode", _]:
+            config.interfaces.setdefault(f"port-channel{number}", L2Interface()).members.append(name)
+        case ["vpc", number] if number.isdigit():
+            iface.mlag_id = int(number)
+        case ["vrf", "member", value]:
+            iface.vrf = value
+        case ["ip", value] if "/" not in value:
+            iface.addresses.append(f"{value}/32")  # an HSRP group's virtual address
+        case _:
+            _eos_line(config, name, iface, words)
+
+
+L2_PARSERS = {"cumulus": parse_nvue_l2, "sonic": parse_config_db_l2, "eos": parse_eos_l2, "nxos": parse_nxos_l2}

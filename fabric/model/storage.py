@@ -20,7 +20,7 @@ from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
 
-StorageNos = Literal["sonic", "cumulus", "eos"]
+StorageNos = Literal["sonic", "cumulus", "eos", "nxos"]
 
 
 class EthernetTierSpec(SpecModel):

@@ -99,7 +99,7 @@ def _check(spec: ClusterSpec, net: _Net) -> list[Finding]:
         problems.append(
             Finding(net.path, "planes.storage.network is converged (it carries in-band too); remove planes.inband.network or set converged: false")
         )
-    if net.spec.roce and {"sonic", "eos"} & {net.spec.leaf.nos, net.spec.spine.nos}:
+    if net.spec.roce and {"sonic", "eos", "nxos"} & {net.spec.leaf.nos, net.spec.spine.nos}:
         msg = "RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
         problems.append(Finding((*net.path, "roce"), msg))
     problems.extend(_check_tiers(net))

@@ -24,7 +24,8 @@ PortChannel9999, a leaf's bond to the spines PortChannel9998 and a spine's bond 
 
 EOS_PEERLINK, EOS_UPLINK, EOS_DOWN_BASE = 2000, 1999, 1000
 """EOS names a LAG ``Port-Channel<N>`` (1-2000 on the 7060X): a host bond keeps its number (below 1000), the peerlink is
-Port-Channel2000, a leaf's bond to the spines Port-Channel1999 and a spine's bond to leaf pair p Port-Channel(1000 + p)."""
+Port-Channel2000, a leaf's bond to the spines Port-Channel1999 and a spine's bond to leaf pair p Port-Channel(1000 + p).
+NX-OS numbers the same way, ``port-channel<N>`` (Batfish CiscoNxos ``channel_id`` 1-4096)."""
 
 
 def bond_name(nos: str, bond: str) -> str:
@@ -34,10 +35,10 @@ def bond_name(nos: str, bond: str) -> str:
         >>> bond_name("sonic", "bond7"), bond_name("sonic", "down2"), bond_name("cumulus", "down2"), bond_name("eos", "peerlink")
         ('PortChannel7', 'PortChannel9002', 'down2', 'Port-Channel2000')
     """
-    if nos == "eos":
+    if nos in ("eos", "nxos"):
         numbers = {"peerlink": EOS_PEERLINK, "uplink": EOS_UPLINK}
         number = numbers.get(bond) or (EOS_DOWN_BASE + int(bond[4:]) if bond.startswith("down") else int(bond.removeprefix("bond")))
-        return f"Port-Channel{number}"
+        return f"{'Port-Channel' if nos == 'eos' else 'port-channel'}{number}"
     if nos != "sonic":
         return bond
     if bond == "peerlink":
@@ -50,10 +51,10 @@ def bond_name(nos: str, bond: str) -> str:
 
 
 def _mlag_id(nos: str, bond: str, planned: int | None) -> int | None:
-    """SONiC has no MLAG id and EOS gives a port-channel the MLAG id of its number, so the number stands for the id."""
-    if nos not in ("sonic", "eos") or planned is None:
+    """SONiC has no MLAG id and EOS / NX-OS give a port-channel the MLAG / vPC id of its number, so the number stands for the id."""
+    if nos not in ("sonic", "eos", "nxos") or planned is None:
         return planned
-    return int(bond_name(nos, bond).removeprefix("PortChannel").removeprefix("Port-Channel"))
+    return int(bond_name(nos, bond).removeprefix("PortChannel").removeprefix("Port-Channel").removeprefix("port-channel"))
 
 
 @dataclass(frozen=True, slots=True)

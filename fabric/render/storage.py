@@ -8,6 +8,7 @@ from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
 from fabric.render.storage_cumulus import render_storage_cumulus
 from fabric.render.storage_eos import render_storage_eos
+from fabric.render.storage_nxos import render_storage_nxos
 from fabric.render.storage_sonic import render_storage_sonic
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
@@ -16,6 +17,7 @@ STORAGE_RENDERERS: dict[str, StorageRenderer] = {
     "cumulus": render_storage_cumulus,
     "sonic": render_storage_sonic,
     "eos": render_storage_eos,
+    "nxos": render_storage_nxos,
 }
 
 

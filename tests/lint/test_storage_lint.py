@@ -42,6 +42,24 @@ def test_rendered_configs_are_clean(example: str) -> None:
     assert lint_storage(_plan(example), _configs(example)) == []
 
 
+def test_nxos_storage_configs_are_clean_and_a_missing_vpc_member_is_found() -> None:
+    plan = plan_cluster(load_cluster(DATA / "storage" / "nxos" / "cluster.yaml"))
+    files = render_configs(plan)
+    configs = {name: files[f"switches/{name}/{file}"] for name, file in storage_config_files(plan).items()}
+    assert len(configs) == 6
+    assert lint_storage(plan, configs) == []
+    broken = dict(configs)
+    member = "interface Ethernet1/1/1\n  description gpu001 storage\n  mtu 9000\n  speed 100000\n  channel-group 1 mode active\n"
+    assert member in broken["stor-su1-1-b"]
+    broken["stor-su1-1-b"] = broken["stor-su1-1-b"].replace("  channel-group 1 mode active\n", "", 1)
+    assert [str(f) for f in lint_storage(plan, broken)] == [
+        "stor-su1-1-b: Ethernet1/1/1: the gpu001 storage port is not in its plane's VLAN: the planes leak into each other "
+        "(expected VLAN 101 (storage), found no VLAN)",
+        "stor-su1-1-b: port-channel1: LAG port-channel1 (gpu001 storage) differs from its cables on this side (Ethernet1/1/1 missing): "
+        "a LAG member missing on one side (expected members Ethernet1/1/1, found members none)",
+    ]
+
+
 def test_a_storage_port_in_the_inband_vlan_is_a_plane_leak() -> None:
     found = _lint("onprem-roce", "stor-su1-1-a", "bond1 bridge domain br_default access 101", "bond1 bridge domain br_default access 102")
     assert found == [

@@ -21,12 +21,13 @@ from fabric.render import render_configs
 from fabric.render.storage_avd import build_storage_structured_config
 from fabric.render.storage_cumulus import render_storage_cumulus
 from fabric.render.storage_eos import render_storage_eos
+from fabric.render.storage_nxos import render_storage_nxos
 from tests.conftest import DATA, ROOT, check_golden
 from tests.render.sonic_yang import check_config_db
 from tests.render.test_avd_reference import commands
 
 EXAMPLES = ["onprem-roce", "onprem-ib"]
-CASES = [*EXAMPLES, "storage/sonic", "storage/eos"]  # the examples run Cumulus storage switches; storage/<nos> the others
+CASES = [*EXAMPLES, "storage/sonic", "storage/eos", "storage/nxos"]  # the examples run Cumulus storage switches; storage/<nos> the others
 
 
 @cache
@@ -103,7 +104,7 @@ GOLDEN_LOCATIONS = ("spine", "svc", "su1-1")  # one pair stands for each kind; b
 
 
 def test_the_cases_cover_cumulus_and_sonic() -> None:
-    assert {f.switch.nos for case in CASES for f in _facts(case)} == {"cumulus", "sonic", "eos"}
+    assert {f.switch.nos for case in CASES for f in _facts(case)} == {"cumulus", "sonic", "eos", "nxos"}
 
 
 @pytest.mark.parametrize("example", CASES)
@@ -184,3 +185,31 @@ def test_per_port_attach_renders_each_host_port_as_an_access_port(tmp_path: Path
     nvue = render_storage_cumulus(facts)["nvue.sh"]
     assert "nv set interface swp1s0 bridge domain br_default access 101" in nvue
     assert "bond mlag id" not in nvue.replace("interface uplink bond mlag id", "")
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["nxos"].supported)
+def test_every_nxos_storage_line_matches_a_cited_form(release: str) -> None:
+    facts = _facts("storage/nxos")
+    assert len(facts) == 6
+    for original in facts:
+        text = render_storage_nxos(dataclasses.replace(original, nos_version=release))["running-config"]
+        assert f"for NX-OS {release}" in text
+        assert unknown_commands("nxos", release, text) == [], original.switch.name
+
+
+def test_nxos_storage_pair_runs_vpc_with_hsrp_on_the_spines() -> None:
+    facts = {f.switch.name: f for f in _facts("storage/nxos")}
+    spine = render_storage_nxos(facts["stor-spine-b"])["running-config"]
+    assert "vpc domain 1\n  peer-keepalive destination 10.103.254.0 source 10.103.254.1 vrf management\n  peer-gateway\n" in spine
+    assert "interface Vlan102\n  description inband gateway\n  no shutdown\n  vrf member vrf-inband\n" in spine
+    assert "  hsrp 1\n    ip 10.102.0.1\n" in spine
+    assert "interface port-channel2000\n" in spine
+    assert "  vpc peer-link\n" in spine
+    leaf = render_storage_nxos(facts["stor-su1-1-a"])["running-config"]
+    assert "vpc domain 3\n" in leaf
+    bond = "interface port-channel1\n  description gpu001 storage\n  switchport\n  switchport mode access\n  switchport access vlan 101\n"
+    assert bond + "  mtu 9000\n  vpc 1\n" in leaf
+    assert "interface Vlan" not in leaf  # the leaves route nothing: the planes meet no SVI there
+    peer = render_storage_nxos(facts["stor-su1-1-b"])["running-config"]
+    assert "vpc domain 3\n" in peer
+    assert "  vpc 1\n" in peer

@@ -29,6 +29,7 @@ PLACEHOLDERS = {
     "<guid>": r"0x[0-9a-fA-F]{16}",
     "<hex>": r"0x[0-9a-fA-F]+",
     "<text>": r".+",
+    "<vlans>": r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*",
 }
 _TOKEN = re.compile(r"<[a-z]+>|[()|]|[^<()|]+")
 
