@@ -9,6 +9,7 @@ from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
 from fabric.plan.fabric import HostAttachment, build_fabric
+from fabric.plan.host_bonds import plan_bond_addresses
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob import build_oob
 from fabric.plan.storage import build_storage
@@ -100,6 +101,7 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     fabric, attached = built if built is not None else (None, {})
     nodes = build_nodes(spec, attached)
     storage, storage_findings = build_storage(spec, nodes)
+    nodes = plan_bond_addresses(nodes, storage)  # one address per host bond, none on its other members
     oob, oob_findings = build_oob(spec, nodes, fabric, storage)
     findings = findings + oob_findings + storage_findings
     if any(f.severity == "error" for f in oob_findings + storage_findings):

@@ -9,8 +9,11 @@ ConnectX-7 card (https://docs.nvidia.com/dgx-basepod/deployment-guide-dgx-basepo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan, NodePlan
 
 
@@ -22,6 +25,43 @@ def bond_name(plane: str) -> str:
         ('bond-storage', 'bond-inband')
     """
     return f"bond-{plane}"
+
+
+def _bond_members(storage: Sequence[StorageNetworkPlan], node: NodePlan) -> dict[str, list[str]]:
+    """Plane → the node's ports the switches bundle on it, by port index (only planes with two or more such ports)."""
+    links = [x for net in storage for x in net.links if x.b_device == node.hostname and x.bond and x.mlag_id]
+    index = {i.name: i.index for i in node.interfaces if i.kind == "netdev"}
+    members: dict[str, list[str]] = {}
+    for plane in dict.fromkeys(x.plane for x in links):
+        ports = sorted((x.b_port for x in links if x.plane == plane and x.b_port in index), key=index.__getitem__)
+        if len(ports) >= 2:
+            members[plane] = ports
+    return members
+
+
+def plan_bond_addresses(nodes: Sequence[NodePlan], storage: Sequence[StorageNetworkPlan]) -> tuple[NodePlan, ...]:
+    """The nodes with one address per bond: its first member (index 0) keeps the plane address the bond takes, the
+    other members carry none (a bond member has no IP configuration of its own).
+
+    Addresses come from (node id, port index), so dropping a member's address moves no other address: nodes without
+    bonds are returned unchanged.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
+        >>> [(i.name, i.address) for i in plan.nodes[0].interfaces if i.plane == "storage"]
+        [('enp170s0f0np0', '10.101.0.16/16'), ('enp41s0f0np0', None)]
+    """
+    out: list[NodePlan] = []
+    for node in nodes:
+        silent = {port for ports in _bond_members(storage, node).values() for port in ports[1:]}
+        if not silent:
+            out.append(node)
+            continue
+        interfaces = tuple(replace(i, address=None) if i.kind == "netdev" and i.name in silent else i for i in node.interfaces)
+        out.append(replace(node, interfaces=interfaces))
+    return tuple(out)
 
 
 def host_bonds(plan: ClusterPlan, node: NodePlan) -> list[dict[str, Any]]:
