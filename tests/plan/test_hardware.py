@@ -131,39 +131,6 @@ def test_a_fat_tree_leaf_without_a_host_count_fills_its_cages_at_both_speeds() -
     assert (fabric.host_ports_per_leaf, fabric.uplinks_per_leaf, fabric.tiers[0].oversubscription) == (112, 7, "8:1")
 
 
-def superpod_b200(scalable_units: int) -> ClusterSpec:
-    data = yaml.safe_load(REFERENCE.read_text(encoding="utf-8"))
-    data["planes"]["compute"] = {"transport": "infiniband", "cidr": "10.200.0.0/16", "mtu": 4092}
-    data["fabric"] = {
-        "topology": "rail-optimized",
-        "leaf": {"model": "qm9700", "nos": "mlnx-os"},
-        "spine": {"model": "qm9700", "nos": "mlnx-os"},
-        "su_size": 32,
-    }
-    data["infiniband"] = {"subnet_manager": {"kind": "ufm", "nodes": [{"host": "dgx0001", "priority": 15}]}}
-    data["nodes"] = [{"group": "gpu", "role": "gpu", "count": 32 * scalable_units, "hostname": "dgx{index:04d}", "hardware": "dgx-b200"}]
-    data.pop("switches")
-    return ClusterSpec.model_validate(data)
-
-
-# NVIDIA DGX SuperPOD B200 reference architecture (RA-11334), "DGX SuperPOD Architecture", compute fabric table:
-# SU count, nodes, leaf, spine and node-leaf = leaf-spine cables (16 SU and more add a core tier: three tiers).
-@pytest.mark.parametrize(("sus", "leaves", "spines", "cables"), [(2, 16, 8, 512), (4, 32, 16, 1024), (8, 64, 32, 2048)])
-def test_dgx_superpod_b200_reference_numbers(sus: int, leaves: int, spines: int, cables: int) -> None:
-    fabric = plan_cluster(superpod_b200(sus)).fabric
-    assert fabric is not None
-    assert (len(fabric.leaves), len(fabric.spines)) == (leaves, spines)
-    assert sum(1 for link in fabric.links if link.kind == "host") == cables
-    assert sum(1 for link in fabric.links if link.kind == "fabric") == cables
-
-
-def test_dgx_superpod_b200_at_16_sus_needs_a_third_tier_and_is_refused() -> None:
-    assert errors(superpod_b200(16)) == [
-        "fabric.spine.model: 4096 leaf uplinks need 64 spines of radix 64, but a leaf has only 32 uplinks to spread over them; "
-        "a two-tier fabric this large needs a higher-radix spine or fewer nodes"
-    ]
-
-
 def test_a_profile_of_the_definitions_own_plans_like_described_ports() -> None:
     data = yaml.safe_load(REFERENCE.read_text(encoding="utf-8"))
     group = data["nodes"][0]
