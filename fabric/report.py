@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from fabric.errors import Finding, printable
-from fabric.plan.cloud_types import CloudPlan
 from fabric.plan.oob_types import OobPlan
 from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
+
+if TYPE_CHECKING:
+    from fabric.plan.cloud_types import CloudPlan
 
 
 def print_findings(console: Console, findings: tuple[Finding, ...] | list[Finding]) -> None:

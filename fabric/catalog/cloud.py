@@ -14,7 +14,9 @@ from functools import cache
 from typing import Literal
 
 from fabric.catalog._load import BuiltinCatalog, read_builtin
-from fabric.catalog.cloud_model import load_aws, load_azure, load_gcp
+
+# The data files' pydantic schema (``cloud_model``) is imported by the loaders below, on first use of a catalog:
+# building its models costs ~40 ms, which an on-prem run never needs.
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +43,8 @@ class AwsInstanceType:
 
 @cache
 def _aws() -> dict[str, AwsInstanceType]:
+    from fabric.catalog.cloud_model import load_aws
+
     return {
         name: AwsInstanceType(
             t.name, t.gpus, t.gpu_model, t.efa_interfaces, tuple(t.efa_cards), t.primary_card_efa, t.capacity_block, t.root_volume_gib
@@ -79,6 +83,8 @@ class GcpMachineType:
 
 @cache
 def _gcp() -> dict[str, GcpMachineType]:
+    from fabric.catalog.cloud_model import load_gcp
+
     return {
         name: GcpMachineType(t.name, t.gpus, t.gpu_model, t.gpu_vpcs, t.gvnic_vpcs, t.rdma_nics, t.mtu, t.transport, t.gpu_topology)
         for name, t in read_builtin(load_gcp).items()
@@ -108,6 +114,8 @@ class AzureVmSize:
 
 @cache
 def _azure() -> dict[str, AzureVmSize]:
+    from fabric.catalog.cloud_model import load_azure
+
     return {
         name: AzureVmSize(t.name, t.gpus, t.gpu_model, t.ib_ports, t.ib_speed_gbps, gen2_only=t.gen2_only)
         for name, t in read_builtin(load_azure).items()

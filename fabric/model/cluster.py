@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -11,13 +11,20 @@ from fabric.catalog.hardware import HardwareProfile, to_profile
 from fabric.catalog.node_model import NodeProfileBody
 from fabric.model.access import SwitchAccessSpec
 from fabric.model.base import Name, SpecModel
-from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
+from fabric.model.deferred import Deferred
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.nodes import NodeGroupSpec
 from fabric.model.planes import PlanesSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.strings import Description
 from fabric.model.topology import FabricSpec
+
+if TYPE_CHECKING:
+    from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
+else:  # the cloud models are built only when a definition has a cloud block (fabric/model/deferred.py)
+    AwsSpec = Annotated[object, Deferred("fabric.model.cloud", "AwsSpec")]
+    GcpSpec = Annotated[object, Deferred("fabric.model.cloud", "GcpSpec")]
+    AzureSpec = Annotated[object, Deferred("fabric.model.cloud", "AzureSpec")]
 
 Target = Literal["onprem", "aws", "gcp", "azure"]
 # Bounds on the whole definition, so no stage ever works on more than a real cluster (see fabric/model/nodes.py).

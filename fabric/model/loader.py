@@ -23,6 +23,7 @@ from fabric.errors import Finding, InputError
 from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
 from fabric.model.cluster import MAX_GROUPS, MAX_NODES, ClusterSpec
+from fabric.model.deferred import Deferred
 from fabric.model.secrets import REFERENCE_ADVICE, scan_secrets
 from fabric.model.source import LimitError, check_text, load_yaml, read_definition
 from fabric.model.topology import OVERSUBSCRIPTION_RE
@@ -211,6 +212,8 @@ def _allowed_keys(path: Path_) -> list[str]:
 def _inner_model(annotation: object) -> type[BaseModel] | None:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
+    if isinstance(annotation, Deferred):  # a cloud block (``Annotated[object, Deferred(...)]``): its model, imported now
+        return annotation.model()
     args: tuple[object, ...] = typing.get_args(annotation)
     for arg in args:
         found = _inner_model(arg)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fabric.model.cluster import ClusterSpec
-from fabric.plan.cloud_aws import plan_aws
-from fabric.plan.cloud_azure import plan_azure
-from fabric.plan.cloud_gcp import plan_gcp
-from fabric.plan.cloud_types import CloudPlan
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fabric.model.cluster import ClusterSpec
+    from fabric.plan.cloud_types import CloudPlan
 
 
 def plan_cloud(spec: ClusterSpec) -> CloudPlan | None:
@@ -18,6 +18,16 @@ def plan_cloud(spec: ClusterSpec) -> CloudPlan | None:
         >>> [n.kind for n in cloud.groups[0].nics].count("efa-only")
         32
     """
-    builders = {"aws": plan_aws, "gcp": plan_gcp, "azure": plan_azure}
-    build = builders.get(spec.target)
-    return build(spec) if build else None
+    if spec.target == "aws":  # each provider's planner (and the cloud models) imported only for its own target
+        from fabric.plan.cloud_aws import plan_aws
+
+        return plan_aws(spec)
+    if spec.target == "gcp":
+        from fabric.plan.cloud_gcp import plan_gcp
+
+        return plan_gcp(spec)
+    if spec.target == "azure":
+        from fabric.plan.cloud_azure import plan_azure
+
+        return plan_azure(spec)
+    return None

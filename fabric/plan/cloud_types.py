@@ -7,9 +7,10 @@ in plain Python, so it can be tested and printed without Pulumi.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
+if TYPE_CHECKING:  # annotations only: an on-prem run never imports the cloud models (fabric/model/deferred.py)
+    from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
 
 Provider = Literal["aws", "gcp", "azure"]
 NicKind = Literal["interface", "efa", "efa-only", "GVNIC", "MRDMA", "accelerated"]
