@@ -8,7 +8,9 @@ first; the last level may be ``kubernetes.io/hostname`` and then must be last (t
 the spine block (every leaf reaches every spine of it), on a three-tier fabric the pod (its leaves reach each other
 through the pod's spines, other pods only through the super-spines), then the group of nodes that share their leaves
 (a scalable unit on a rail-optimized fabric, where a node reaches all of its unit's rail leaves; the leaf itself on a
-fat tree), then the host.
+fat tree), then the rack where the definition has racks (``fabric.export.racks``: ``placement: rack`` OOB switches) and
+each rack's nodes share that group (Kueue's levels must nest; a rack split across two leaves of a fat tree gets no
+label), then the host.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import yaml
 
 from fabric.export.k8s_yaml import HEADER, dump_documents
+from fabric.export.racks import node_racks
 from fabric.plan.types import ClusterPlan, NodePlan
 
 LABEL_PREFIX = "topology.gpufabric.io/"
@@ -23,6 +26,7 @@ BLOCK_LABEL = f"{LABEL_PREFIX}spine-block"
 POD_LABEL = f"{LABEL_PREFIX}pod"
 SU_LABEL = f"{LABEL_PREFIX}scalable-unit"
 LEAF_LABEL = f"{LABEL_PREFIX}leaf"
+RACK_LABEL = f"{LABEL_PREFIX}rack"
 HOST_LABEL = "kubernetes.io/hostname"  # the well-known label the kubelet sets (Kubernetes "Well-Known Labels")
 # The node roles install the GPU driver and DOCA on the host (roles/gpu_driver/defaults/main.yml gpu_driver_branch,
 # gpu_driver_open_kernel_modules, gpu_driver_gpudirect: auto = DMA-BUF; roles/rdma_stack: DOCA), so the operators
@@ -63,13 +67,26 @@ def node_labels(plan: ClusterPlan) -> dict[str, dict[str, str]]:
             if pod_of and leaf in pod_of:
                 labels[node.hostname][POD_LABEL] = f"pod{pod_of[leaf]:02d}"
             labels[node.hostname][group[0]] = group[1]
+    _add_racks(labels, node_racks(plan))
     return labels
+
+
+def _add_racks(labels: dict[str, dict[str, str]], racks: dict[str, str]) -> None:
+    """The rack label on every labelled node, when every labelled node has a rack and each rack sits inside one group."""
+    if not labels or any(host not in racks for host in labels):
+        return
+    parent: dict[str, tuple[str, ...]] = {}
+    for host, node in labels.items():
+        if parent.setdefault(racks[host], tuple(node.values())) != tuple(node.values()):
+            return  # a rack across two groups: not a level below them
+    for host, node in labels.items():
+        node[RACK_LABEL] = racks[host]
 
 
 def topology_levels(labels: dict[str, dict[str, str]]) -> list[str]:
     """Kueue's levels, broadest first, ending with the hostname."""
     used = {key for node in labels.values() for key in node}
-    return [key for key in (BLOCK_LABEL, POD_LABEL, SU_LABEL, LEAF_LABEL) if key in used] + [HOST_LABEL]
+    return [key for key in (BLOCK_LABEL, POD_LABEL, SU_LABEL, LEAF_LABEL, RACK_LABEL) if key in used] + [HOST_LABEL]
 
 
 def kueue_objects(plan: ClusterPlan, labels: dict[str, dict[str, str]]) -> list[dict[str, object]]:

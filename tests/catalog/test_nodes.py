@@ -128,3 +128,11 @@ def test_a_broken_builtin_profile_stops_the_run_instead_of_becoming_a_finding(tm
         f"{directory}/dgx-h100.yaml:10: error: ports.compute.speed_gbps: Value error, 300 Gb/s is not a port speed; "
         "use one of [1, 10, 25, 40, 50, 100, 200, 400, 800, 1600] (got 300)",
     ]
+
+
+@pytest.mark.parametrize("name", ["dgx-h100", "dgx-h200", "dgx-b200"])
+def test_dgx_cpus_and_memory_follow_the_user_guides(name: str) -> None:
+    # DGX H100/H200 user guide: 2 x Xeon Platinum 8480C, 112 cores, 2 TB; DGX B200 user guide: 2 x Xeon 8570 with 56
+    # cores each, 2 TB using 32 DIMMs (fabric/catalog/data/nodes/README.md, [dgx-cpu] and [dgx-b200-cpu])
+    profile = HARDWARE[name]
+    assert (profile.sockets, profile.cores_per_socket, profile.memory_gb) == (2, 56, 2048)
