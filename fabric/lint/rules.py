@@ -11,6 +11,7 @@ from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
+from fabric.lint.watchdog import watchdog_findings
 from fabric.model.qos import RoceSpec
 from fabric.model.rules import ETHERNET_OVERHEAD
 from fabric.plan.facts import PortFacts, SwitchFacts, build_switch_facts
@@ -73,6 +74,8 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
         fact = facts[name]
         if fact.roce is not None and qos.qos_modelled:
             findings.extend(_contract(qos, fact.roce))
+            for where, expected, found in watchdog_findings(fact.switch.nos, configs.get(name) or "", fact.roce.pfc_watchdog):
+                findings.append(LintFinding(name, where, expected, found, "the PFC watchdog must act as the contract says"))
         findings.extend(_ports(qos, fact, observed=observed, host_mtu=plan.plane("compute").mtu, roce=fact.roce))
     return findings
 
