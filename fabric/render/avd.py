@@ -54,8 +54,10 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
     }
     if m.domain:
         config["dns_domain"] = m.domain
-    if m.gnmi_port:  # AVD management_api_gnmi schema: transport.grpc[].name/port/vrf
-        config["management_api_gnmi"] = {"transport": {"grpc": [{"name": "GNMI", "port": m.gnmi_port, "vrf": m.vrf}]}}
+    if m.gnmi_port:  # AVD management_api_gnmi schema: transport.grpc[].name/port/vrf/ip_access_group; standard_access_lists
+        grpc = {"name": "GNMI", "port": m.gnmi_port, "vrf": m.vrf, "ip_access_group": "MGMT-GNMI"}
+        config["management_api_gnmi"] = {"transport": {"grpc": [grpc]}}
+        config["standard_access_lists"] = [{"name": "MGMT-GNMI", "sequence_numbers": [{"sequence": 10, "action": f"permit {m.allowed_prefix}"}]}]
     if unnumbered:
         config["ip_routing_ipv6_interfaces"] = True
         config["ipv6_unicast_routing"] = True

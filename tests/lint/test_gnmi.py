@@ -56,8 +56,8 @@ def test_a_config_without_the_server_or_in_the_wrong_vrf_is_a_finding() -> None:
     plan, configs = rendered("eos")
     first, second, *_ = sorted(configs)
     text = configs[first] or ""
-    configs[first] = text.replace("management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n", "")
-    configs[second] = (configs[second] or "").replace("      vrf mgmt\n!\n! RoCE", "!\n! RoCE")
+    configs[first] = text.replace("management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n      ip access-group MGMT-GNMI\n", "")
+    configs[second] = (configs[second] or "").replace("      vrf mgmt\n      ip access-group MGMT-GNMI\n", "      ip access-group MGMT-GNMI\n")
     findings = {f.device: f for f in lint_gnmi(plan, configs, gnmic_config(plan))}
     assert findings[first].actual == "none"
     assert (findings[second].where, findings[second].expected, findings[second].actual) == ("gnmi vrf", "mgmt", "default")
@@ -83,9 +83,12 @@ def test_pyavd_renders_the_same_gnmi_block_from_our_structured_config() -> None:
     plan, configs = rendered("eos")
     name = sorted(configs)[0]
     avd = get_device_config(yaml.safe_load(render_avd_configs(plan)[f"structured_configs/{name}.yml"]))
-    block = "management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n"
+    block = "management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n      ip access-group MGMT-GNMI\n"
+    acl = "ip access-list standard MGMT-GNMI\n   10 permit 10.103.0.0/16\n"  # only the OOB plane, as SSH
     assert block in avd
+    assert acl in avd
     assert block in (configs[name] or "")
+    assert acl in (configs[name] or "")
 
 
 def test_a_collector_file_without_targets_is_an_input_error() -> None:
