@@ -157,8 +157,12 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     with err.status(f"validating and planning {args.file}"):  # a spinner on a terminal only
         validated = validate_file(args.file)
     plan = validated.plan
-    switches = len(plan.fabric.switches) if plan.fabric else 0
-    with err.status(f"rendering {switches} switches"):
+    counts = {"compute": len(plan.fabric.switches) if plan.fabric else 0}
+    counts |= {net.name: len(net.switches) for net in plan.storage} | ({"oob": len(plan.oob.switches)} if plan.oob else {})
+    switches = f"{sum(counts.values())} switches"
+    if len(counts) > 1:
+        switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
+    with err.status(f"rendering {switches}"):
         if args.format == "avd":
             files = render_avd_configs(plan)
             if not files:
@@ -175,7 +179,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
     else:
-        out.print(f"[green]rendered[/] {len(written)} files for {switches} switches into {target}", highlight=False)
+        out.print(f"[green]rendered[/] {len(written)} files for {switches} into {target}", highlight=False)
     return EXIT_OK
 
 

@@ -31,6 +31,7 @@ Target = Literal["onprem", "aws", "gcp", "azure"]
 MAX_GROUPS = 256
 MAX_NODES = 32768
 PROFILE_NAME_RE = r"^[a-z0-9][a-z0-9-]{0,62}$"
+RackUnit = Annotated[int, Field(ge=1, le=64, description="The device's lowest rack unit, 1 at the bottom.")]
 
 
 class ClusterSpec(SpecModel):
@@ -54,6 +55,12 @@ class ClusterSpec(SpecModel):
         "fabric/catalog/data/nodes/*.yaml without 'name'); a node group names one in 'hardware'.",
     )
     nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1, max_length=MAX_GROUPS)
+    racks: dict[Name, dict[Name, RackUnit]] = Field(
+        default_factory=dict[str, dict[str, int]],
+        max_length=4096,
+        description="Where devices sit: rack name -> {device name: its lowest rack unit (U)}. cabling.csv gives each cable "
+        "end's rack and U from it (empty for a device not listed); a device the plan does not have is an error.",
+    )
 
     @cached_property
     def hardware_profiles(self) -> dict[str, HardwareProfile]:
@@ -63,6 +70,17 @@ class ClusterSpec(SpecModel):
     def profile_of(self, group: NodeGroupSpec) -> HardwareProfile | None:
         """A group's hardware, its own profiles and ports included (None on cloud groups)."""
         return group.hardware_profile(self.hardware_profiles)
+
+    @model_validator(mode="after")
+    def _one_rack_per_device(self) -> ClusterSpec:
+        seen: dict[str, str] = {}
+        for rack, devices in self.racks.items():
+            for device in devices:
+                if device in seen:
+                    msg = f"racks: '{device}' is placed in rack '{seen[device]}' and in rack '{rack}'; a device sits in one rack"
+                    raise ValueError(msg)
+                seen[device] = rack
+        return self
 
     @model_validator(mode="after")
     def _bounded(self) -> ClusterSpec:

@@ -12,6 +12,7 @@ from fabric.plan.fabric import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob import build_oob
+from fabric.plan.racks import build_positions
 from fabric.plan.storage import build_storage
 from fabric.plan.tiers import build_three_tier, check_pods, size_pods
 from fabric.plan.topology import fabric_members, size_fabric
@@ -103,11 +104,27 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     storage, storage_findings = build_storage(spec, nodes)
     nodes = plan_bond_addresses(nodes, storage)  # one address per host bond, none on its other members
     oob, oob_findings = build_oob(spec, nodes, fabric, storage)
-    findings = findings + oob_findings + storage_findings
-    if any(f.severity == "error" for f in oob_findings + storage_findings):
+    devices = [n.hostname for n in nodes]
+    devices += [s.name for s in fabric.switches] if fabric else []
+    devices += [s.name for s in oob.switches] if oob else []
+    devices += [s.name for net in storage for s in net.switches]
+    positions, rack_findings = build_positions(spec, devices)
+    findings = findings + oob_findings + storage_findings + rack_findings
+    if any(f.severity == "error" for f in oob_findings + storage_findings + rack_findings):
         return findings, None
     plan = ClusterPlan(
-        spec.name, spec.target, _planes(spec), nodes, fabric, spec.roce, spec.infiniband, plan_cloud(spec), oob, storage, _hardware(spec)
+        spec.name,
+        spec.target,
+        _planes(spec),
+        nodes,
+        fabric,
+        spec.roce,
+        spec.infiniband,
+        plan_cloud(spec),
+        oob,
+        storage,
+        _hardware(spec),
+        positions,
     )
     _assert_unique_addresses(plan)
     return findings, plan

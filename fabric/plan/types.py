@@ -220,6 +220,8 @@ class ClusterPlan:
     """The storage / in-band Ethernet networks (``planes.storage.network``, ``planes.inband.network``)."""
     hardware: tuple[HardwarePlan, ...] = ()
     """The node profiles the groups use, by name (bare metal only)."""
+    positions: tuple[tuple[str, str, int], ...] = ()
+    """(device, rack, lowest U) of every device the definition places (``racks``), by device name."""
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
         """The profile facts of a node's hardware (None on cloud nodes)."""

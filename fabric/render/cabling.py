@@ -1,13 +1,24 @@
-"""The cabling plan as CSV: one row per cable, in plan order."""
+"""The cabling plan as CSV: one row per cable, in plan order (compute fabric, OOB, storage / in-band).
+
+Columns, in this order (README "Cabling"): ``device, port, peer_device, peer_port, speed_gbps, cable_m, plane, kind,
+rack, u, peer_rack, peer_u``; the last four come from the definition's ``racks`` and are empty for a device it does not
+place.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
 
-from fabric.plan.types import ClusterPlan
+from fabric.plan.oob_types import OobLink
+from fabric.plan.storage_types import StorageLink
+from fabric.plan.types import ClusterPlan, Link
 
-COLUMNS = ("device", "port", "peer_device", "peer_port", "speed_gbps", "cable_m", "plane", "kind")
+COLUMNS = ("device", "port", "peer_device", "peer_port", "speed_gbps", "cable_m", "plane", "kind", "rack", "u", "peer_rack", "peer_u")
+
+
+Cable = Link | OobLink | StorageLink
 
 
 def render_cabling(plan: ClusterPlan) -> str:
@@ -17,15 +28,20 @@ def render_cabling(plan: ClusterPlan) -> str:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
         >>> render_cabling(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))).splitlines()[1]
-        'leaf01,swp1,node1,eth1,100,5,compute,host'
+        'leaf01,swp1,node1,eth1,100,5,compute,host,,,,'
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
-    links = plan.fabric.links if plan.fabric else ()
-    writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in links)
-    oob = plan.oob.links if plan.oob else ()  # kind bmc | switch-mgmt | uplink; an uplink's core port is site-specific (empty)
-    writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in oob)
-    storage = (x for net in plan.storage for x in net.links)  # kind storage | inband | peerlink | uplink
-    writer.writerows((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind) for x in storage)
+    where = {device: (rack, str(unit)) for device, rack, unit in plan.positions}
+    cables: tuple[Iterable[Cable], ...] = (
+        plan.fabric.links if plan.fabric else (),
+        plan.oob.links if plan.oob else (),  # kind bmc | switch-mgmt | uplink; an uplink's core port is site-specific (empty)
+        (x for net in plan.storage for x in net.links),  # kind storage | inband | peerlink | uplink
+    )
+    nowhere = ("", "")
+    for links in cables:
+        for x in links:
+            ends = (*where.get(x.a_device, nowhere), *where.get(x.b_device, nowhere))
+            writer.writerow((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind, *ends))
     return out.getvalue()

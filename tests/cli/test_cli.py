@@ -87,6 +87,8 @@ def test_render_writes_configs_cabling_plan_and_an_svg_diagram(tmp_path: Path) -
     svg = ET.parse(tmp_path / "topology-compute.svg").getroot()
     labels = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
     assert {"spine01", "leaf02", "gpu · SU 1-4"} <= labels
+    # every plane's switches are counted, not only the compute fabric's
+    assert f"files for 11 switches (compute 4, storage 2, oob 5) into {tmp_path}" in result.stdout
     assert json.loads((tmp_path / "plan.json").read_text(encoding="utf-8"))["name"] == "lab"
 
 

@@ -93,6 +93,7 @@ def test_cabling_csv_has_every_storage_and_inband_cable_with_plane_and_kind(tmp_
     assert first == {
         "device": "stor-su1-1-a", "port": "swp1s0", "peer_device": "gpu001", "peer_port": "enp170s0f0np0",
         "speed_gbps": "200", "cable_m": "5", "plane": "storage", "kind": "storage",
+        "rack": "", "u": "", "peer_rack": "", "peer_u": "",
     }  # fmt: skip
 
 
