@@ -110,37 +110,72 @@ def inactive_ports(results: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def roce_gids(lines: Sequence[str], interfaces: Sequence[Mapping[str, Any]], planes: Sequence[str]) -> dict[str, Any]:
+def _mapped(address: str) -> str:
+    """The IPv4-mapped IPv6 GID of ``a.b.c.d[/len]`` as sysfs prints it (eight groups of four hex digits)."""
+    return ipaddress.IPv6Address(f"::ffff:{address.split('/', maxsplit=1)[0]}").exploded
+
+
+def roce_gids(
+    lines: Sequence[str], interfaces: Sequence[Mapping[str, Any]], planes: Sequence[str], bonds: Sequence[Mapping[str, Any]] = ()
+) -> dict[str, Any]:
     """Which GID index carries each RoCE port's IPv4 address as a RoCE v2 GID (what NCCL_IB_GID_INDEX must name), and a
-    line per port without one. ``lines`` are ``<hca> <index> <gid> <type>`` as read from sysfs.
+    line per port without one. ``lines`` are ``<hca> <index> <gid> <netdev> <type>`` (files/roce-gids-read.sh).
+
+    A bonded port has no address of its own: its bond's address is checked instead, as a RoCE v2 GID whose net device
+    is the bond, on whichever RDMA device has it. With RoCE LAG (both ports of one ConnectX in one 802.3ad bond) the
+    driver replaces the two ports' devices with one, ``mlx5_bond_<n>``, on the bond (kernel commit 7907f23adc18
+    "net/mlx5: Implement RoCE LAG feature": "During LAG, only one IB device is present for both ports"; NVIDIA's
+    "RoCE over LAG" notes name it mlx5_bond_0); ports of two cards keep their devices, and each lists the bond's
+    addresses with the bond as net device (the RDMA core's roce_gid_mgmt adds an upper bond's addresses to its slaves).
+    The index is reported under the bond's name.
 
     Example:
         >>> port = {"name": "p0", "plane": "compute", "address": "10.100.0.1/31", "link_layer": "ethernet", "hca": "mlx5_0"}
-        >>> table = ["mlx5_0 2 0000:0000:0000:0000:0000:ffff:0a64:0001 IB/RoCE v1",
-        ...          "mlx5_0 3 0000:0000:0000:0000:0000:ffff:0a64:0001 RoCE v2"]
+        >>> table = ["mlx5_0 2 0000:0000:0000:0000:0000:ffff:0a64:0001 p0 IB/RoCE v1",
+        ...          "mlx5_0 3 0000:0000:0000:0000:0000:ffff:0a64:0001 p0 RoCE v2"]
         >>> roce_gids(table, [port], ["compute"])
         {'index': {'p0': 3}, 'problems': []}
         >>> roce_gids(table[:1], [port], ["compute"])["problems"]
         ['p0 (mlx5_0): no RoCE v2 GID for 10.100.0.1 (only IB/RoCE v1 at index 2)']
+        >>> members = [{**port, "name": n, "plane": "storage", "address": a, "hca": h, "bond": "bond-storage"}
+        ...            for n, a, h in (("s0", "10.1.0.16/16", "mlx5_7"), ("s1", None, "mlx5_8"))]
+        >>> bond = {"name": "bond-storage", "plane": "storage", "members": ["s0", "s1"], "address": "10.1.0.16/16"}
+        >>> lag = ["mlx5_bond_0 3 0000:0000:0000:0000:0000:ffff:0a01:0010 bond-storage RoCE v2"]
+        >>> roce_gids(lag, members, ["storage"], [bond])
+        {'index': {'bond-storage': 3}, 'problems': []}
     """
-    table: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    table: dict[str, list[tuple[str, int, str, str]]] = {}
     for line in lines:
-        fields = line.split(maxsplit=3)
-        if len(fields) == 4:
-            table.setdefault((fields[0], fields[2]), []).append((int(fields[1]), fields[3].strip()))
+        fields = line.split(maxsplit=4)
+        if len(fields) == 5:
+            table.setdefault(fields[2], []).append((fields[0], int(fields[1]), fields[3], fields[4].strip()))
     index: dict[str, int] = {}
     problems: list[str] = []
-    for port in interfaces:
-        if port["plane"] not in planes or port.get("link_layer") != "ethernet" or not port.get("hca") or not port.get("address"):
+    roce = [p for p in interfaces if p["plane"] in planes and p.get("link_layer") == "ethernet" and p.get("hca")]
+    for port in roce:
+        if port.get("bond") or not port.get("address"):
             continue
-        address = port["address"].split("/")[0]
-        entries = table.get((port["hca"], ipaddress.IPv6Address(f"::ffff:{address}").exploded), [])
+        entries = [(n, kind) for hca, n, _, kind in table.get(_mapped(port["address"]), []) if hca == port["hca"]]
         v2 = [n for n, kind in entries if kind == "RoCE v2"]
         if v2:
             index[port["name"]] = min(v2)
             continue
         found = ", ".join(f"{kind} at index {n}" for n, kind in entries)
+        address = port["address"].split("/")[0]
         problems.append(f"{port['name']} ({port['hca']}): no RoCE v2 GID for {address}" + (f" (only {found})" if found else ""))
+    bonded = {str(p["bond"]) for p in roce if p.get("bond")}
+    for bond in (b for b in bonds if b["name"] in bonded and b.get("address")):
+        entries = table.get(_mapped(bond["address"]), [])
+        v2 = sorted((n, hca) for hca, n, ndev, kind in entries if kind == "RoCE v2" and ndev == bond["name"])
+        if v2:
+            index[bond["name"]] = v2[0][0]
+            continue
+        found = ", ".join(f"{kind} at {hca} index {n} on {ndev}" for hca, n, ndev, kind in sorted(entries))
+        address = bond["address"].split("/")[0]
+        problems.append(
+            f"{bond['name']} (bond of {', '.join(bond['members'])}): no RoCE v2 GID for {address} on the bond's net device"
+            + (f" (only {found})" if found else "")
+        )
     return {"index": index, "problems": problems}
 
 

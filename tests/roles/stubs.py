@@ -3,6 +3,7 @@ print the real tools' formats, and the sysfs tree of mlx5 ports (ECN knobs, RDMA
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 from pathlib import Path
@@ -280,3 +281,40 @@ def pci_links(prefix: str) -> str:
             f"ln -sfn {prefix}/sys/kernel/iommu_groups/8 {nic}/iommu_group",
         ]
     )
+
+
+def fake_roce_gids(
+    interfaces: list[dict[str, object]], bonds: list[dict[str, object]], *, root: str, lag: bool = True, broken: str | None = None
+) -> dict[str, tuple[str, int]]:
+    """sysfs GID tables as ConnectX ports have them under ``root``: link-local GIDs at 0/1, the IPv4-mapped address at 2
+    (RoCE v1) and 3 (RoCE v2), each with its net device in gid_attrs/ndevs.
+
+    A bond's address is on the bond's net device: with ``lag`` (RoCE LAG, one card) on a single ``mlx5_bond_0`` that
+    replaces the members' devices, else on each member's own device. ``broken``: that port or bond has only the RoCE v1
+    entry (RoCE v2 off, a classic NCCL_IB_GID_INDEX trap), or, for a bond, its address sits on a member's net device.
+    """
+    files: dict[str, tuple[str, int]] = {}
+
+    def table(hca: str, ndev: str, address: str, v2_ndev: str | None) -> None:
+        mapped = ipaddress.IPv6Address(f"::ffff:{address.split('/', maxsplit=1)[0]}").exploded
+        port = f"{root}/class/infiniband/{hca}/ports/1"
+        entries = [("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", ndev, "IB/RoCE v1"), ("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", ndev, "RoCE v2")]
+        entries += [(mapped, ndev, "IB/RoCE v1")] + ([(mapped, v2_ndev, "RoCE v2")] if v2_ndev else [])
+        for n, (gid, dev, kind) in enumerate(entries):
+            files[f"{port}/gids/{n}"] = (gid + "\n", 0o444)
+            files[f"{port}/gid_attrs/ndevs/{n}"] = (dev + "\n", 0o444)
+            files[f"{port}/gid_attrs/types/{n}"] = (kind + "\n", 0o444)
+
+    roce = [i for i in interfaces if i["link_layer"] == "ethernet" and i["hca"] and i["plane"] in ("compute", "storage")]
+    for i in roce:
+        if not i.get("bond") and i["address"]:
+            table(str(i["hca"]), str(i["name"]), str(i["address"]), None if i["name"] == broken else str(i["name"]))
+    for bond in bonds:
+        members = [i for i in roce if i.get("bond") == bond["name"]]
+        if not members:
+            continue
+        name, address = str(bond["name"]), str(bond["address"])
+        v2 = str(members[0]["name"]) if broken == name else name
+        for hca in ["mlx5_bond_0"] if lag else [str(m["hca"]) for m in members]:
+            table(hca, name, address, v2)
+    return files

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import ipaddress
 import itertools
 import json
 import os
@@ -16,6 +15,7 @@ import subprocess
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,6 +44,7 @@ from tests.roles.stubs import (
     fake_nic,
     fake_pci_host,
     fake_perftest,
+    fake_roce_gids,
     firmware_links,
     nic_stub_vars,
     pci_links,
@@ -443,33 +444,22 @@ def test_gpu_driver_configures_gpudirect_persistence_and_services_and_checks_eve
         assert "the loaded driver is not the open kernel module, which DMA-BUF needs" in message
 
 
-def roce_gid_tree(interfaces: list[dict[str, object]], broken: str | None = None) -> dict[str, tuple[str, int]]:
-    """sysfs GID tables as a ConnectX port has them: link-local GIDs at 0/1, the IPv4-mapped address at 2 (RoCE v1) and
-    3 (RoCE v2). ``broken``: that port has only the RoCE v1 entry (RoCE v2 off, a classic NCCL_IB_GID_INDEX trap)."""
-    files: dict[str, tuple[str, int]] = {}
-    for i in interfaces:
-        if i["link_layer"] != "ethernet" or not i["hca"] or i["plane"] not in ("compute", "storage"):
-            continue
-        mapped = ipaddress.IPv6Address(f"::ffff:{str(i['address']).split('/')[0]}").exploded
-        port = f"{IB}/sys/class/infiniband/{i['hca']}/ports/1"
-        entries = [("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", "IB/RoCE v1"), ("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", "RoCE v2")]
-        entries += [(mapped, "IB/RoCE v1")] + ([] if i["name"] == broken else [(mapped, "RoCE v2")])
-        for n, (gid, kind) in enumerate(entries):
-            files[f"{port}/gids/{n}"] = (gid + "\n", 0o444)
-            files[f"{port}/gid_attrs/types/{n}"] = (kind + "\n", 0o444)
-    return files
+def roce_gid_tree(hostvars: dict[str, Any], broken: str | None = None) -> dict[str, tuple[str, int]]:
+    """sysfs GID tables as ConnectX ports have them (stubs.fake_roce_gids): each port's address at index 2 (RoCE v1) and
+    3 (RoCE v2), the storage bond's on mlx5_bond_0 (RoCE LAG). ``broken``: that port has only the RoCE v1 entry."""
+    return fake_roce_gids(hostvars["gpufabric_interfaces"], hostvars["gpufabric_bonds"], root=f"{IB}/sys", broken=broken)
 
 
 def test_fabric_check_reports_the_roce_v2_gid_index_of_every_port_and_names_a_port_without_one(tmp_path: Path) -> None:
-    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    gpu001 = host_vars(site("onprem-roce"), "gpu001")
     checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys", **NO_HOST_TUNING}
-    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(interfaces)) as node:
+    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(gpu001)) as node:
         result, events = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         assert result.ok, explain(result)
         [summary] = events.results("Verify | summary")
-        roce = [i["name"] for i in interfaces if i["hca"] and i["plane"] in ("compute", "storage")]
-        assert summary["msg"]["roce_gid_index"] == dict.fromkeys(roce, 3)
-    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(interfaces, broken="enp79s0np0")) as node:
+        rails = [i["name"] for i in gpu001["gpufabric_interfaces"] if i["hca"] and i["plane"] == "compute"]
+        assert summary["msg"]["roce_gid_index"] == {**dict.fromkeys(rails, 3), "bond-storage": 3}  # the storage ports through their bond
+    with booted("gpu001", tmp_path, private_network=True, files=roce_gid_tree(gpu001, broken="enp79s0np0")) as node:
         result, _ = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         [(_, message)] = failures(result)["gpu001"]
         assert "enp79s0np0 (mlx5_4): no RoCE v2 GID for 10.100.0.5 (only IB/RoCE v1 at index 2)" in message
@@ -491,7 +481,7 @@ def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow
     with contextlib.ExitStack() as stack:
         nodes = []
         for host in ("gpu001", "gpu002"):
-            files = {**roce_gid_tree(host_vars(definition, host)["gpufabric_interfaces"]), **fake_perftest("390.63")}
+            files = {**roce_gid_tree(host_vars(definition, host)), **fake_perftest("390.63")}
             nodes.append(stack.enter_context(booted(host, tmp_path, private_network=True, files=files)))
         play = role_playbook(tmp_path, "fabric_check")
         result, events = converge(definition, nodes, play, tmp_path, extravars=checks)
