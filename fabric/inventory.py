@@ -193,6 +193,7 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "routing_engine": ib.subnet_manager.routing_engine,
             "sweep_interval_s": ib.subnet_manager.sweep_interval_s,
             "lmc": ib.subnet_manager.lmc,
+            "port_subnets": ib.subnet_manager.port_subnets,
             "mtu": ib.mtu,
             "partitions": [
                 {

@@ -29,6 +29,12 @@ class SubnetManagerSpec(SpecModel):
     routing_engine: RoutingEngine = "ftree"
     sweep_interval_s: Annotated[int, Field(ge=0, le=3600)] = 10
     lmc: Annotated[int, Field(ge=0, le=7)] = 0
+    port_subnets: bool = Field(
+        default=False,
+        description="opensm hosts with several InfiniBand ports: run one SM per port, each port its own subnet with its own "
+        "subnet prefix (0xfe8000000000000N, N the port's order), for ports cabled to separate fabrics. Off (default): such a "
+        "host is refused, because opensm binds one port per instance and every port would silently become its own subnet.",
+    )
 
 
 class PartitionMember(SpecModel):

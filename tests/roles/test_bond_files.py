@@ -240,3 +240,46 @@ def test_el8_is_refused_in_preflight_naming_the_supported_oses(tmp_path: Path, r
     assert failed["task"].startswith("Preflight | a supported OS")
     assert "Rocky 8.9" in failed["res"]["msg"]
     assert f"Ubuntu 24.04 (DGX OS 7), {supported}" in failed["res"]["msg"]
+
+
+GUIDS = ["0x0c42a10300e17f5a", "0x0c42a10300e17f5b"]
+DEBIAN_12_SM = {**DEBIAN_12, "os_family": "Debian"}  # opensm reads vars/<os_family>.yml
+
+
+def test_an_sm_host_with_two_ib_ports_is_refused_naming_why_each_port_would_be_a_subnet(tmp_path: Path) -> None:
+    result, events = plan_run(tmp_path, site("onprem-ib"), "sm01", DEBIAN_12_SM, role="opensm", hostvars={"opensm_port_guids": GUIDS})
+    assert not result.ok
+    [failed] = [e["event_data"] for e in events if e.get("event") == "runner_on_failed"]
+    assert failed["task"] == "Configure | one subnet per SM host, unless the definition asks for one per port"
+    message = failed["res"]["msg"]
+    assert f"2 InfiniBand ports ({', '.join(GUIDS)})" in message
+    assert "opensm binds one port per instance" in message
+    assert "PORTS of /etc/default/opensm" in message
+    assert "infiniband.subnet_manager.port_subnets: true" in message
+
+
+def test_port_subnets_in_the_definition_gives_each_port_its_sm_and_its_own_subnet_prefix(tmp_path: Path) -> None:
+    text = site("onprem-ib").read_text(encoding="utf-8")
+    changed = text.replace("  subnet_manager:\n    kind: opensm\n", "  subnet_manager:\n    kind: opensm\n    port_subnets: true\n", 1)
+    assert changed != text
+    definition = tmp_path / "def" / "cluster.yaml"
+    definition.parent.mkdir()
+    definition.write_text(changed, encoding="utf-8")
+    (tmp_path / "run").mkdir()
+    files = planned_files(
+        tmp_path / "run",
+        definition,
+        "sm01",
+        DEBIAN_12_SM,
+        role="opensm",
+        under=("/etc/default", "/etc/systemd/system"),
+        hostvars={"opensm_port_guids": GUIDS},
+    )
+    assert files["/etc/default/opensm"].splitlines()[1] == f"PORTS='{GUIDS[0]} {GUIDS[1]}'"
+    for n, guid in enumerate(GUIDS):
+        dropin = files[f"/etc/systemd/system/opensm@{guid}.service.d/gpufabric-subnet.conf"].splitlines()
+        assert dropin[2:] == [
+            "[Service]",
+            "ExecStart=",
+            f"ExecStart=/usr/sbin/opensm --guid %I --log_file /var/log/opensm.%I.log --subnet_prefix 0xfe8000000000000{n}",
+        ]
