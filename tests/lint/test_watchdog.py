@@ -36,21 +36,22 @@ def test_rendered_watchdogs_follow_the_contract(case: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("case", "old", "new", "where", "expected", "found"),
+    ("case", "edit", "finding"),
     [
-        ("eos", "watchdog default timeout 0.2", "watchdog default timeout 0.5", "pfc watchdog detection", "200", "500"),
-        ("eos", "watchdog port action drop", "watchdog port action notify-only", "pfc watchdog action", "drop", "alert"),
-        ("nxos", "watch-dog shutdown-multiplier 2", "watch-dog shutdown-multiplier 5", "pfc watchdog detection", "200", "500"),
-        ("nxos", "auto-restore multiplier 2", "auto-restore multiplier 9", "pfc watchdog restoration", "200", "900"),
-        ("cumulus", "pfc-watchdog polling-interval 100", "pfc-watchdog polling-interval 400", "pfc watchdog polling", "100", "400"),
+        ("eos", ("watchdog default timeout 0.2", "watchdog default timeout 0.5"), ("pfc watchdog detection", "200", "500")),
+        ("eos", ("watchdog port action drop", "watchdog port action notify-only"), ("pfc watchdog action", "drop", "alert")),
+        ("nxos", ("watch-dog shutdown-multiplier 2", "watch-dog shutdown-multiplier 5"), ("pfc watchdog detection", "200", "500")),
+        ("nxos", ("auto-restore multiplier 2", "auto-restore multiplier 9"), ("pfc watchdog restoration", "200", "900")),
+        ("cumulus", ("pfc-watchdog polling-interval 100", "pfc-watchdog polling-interval 400"), ("pfc watchdog polling", "100", "400")),
     ],
 )
-def test_a_timer_or_action_off_the_contract_is_a_finding(case: str, old: str, new: str, where: str, expected: str, found: str) -> None:
+def test_a_timer_or_action_off_the_contract_is_a_finding(case: str, edit: tuple[str, str], finding: tuple[str, str, str]) -> None:
+    old, new = edit
     plan, configs = rendered(case)
     name = sorted(configs)[0]
     assert old in (configs[name] or "")
     configs[name] = (configs[name] or "").replace(old, new)
-    assert watchdog(lint_configs(plan, configs)) == [(name, where, expected, found)]
+    assert watchdog(lint_configs(plan, configs)) == [(name, *finding)]
 
 
 def test_a_sonic_port_with_its_own_detection_time_shows_both_values() -> None:
