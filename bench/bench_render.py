@@ -9,7 +9,14 @@ Per case, interleaved run by run (so both tools see the same machine load):
 Cases: EOS leaf/spine fabrics of S spines x L leaves (32 x 400G routed host ports per leaf, eBGP, the RoCE QoS on every
 port: the fabric of shared/reference/perf-anchor.md) and the 2048-node rail-optimized SONiC cluster (project only).
 Figures: median wall time of --repeat runs, the peak RSS of the worst run (``wait4`` rusage of that child alone), the
-output in MB and lines. Usage: ./dev bench   (or: .venv/bin/python bench/bench_render.py [--repeat 3] [--cases ...])
+output in MB and lines, the load average before and after.
+
+Cost per output MB, case by case: the fixed cost is the median ``render`` of the smallest case run (eos-2x8, 0.2 MB:
+interpreter, imports, catalog, validation, template compile, and hardly any output); each other case's render above
+it, divided by its output above the smallest one's, is its seconds per MB (and MB per second). Flat across cases means
+linear in the output. The ``imports`` row is the floor under the fixed cost: a fresh interpreter that imports what
+``render`` imports and does nothing.
+Usage: ./dev bench   (or: .venv/bin/python bench/bench_render.py [--repeat 3] [--cases ...])
 """
 
 from __future__ import annotations
@@ -102,6 +109,9 @@ def timed(command: list[str], target: Path) -> dict[str, float]:
     return {"s": wall, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
 
 
+IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja"
+
+
 def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict[str, tuple[list[str], Path]]:
     py = sys.executable
     runs = {
@@ -134,61 +144,67 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "fabric")], check=True)
     definitions = {f"eos-{s}x{n}": eos_fabric(s, n) for s, n in SIZES} | {"sonic-2048": SONIC_2048}
     cases = args.cases or list(definitions)
+    load_before = os.getloadavg()
     results: dict[str, dict[str, list[dict[str, float]]]] = {c: {} for c in cases}
+    imports: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
         work = Path(tmp)
         for case in cases:
             (work / f"{case}.yaml").write_text(definitions[case], encoding="utf-8")
         for _ in range(args.repeat):
+            imports.append(timed([sys.executable, "-c", IMPORTS], work / "imports"))
             for case in cases:
                 for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, args.pyavd).items():
                     results[case].setdefault(tool, []).append(timed(command, target))
     if args.json:
-        print(json.dumps(results, indent=1))
+        print(json.dumps({"cases": results, "imports": imports}, indent=1))
     print_table(results)
-
-
-def fixed_cost(points: list[tuple[float, float]]) -> tuple[float, float]:
-    """Least-squares line ``seconds = fixed + per_mb * MB`` through (MB, seconds) points: (fixed, per_mb).
-
-    Example:
-        >>> [round(v, 6) for v in fixed_cost([(1.0, 1.5), (2.0, 2.0), (4.0, 3.0)])]
-        [1.0, 0.5]
-    """
-    n = len(points)
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    spread = sum((x - mean_x) ** 2 for x, _ in points)
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else 0.0
-    return mean_y - slope * mean_x, slope
+    print_per_mb(results, statistics.median(r["s"] for r in imports))
+    after = os.getloadavg()
+    print(f"\nLoad average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: {', '.join(f'{v:.2f}' for v in after)}")
 
 
 def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
-    """A Markdown table (it goes into the README as printed): medians, worst peak RSS, ratios, output size.
-
-    The last column is the render's cost per MB of switch configs above the fixed cost (interpreter, imports,
-    validation), the fixed cost being the intercept of the least-squares line through the EOS cases: flat when the
-    render is linear in its output.
-    """
+    """A Markdown table (it goes into the README as printed): medians, worst peak RSS, ratios, output size."""
     tools = ("render", "configs", "report", "pyavd")
     median = {case: {t: statistics.median(r["s"] for r in runs[t]) for t in tools if t in runs} for case, runs in results.items()}
-    eos = [(runs["configs"][0]["mb"], median[case]["render"]) for case, runs in results.items() if case.startswith("eos-")]
-    fixed, slope = fixed_cost(eos) if len(eos) > 1 else (0.0, 0.0)
-    print(
-        "| case | "
-        + " | ".join(f"{t} s / MiB" for t in tools)
-        + " | pyavd ÷ render | pyavd ÷ configs | configs MB / lines | pyavd lines | render s per MB above fixed |"
-    )
-    print("|---" * (len(tools) + 6) + "|")
+    print("| case | " + " | ".join(f"{t} s / MiB" for t in tools) + " | pyavd ÷ render | pyavd ÷ configs | configs MB / lines | pyavd lines |")
+    print("|---" * (len(tools) + 5) + "|")
     for case, runs in results.items():
         cells = [f"{median[case][t]:.2f} / {max(r['mib'] for r in runs[t]):.0f}" if t in runs else "-" for t in tools]
         ratios = [f"{median[case]['pyavd'] / median[case][t]:.1f}×" if "pyavd" in median[case] else "-" for t in ("render", "configs")]
         configs = runs["configs"][0]
         avd = f"{int(runs['pyavd'][0]['lines']):,}" if "pyavd" in runs else "-"
-        per_mb = (median[case]["render"] - fixed) / configs["mb"]
-        print(f"| {case} | " + " | ".join([*cells, *ratios, f"{configs['mb']:.2f} / {int(configs['lines']):,}", avd, f"{per_mb:.2f}"]) + " |")
-    if len(eos) > 1:
-        print(f"\nEOS render, least squares over {len(eos)} cases: {fixed:.2f} s fixed + {slope:.3f} s per MB of switch configs")
+        print(f"| {case} | " + " | ".join([*cells, *ratios, f"{configs['mb']:.2f} / {int(configs['lines']):,}", avd]) + " |")
+
+
+def per_mb(seconds: float, mb: float, fixed: tuple[float, float]) -> tuple[float, float] | None:
+    """Seconds per MB and MB per second of a run above the fixed run ``(seconds, MB)``; None when it wrote no more.
+
+    Example:
+        >>> [round(v, 3) for v in per_mb(2.5, 10.2, (0.5, 0.2)) or ()]
+        [0.2, 5.0]
+    """
+    extra_mb = mb - fixed[1]
+    if extra_mb <= 0:
+        return None
+    cost = (seconds - fixed[0]) / extra_mb
+    return cost, (1 / cost if cost > 0 else float("inf"))
+
+
+def print_per_mb(results: dict[str, dict[str, list[dict[str, float]]]], imports: float) -> None:
+    """The render's cost per output MB above the fixed cost, per case: a Markdown table (flat = linear in the output)."""
+    renders = {case: (statistics.median(r["s"] for r in runs["render"]), runs["render"][0]["mb"]) for case, runs in results.items()}
+    smallest = min(renders, key=lambda case: renders[case][1])
+    fixed = renders[smallest]
+    print(f"\nFixed cost: the median render of {smallest} ({fixed[1]:.2f} MB written), {fixed[0]:.2f} s.")
+    print(f"Of which a fresh interpreter importing what render imports: {imports:.2f} s.\n")
+    print("| case | render output MB | render s | s above fixed | s per MB above fixed | MB/s above fixed |")
+    print("|---|---|---|---|---|---|")
+    for case, (seconds, mb) in renders.items():
+        cost = per_mb(seconds, mb, fixed)
+        tail = f"{cost[0]:.3f} | {cost[1]:.1f}" if cost else "(the fixed cost) | -"
+        print(f"| {case} | {mb:.2f} | {seconds:.2f} | {seconds - fixed[0]:.2f} | {tail} |")
 
 
 if __name__ == "__main__":

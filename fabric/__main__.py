@@ -9,8 +9,10 @@ import argparse
 import dataclasses
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -151,10 +153,31 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
+def _status(err: Console, text: str) -> AbstractContextManager[object]:
+    """A spinner on a terminal; elsewhere nothing (rich's spinner machinery is not even imported)."""
+    return err.status(text) if err.is_terminal else nullcontext()
+
+
+def _template_cache() -> None:
+    """Compiled templates kept between runs in ``$XDG_CACHE_HOME/gpufabric/jinja`` (``~/.cache``); off with GPUFABRIC_NO_CACHE=1."""
+    if os.environ.get("GPUFABRIC_NO_CACHE") == "1":
+        return
+    from fabric.render._jinja import use_bytecode_cache
+
+    base = os.environ.get("XDG_CACHE_HOME")
+    try:
+        home = Path(base) if base else Path.home() / ".cache"
+    except RuntimeError:  # no home directory to be found: compile in memory
+        return
+    use_bytecode_cache(home / "gpufabric" / "jinja")
+
+
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.render import render_avd_configs, render_configs
 
-    with err.status(f"validating and planning {args.file}"):  # a spinner on a terminal only
+    _template_cache()
+
+    with _status(err, f"validating and planning {args.file}"):
         validated = validate_file(args.file)
     plan = validated.plan
     counts = {"compute": len(plan.fabric.switches) if plan.fabric else 0}
@@ -162,7 +185,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     switches = f"{sum(counts.values())} switches"
     if len(counts) > 1:
         switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
-    with err.status(f"rendering {switches}"):
+    with _status(err, f"rendering {switches}"):
         if args.format == "avd":
             files = render_avd_configs(plan)
             if not files:
@@ -173,7 +196,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     print_findings(err, validated.warnings)
     target = args.output / plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)
-    with err.status(f"writing {len(files) + 1} files into {target}"):
+    with _status(err, f"writing {len(files) + 1} files into {target}"):
         written = _write_files(target, files, digest=args.json)
         written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
     if args.json:
@@ -260,6 +283,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
+    _template_cache()
     plan = validate_file(args.file).plan
     sources: dict[str, str] = {}
     if args.configs is not None:
@@ -363,12 +387,13 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.htmlreport import build_report
 
-    with err.status(f"validating and planning {args.file}"):  # a spinner on a terminal only
+    _template_cache()
+    with _status(err, f"validating and planning {args.file}"):
         validated = validate_file(args.file)
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
     _check_output_dir(target)
-    with err.status("rendering, linting and drawing the report"):
+    with _status(err, "rendering, linting and drawing the report"):
         report = build_report(validated.plan, validated.warnings)
     digests = _write_files(target, {"report.html": report.html})
     if args.json:

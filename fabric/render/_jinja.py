@@ -10,6 +10,12 @@ NOS's ``finalize``, which knows the value's type:
   safe token for that NOS (``TOKEN_RE``): no whitespace, quote, comment or shell character that could end the word.
 
 A refused value raises ``RenderError`` naming the value and the template (``GuardedTemplate``).
+
+Templates are compiled once per process and never checked for changes on disk (``auto_reload=False``: the package's
+templates do not change under a running render). The CLI may give a directory for Jinja's bytecode cache
+(``use_bytecode_cache``): a template is then compiled once per machine and content, not once per run. Jinja keys each
+entry by the template's name and the SHA-1 of its source, and its header by the Jinja and Python versions
+(``jinja2.bccache``), so an edited template or an upgrade compiles afresh; the output is the same either way.
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache, partial
+from pathlib import Path
 from typing import cast
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, Template
+from jinja2 import BytecodeCache, Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined, Template
+from jinja2.bccache import Bucket
 
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
@@ -58,10 +66,39 @@ class GuardedTemplate(Template):
             raise RenderError(msg) from exc
 
 
+class _BestEffortCache(FileSystemBytecodeCache):
+    """Jinja's file cache, except that a cache that cannot be written (full disk, read-only home) only costs the compile."""
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        """Write the entry if the directory lets us."""
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            return
+
+
+_CACHE: list[BytecodeCache] = []  # set once by use_bytecode_cache, before the first template is loaded
+
+
+def use_bytecode_cache(directory: Path) -> bool:
+    """Keep compiled templates in ``directory`` (made, private to the user, if missing); False when it cannot be made.
+
+    Call it before the first render of the process: environments made earlier keep compiling in memory.
+    """
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    _CACHE[:] = [_BestEffortCache(str(directory))]
+    return True
+
+
 @cache
 def _environment(nos: str) -> Environment:
     env = Environment(  # noqa: S701 - renders device configs, not HTML
         loader=PackageLoader("fabric.render", "templates"),
+        bytecode_cache=_CACHE[0] if _CACHE else None,
+        auto_reload=False,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -165,6 +202,7 @@ def _seconds(milliseconds: int) -> str:
     return f"{milliseconds / 1000:g}"
 
 
+@cache
 def template(name: str) -> Template:
     """A compiled template (compiled once per process), guarded for the NOS its directory names (``frr.conf.j2``: FRR)."""
     nos = name.split("/", 1)[0] if "/" in name else "frr"
