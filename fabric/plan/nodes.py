@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Network
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES, AwsInstanceType, AzureVmSize, GcpMachineType
+from fabric.catalog.hardware import HardwareProfile
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
@@ -30,17 +31,19 @@ def _cloud_gpus(target: str, kind: str) -> int:
 
 def build_nodes(spec: ClusterSpec, attached: dict[tuple[int, int], HostAttachment]) -> tuple[NodePlan, ...]:
     """Every node of every group, sorted by node id."""
-    nodes = [
-        _node(spec, group, index, node_id, attached)
-        for group in spec.nodes
-        for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True)
-    ]
+    nodes: list[NodePlan] = []
+    for group in spec.nodes:
+        profile = spec.profile_of(group)  # once per group: its nodes share hardware, port names and planes
+        shared = _Group(group, profile, _group_planes(spec, group, profile) if profile is not None else ())
+        nodes.extend(
+            _node(spec, shared, index, node_id, attached) for index, node_id in zip(range(1, group.count + 1), group.node_ids(), strict=True)
+        )
     return tuple(sorted(nodes, key=lambda n: n.node_id))
 
 
 @dataclass(frozen=True, slots=True)
 class _PlanePorts:
-    """One plane's view for one node: where its ports' addresses come from."""
+    """One plane's view for the nodes of a group: their ports and where the ports' addresses come from."""
 
     plane: str
     cidr: IPv4Network | None
@@ -48,17 +51,23 @@ class _PlanePorts:
     mtu: int
     speed_gbps: int
     infiniband: bool
-    node_id: int
+    names: tuple[str, ...]
+    hcas: tuple[str, ...]
+    count: int
 
 
-def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
-    hostname = format_hostname(group.hostname, index)
-    profile = spec.profile_of(group)
-    if profile is None:
-        kind = group.instance_type or ""
-        return NodePlan(hostname, group.group, group.role, node_id, kind, _cloud_gpus(spec.target, kind), ())
-    explicit = group.addresses.get(hostname, {})
-    interfaces: list[HostInterface] = []
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """What the nodes of one group share: the group, its hardware (None on cloud) and its planes' ports."""
+
+    spec: NodeGroupSpec
+    profile: HardwareProfile | None
+    planes: tuple[_PlanePorts, ...]
+
+
+def _group_planes(spec: ClusterSpec, group: NodeGroupSpec, profile: HardwareProfile) -> tuple[_PlanePorts, ...]:
+    """The planes a group's hardware has ports on, in plane order."""
+    views: list[_PlanePorts] = []
     for plane in PLANE_NAMES:
         ports = profile.ports.get(plane)
         if ports is None:
@@ -66,17 +75,41 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, att
         infiniband = plane == "compute" and spec.planes.compute.transport == "infiniband"
         names = group.interfaces.get(plane) or ports.interface_names("infiniband" if infiniband else "ethernet")
         plane_spec = getattr(spec.planes, plane)
-        view = _PlanePorts(plane, plane_spec.cidr, plane_spec.max_ports_per_node, plane_spec.mtu, ports.speed_gbps, infiniband, node_id)
+        views.append(
+            _PlanePorts(
+                plane,
+                plane_spec.cidr,
+                plane_spec.max_ports_per_node,
+                plane_spec.mtu,
+                ports.speed_gbps,
+                infiniband,
+                tuple(names),
+                ports.hcas,
+                ports.count,
+            )
+        )
+    return tuple(views)
+
+
+def _node(spec: ClusterSpec, shared: _Group, index: int, node_id: int, attached: dict[tuple[int, int], HostAttachment]) -> NodePlan:
+    group, profile = shared.spec, shared.profile
+    hostname = format_hostname(group.hostname, index)
+    if profile is None:
+        kind = group.instance_type or ""
+        return NodePlan(hostname, group.group, group.role, node_id, kind, _cloud_gpus(spec.target, kind), ())
+    explicit = group.addresses.get(hostname, {})
+    interfaces: list[HostInterface] = []
+    for view in shared.planes:
+        plane = view.plane
         interfaces.extend(
             _interface(
                 view,
+                node_id,
                 port,
-                names[port],
                 explicit=str(explicit[plane]) if port == 0 and plane in explicit else None,
                 attachment=attached.get((node_id, port)) if plane == "compute" else None,
-                hca=ports.hcas[port] if port < len(ports.hcas) else None,
             )
-            for port in range(ports.count)
+            for port in range(view.count)
         )
     su = slot = None
     fabric = spec.fabric
@@ -87,16 +120,16 @@ def _node(spec: ClusterSpec, group: NodeGroupSpec, index: int, node_id: int, att
     return NodePlan(hostname, group.group, group.role, node_id, profile.name, profile.gpus, tuple(interfaces), su, slot, stack)
 
 
-def _interface(view: _PlanePorts, port: int, name: str, *, explicit: str | None, attachment: HostAttachment | None, hca: str | None) -> HostInterface:
+def _interface(view: _PlanePorts, node_id: int, port: int, *, explicit: str | None, attachment: HostAttachment | None) -> HostInterface:
     address = peer = None
     if attachment is not None and attachment.host_address is not None:
         address, peer = f"{attachment.host_address}/31", attachment.leaf_address
     elif view.cidr is not None and explicit is not None:
         address = f"{explicit}/{view.cidr.prefixlen}"
     elif view.cidr is not None:
-        address = addressing.allocate_plane_address(view.cidr, view.node_id, port, view.stride, view.plane)
+        address = addressing.allocate_plane_address(view.cidr, node_id, port, view.stride, view.plane)
     return HostInterface(
-        name=name,
+        name=view.names[port],
         plane=view.plane,
         index=port,
         speed_gbps=view.speed_gbps,
@@ -108,5 +141,5 @@ def _interface(view: _PlanePorts, port: int, name: str, *, explicit: str | None,
         switch=attachment.leaf if attachment else None,
         switch_port=attachment.leaf_port if attachment else None,
         rail=attachment.rail + 1 if attachment and attachment.rail is not None else None,
-        hca=hca,
+        hca=view.hcas[port] if port < len(view.hcas) else None,
     )
