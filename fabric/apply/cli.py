@@ -13,7 +13,7 @@ import json
 import signal
 import threading
 import time
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,9 @@ from rich.console import Console
 
 from fabric.apply.lab import load_state
 from fabric.apply.nos import ADAPTERS
+from fabric.apply.planes import PLANES, parse_planes, select_devices
 from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
-from fabric.apply.rollout import Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
+from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
 from fabric.apply.traffic import PingResult, leaf_pair_pings
@@ -50,6 +51,12 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
         cmd.add_argument("file", type=Path)
         cmd.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
         cmd.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+        cmd.add_argument(
+            "--plane",
+            action="append",
+            metavar="PLANE",
+            help=f"only the switches of this plane: {'|'.join(PLANES)} (repeat or comma list; default all, pushed in that order, compute last)",
+        )
         if name == "diff":
             cmd.add_argument("--offline", action="store_true", help="diff against the change record, without device access")
         if name == "rollback":
@@ -71,26 +78,30 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--traffic", action="store_true", help="the twin: DF pings at the compute MTU between a node of every leaf pair")
 
 
-def candidates(plan: ClusterPlan) -> dict[str, str]:
-    """Switch → the candidate its adapter pushes, from the rendered files. Raises PushError for a NOS without adapter."""
-    fabric = plan.fabric
-    if fabric is None:
-        return {}
-    unsupported = sorted({s.nos for s in fabric.switches} - set(ADAPTERS))
+def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
+    """Switch of ``planes`` → the candidate its adapter pushes, from the rendered files, in push order.
+
+    Raises:
+        PushError: a NOS without a device adapter.
+    """
+    devices = select_devices(plan, planes)
+    unsupported = sorted({d.nos for d in devices} - set(ADAPTERS))
     if unsupported:
         msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}"
         raise PushError(msg)
+    if not devices:
+        return {}
     files = render_configs(plan)
     out: dict[str, str] = {}
-    for switch in fabric.switches:
-        prefix = f"switches/{switch.name}/"
-        own = {path.removeprefix(prefix): text for path, text in files.items() if path.startswith(prefix)}
-        out[switch.name] = ADAPTERS[switch.nos].candidate(own)
+    for device in devices:
+        own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
+        out[device.name] = ADAPTERS[device.nos].candidate(own)
     return out
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     """Run one apply command; returns its exit code."""
+    planes = parse_planes(args.plane)  # before anything else: a bad --plane is the caller's to fix (exit 2)
     validated = validate_file(args.file)
     plan = validated.plan
     state = (args.state or Path(".gpufabric") / plan.name).resolve()
@@ -102,12 +113,12 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     try:
         if args.command == "diff" and args.offline:
-            results = offline_diff(plan, state)
+            results = offline_diff(plan, state, planes)
             _report(args, out, "offline", results)
             return _exit(args.command, results)
-        access = _access(validated, plan, state)
+        access = _access(validated, plan, state, planes)
         if args.command == "verify":
-            return _verify(args, out, plan, access, state)
+            return _verify(args, out, plan, access, state, planes=planes)
         with _stop_on_signals() as stop:
             options = RolloutOptions(
                 commit=args.command in {"push", "rollback"} and args.commit,
@@ -119,6 +130,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 drain=getattr(args, "drain", False),
                 drain_timeout_s=getattr(args, "drain_timeout", 60.0),
                 stop=stop,
+                planes=planes,
             )
             rollback_to = getattr(args, "to", None)
             change, results = push_and_record(
@@ -176,7 +188,7 @@ def push_and_record(
     """
     change = new_change_id()
     recorded = recorded_state(state) if (state / "changes").is_dir() else {}
-    wanted = candidates(plan) if rollback_to is None else _rollback_targets(plan, state, rollback_to)
+    wanted = candidates(plan, options.planes) if rollback_to is None else _rollback_targets(plan, state, rollback_to, options.planes)
     if not record:
         return change, push_fabric(plan, wanted, access, options, progress, change=change, connector=connector, previous=recorded)
     with push_lock(state):
@@ -190,30 +202,28 @@ def push_and_record(
     return change, results
 
 
-def offline_diff(plan: ClusterPlan, state: Path) -> list[PushResult]:
-    """Candidate vs what the change record says each switch runs (a switch never pushed diffs against nothing)."""
-    fabric = plan.fabric
-    assert fabric is not None
+def offline_diff(plan: ClusterPlan, state: Path, planes: Sequence[str] = COMPUTE) -> list[PushResult]:
+    """Candidate vs what the change record says each switch of ``planes`` runs (a switch never pushed diffs against nothing)."""
     recorded = recorded_state(state)
-    wanted = candidates(plan)
+    wanted = candidates(plan, planes)
     results: list[PushResult] = []
-    for switch in fabric.switches:
+    for switch in select_devices(plan, planes):
         diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
         results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
     return results
 
 
-def _access(validated: Validated, plan: ClusterPlan, state: Path) -> dict[str, DeviceAccess]:
+def _access(validated: Validated, plan: ClusterPlan, state: Path, planes: Sequence[str]) -> dict[str, DeviceAccess]:
     lab = load_state(state)
-    return lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file)
+    if lab is not None:
+        return lab_access(lab)
+    return device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file, planes)
 
 
-def _rollback_targets(plan: ClusterPlan, state: Path, change: str) -> dict[str, str]:
-    """Switch → the owned config the record says it ran after ``change``; switches never reached are left out."""
-    fabric = plan.fabric
-    assert fabric is not None
+def _rollback_targets(plan: ClusterPlan, state: Path, change: str, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
+    """Switch of ``planes`` → the owned config the record says it ran after ``change``; switches never reached are left out."""
     recorded = recorded_state(state, change)
-    return {s.name: recorded[s.name] for s in fabric.switches if s.name in recorded}
+    return {d.name: recorded[d.name] for d in select_devices(plan, planes) if d.name in recorded}
 
 
 def _exit(command: str, results: list[PushResult]) -> int:
@@ -222,9 +232,11 @@ def _exit(command: str, results: list[PushResult]) -> int:
     return EXIT_PENDING if command == "diff" and any(r.changed for r in results) else EXIT_OK
 
 
-def _verify(args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path) -> int:
+def _verify(
+    args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path, *, planes: Sequence[str]
+) -> int:
     previous = recorded_state(state) if (state / "changes").is_dir() else {}
-    verdicts = verify_fabric(plan, candidates(plan), access, wait_s=args.wait, hold=args.hold, previous=previous)
+    verdicts = verify_fabric(plan, candidates(plan, planes), access, wait_s=args.wait, hold=args.hold, previous=previous)
     pings = _pings(plan, state) if args.traffic else []
     failed = [p for p in pings if not p.ok]
     if args.json:

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,20 +23,16 @@ from pathlib import Path
 from pydantic import TypeAdapter
 
 from fabric.apply.lab_oob import cable_oob, oob_devices
+from fabric.apply.lab_procs import LabError, is_alive, processes_under, read_text, started_here, stop
 from fabric.apply.lab_sshd import SSHD, prepare_keys, start_sshd
 from fabric.apply.lab_storage import cable_storage, storage_devices, storage_hosts
-from fabric.errors import FabricError
+from fabric.apply.lab_switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
 from fabric.plan.types import ClusterPlan
+from fabric.render import render_configs
 
-FRR_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd")
-FRR_BIN = Path("/usr/lib/frr")
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
-STOP_TIMEOUT_S = 5.0
-
-
-class LabError(FabricError):
-    """The twin cannot be built or torn down on this machine."""
+__all__ = ["LabError", "LabState", "LabSwitch", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +43,7 @@ class LabSwitch:
     namespace: str
     ssh_port: int
     run_dir: str
+    nos: str = "frr"  # "frr": FRR's vtysh; "cumulus": an L2 switch behind the NVUE stand-in (fabric.apply.twin_nvue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +59,11 @@ class LabState:
     known_hosts: str
     processes: tuple[tuple[str, int], ...] = ()  # ("leaf01/bgpd", pid): what ``status`` names when one dies
     station: str = ""  # the management station's address, which each switch's management ACL is checked for
+    l2_switches: tuple[LabSwitch, ...] = ()  # the storage / in-band / OOB switches (NVUE stand-in), pushed like the others
 
     def switch(self, name: str) -> LabSwitch:
-        """The twin switch called ``name``."""
-        return next(s for s in self.switches if s.name == name)
+        """The twin switch called ``name`` (compute or L2)."""
+        return next(s for s in self.switches + self.l2_switches if s.name == name)
 
 
 _STATE: TypeAdapter[LabState] = TypeAdapter(LabState)
@@ -122,6 +118,10 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
     fabric = plan.fabric
     if fabric is None or any(s.nos != "frr" for s in fabric.switches):
         msg = f"cluster '{plan.name}': the twin runs FRR switches only; set fabric.leaf/spine nos: frr (model lab-vswitch)"
+        raise LabError(msg)
+    other = sorted(f"{name} ({nos})" for name, nos in _l2_switches(plan).items() if nos != L2_NOS)
+    if other:
+        msg = f"cluster '{plan.name}': the twin stands in for {L2_NOS} storage/OOB switches only, not {', '.join(other)}; set their nos: {L2_NOS}"
         raise LabError(msg)
     directory = directory.resolve()
     namespaces = lab_namespaces(plan)
@@ -183,8 +183,8 @@ def _restart(state: LabState, process: str, directory: Path) -> int:
     name, daemon = process.split("/")
     switch = state.switch(name)
     if daemon == "sshd":
-        return start_sshd(directory, [switch], state.station, _run, _wait_pid)[0]
-    return _start_daemon(daemon, switch.namespace, Path(switch.run_dir))
+        return start_sshd(directory, [switch], state.station, _run, wait_pid)[0]
+    return start_daemon(daemon, switch.namespace, Path(switch.run_dir), _run)
 
 
 def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> LabState:
@@ -205,13 +205,24 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         forwarding = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1", "net.ipv4.fib_multipath_hash_policy=1")
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
-        processes += [(f"{switch.name}/{daemon}", pid) for daemon, pid in zip(FRR_DAEMONS, _start_frr(switch.name, ns, run_dir), strict=True)]
+        started = start_frr(switch.name, ns, run_dir, _run)
+        processes += [(f"{switch.name}/{daemon}", pid) for daemon, pid in zip(FRR_DAEMONS, started, strict=True)]
         switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
-    client_key, known_hosts = prepare_keys(directory, switches, _run)
-    ssh_pids = start_sshd(directory, switches, station(plan), _run, _wait_pid)
-    processes += [(f"{s.name}/sshd", pid) for s, pid in zip(switches, ssh_pids, strict=True)]
+    l2 = [LabSwitch(name, namespace(plan.name, name), _free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
+    startups = l2_startups(render_configs(plan), [s.name for s in l2])
+    for switch in l2:
+        boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
+    client_key, known_hosts = prepare_keys(directory, switches + l2, _run)
+    ssh_pids = start_sshd(directory, switches + l2, station(plan), _run, wait_pid)
+    processes += [(f"{s.name}/sshd", pid) for s, pid in zip(switches + l2, ssh_pids, strict=True)]
     pids = tuple(pid for _, pid in processes)
-    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes), station(plan))
+    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes), station(plan), tuple(l2))
+
+
+def _l2_switches(plan: ClusterPlan) -> dict[str, str]:
+    """The storage / in-band and OOB switches (name → NOS): the twin's L2 switches."""
+    found = {s.name: s.nos for net in plan.storage for s in net.switches}
+    return found | ({s.name: s.nos for s in plan.oob.switches} if plan.oob is not None else {})
 
 
 def station(plan: ClusterPlan) -> str:
@@ -252,45 +263,6 @@ def _cable(plan: ClusterPlan) -> None:
             _run("ip", "-n", b, "addr", "add", f"{link.b_address}/31", "dev", link.b_port)
             if compute.cidr:
                 _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
-
-
-def _start_frr(name: str, ns: str, run_dir: Path) -> list[int]:
-    """zebra, bgpd, staticd, bfdd in the namespace, all reading one integrated frr.conf with only the base lines."""
-    (run_dir / "run").mkdir(parents=True, exist_ok=True)
-    base = (
-        f"frr defaults datacenter\nhostname {name}\nlog file {run_dir}/frr.log\nservice integrated-vtysh-config\n"
-        "! FRR 8.4 keeps only one ECMP next hop after a link flap with kernel nexthop groups (FRR #12239)\n"
-        "no zebra nexthop kernel enable\n!\n"
-    )
-    (run_dir / "frr.conf").write_text(base, encoding="utf-8")
-    (run_dir / "vtysh.conf").write_text(f"service integrated-vtysh-config\nhostname {name}\n", encoding="utf-8")
-    (run_dir / "frr.log").touch()
-    shutil.chown(run_dir, "frr", "frr")
-    for path in run_dir.rglob("*"):
-        shutil.chown(path, "frr", "frr")
-    return [_start_daemon(daemon, ns, run_dir) for daemon in FRR_DAEMONS]
-
-
-def _start_daemon(daemon: str, ns: str, run_dir: Path) -> int:
-    """One FRR daemon in the switch's namespace, reading the switch's frr.conf (the base, or what was last saved)."""
-    extra = ["-s", "90000000"] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
-    pid_file = run_dir / "run" / f"{daemon}.pid"
-    pid_file.unlink(missing_ok=True)
-    _run(
-        "ip", "netns", "exec", ns, str(FRR_BIN / daemon), "-d", "-f", str(run_dir / "frr.conf"), "-i", str(pid_file),
-        "-z", str(run_dir / "run" / "zserv.api"), "--vty_socket", str(run_dir / "run"), "-P", "0", *extra,
-    )  # fmt: skip
-    return _wait_pid(pid_file)
-
-
-def _wait_pid(pid_file: Path, timeout_s: float = 10.0) -> int:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if pid_file.exists() and (text := pid_file.read_text(encoding="utf-8").strip()):
-            return int(text)
-        time.sleep(0.05)
-    msg = f"{pid_file} did not appear within {timeout_s:g} s; see the daemon's log next to it"
-    raise LabError(msg)
 
 
 def _save(state: LabState, directory: Path) -> None:
@@ -342,9 +314,9 @@ def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> l
     except LabError:
         state = None  # corrupt: find the twin from its processes and the plan instead
     pids = set(state.pids if state else ())
-    pids |= {int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if _read(p).strip().isdigit()}
-    pids |= _processes_under(directory)
-    removed = [f"process {pid}" for pid in sorted(pids) if _started_here(pid, directory) and _stop(pid)]
+    pids |= {int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if read_text(p).strip().isdigit()}
+    pids |= processes_under(directory)
+    removed = [f"process {pid}" for pid in sorted(pids) if started_here(pid, directory) and stop(pid)]
     wanted = set(state.namespaces if state else ()) | set(namespaces)
     if state is not None and state.cluster != cluster:
         wanted = set(namespaces)  # a state of another cluster in this directory: only this plan's namespaces
@@ -353,54 +325,6 @@ def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> l
         removed.append(f"namespace {ns}")
     (directory / "lab.json").unlink(missing_ok=True)
     return removed
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return ""
-
-
-def _processes_under(directory: Path) -> set[int]:
-    """Every process whose command line names ``directory`` (FRR daemons and sshd of this twin)."""
-    found: set[int] = set()
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit() and int(proc.name) != os.getpid() and _started_here(int(proc.name), directory):
-            found.add(int(proc.name))
-    return found
-
-
-def _started_here(pid: int, directory: Path) -> bool:
-    """True when the process runs from this twin's files (a stale PID file must never kill someone else's process)."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return False
-    return any(arg == str(directory) or arg.startswith(f"{directory}/") for arg in cmdline.split())
-
-
-def _stop(pid: int) -> bool:
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + STOP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if not is_alive(pid):
-            return True
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    return True
-
-
-def is_alive(pid: int) -> bool:
-    """Running, and not a zombie waiting for a parent (e.g. a container's PID 1) to reap it."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def lab_status(directory: Path) -> dict[str, object]:
@@ -416,7 +340,7 @@ def lab_status(directory: Path) -> dict[str, object]:
         "up": not dead and not missing,
         "processes": f"{len(named) - len(dead)}/{len(named)} running",
         "namespaces": f"{len(state.namespaces) - len(missing)}/{len(state.namespaces)} present",
-        "switches": {s.name: f"ssh 127.0.0.1:{s.ssh_port}" for s in state.switches},
+        "switches": {s.name: f"ssh 127.0.0.1:{s.ssh_port}" for s in state.switches + state.l2_switches},
     }
     if dead:
         status["dead"] = dead

@@ -1,10 +1,12 @@
-"""The OOB plane on the twin: a Linux bridge per management switch, one for the OOB core, one namespace per BMC.
+"""The OOB plane on the twin: the cables of every management switch, a Linux bridge for the OOB core, one namespace per BMC.
 
-What the planned OOB network is, at L2/L3: each management switch (``fabric.plan.oob``) is a namespace with a bridge
-``br0`` carrying its own address (the SVI of ``fabric.render.oob``); every BMC cable is a veth from the switch's access
-port (``swp5``) into the BMC stand-in's namespace (``<cluster>-<host>-bmc``, its planned address, default route to the
-plane's gateway); every switch's first uplink is a veth into the core's bridge, which holds the plane's gateway. Only the
-first uplink is cabled: the twin's plain bridges run no LACP or STP, and two uplinks would loop. The compute switches'
+What the planned OOB network is, at L2/L3: each management switch (``fabric.plan.oob``) is a namespace whose own
+config (its rendered ``nv set`` lines, booted as its startup revision and changed by the push, ``fabric.apply.twin_nvue``)
+builds the bridge of the plane's VLAN (``br100``) with its SVI address and enslaves its ports; every BMC cable is a
+veth from the switch's access port (``swp5``) into the BMC stand-in's namespace (``<cluster>-<host>-bmc``, its planned
+address, default route to the plane's gateway); every switch's first uplink is a veth into the core's bridge, which
+holds the plane's gateway (the core is not a planned switch: the twin builds it). Only the first uplink is cabled: the
+twin's plain bridges run no LACP or STP, and two uplinks would loop. The compute switches'
 management ports stay off the twin's OOB plane (their FRR runs in the default VRF, where a management address would
 join the two planes). Nothing routes between the OOB namespaces and the rest of the twin: ``oob_checks`` proves it.
 """
@@ -40,15 +42,13 @@ def oob_devices(plan: ClusterPlan) -> tuple[str, ...]:
 
 
 def cable_oob(plan: ClusterPlan, ns: dict[str, str], run: RunFn) -> None:
-    """Bridges, SVI and gateway addresses, BMC and uplink veths, inside namespaces the caller created (``ns``: device → name)."""
+    """The core's bridge and gateway address, BMC and uplink veths, inside namespaces the caller created (``ns``: device → name)."""
     oob = plan.oob
     if oob is None:
         return
     plane = plan.plane("oob")
     prefixlen = IPv4Interface(oob.switches[0].mgmt_address).network.prefixlen if oob.switches else 32
     _bridge(ns[oob.core], f"{plane.gateway}/{prefixlen}" if plane.gateway else None, run)
-    for switch in oob.switches:
-        _bridge(ns[switch.name], switch.mgmt_address, run)
     uplinked: set[str] = set()
     for link in oob.links:
         if link.kind == "bmc" and link.b_address:
@@ -57,7 +57,6 @@ def cable_oob(plan: ClusterPlan, ns: dict[str, str], run: RunFn) -> None:
             uplinked.add(link.a_device)
             _veth(ns[link.a_device], link.a_port, ns[oob.core], link.a_device, run)
             run("ip", "-n", ns[oob.core], "link", "set", link.a_device, "master", BRIDGE)
-            run("ip", "-n", ns[link.a_device], "link", "set", link.a_port, "master", BRIDGE)
 
 
 def _bridge(ns: str, address: str | None, run: RunFn) -> None:
@@ -75,7 +74,6 @@ def _veth(a_ns: str, a_port: str, b_ns: str, b_port: str, run: RunFn) -> None:
 
 def _bmc(switch_ns: str, bmc_ns: str, link: OobLink, gateway: str | None, run: RunFn) -> None:
     _veth(switch_ns, link.a_port, bmc_ns, link.b_port, run)
-    run("ip", "-n", switch_ns, "link", "set", link.a_port, "master", BRIDGE)
     run("ip", "-n", bmc_ns, "addr", "add", str(link.b_address), "dev", link.b_port)
     if gateway:
         run("ip", "-n", bmc_ns, "route", "add", "default", "via", gateway)

@@ -16,6 +16,7 @@ from typing import Protocol
 SSHD = Path("/usr/sbin/sshd")
 PYTHON = Path("/usr/bin/python3")  # sshd runs an AuthorizedKeysCommand only from a root-owned path; the gate needs the stdlib only
 LOGIN_GATE = Path(__file__).with_name("twin_login.py")
+TWIN_NVUE = Path(__file__).with_name("twin_nvue.py")  # the L2 switches' command surface (NVUE stand-in)
 COMMON = (
     "PermitRootLogin prohibit-password",
     "AllowUsers root",
@@ -43,6 +44,8 @@ class _Switch(Protocol):
     def ssh_port(self) -> int: ...
     @property
     def run_dir(self) -> str: ...
+    @property
+    def nos(self) -> str: ...
 
 
 Run = Callable[..., object]
@@ -77,10 +80,17 @@ def sshd_config(directory: Path, switch: _Switch, station: str) -> Path:
         f"AuthorizedKeysCommand {gate}",
         "AuthorizedKeysCommandUser root",
         *COMMON,
-        f"ForceCommand /usr/sbin/ip netns exec {switch.namespace} /usr/bin/vtysh --vty_socket {switch.run_dir}/run --config_dir {switch.run_dir}",
+        f"ForceCommand /usr/sbin/ip netns exec {switch.namespace} {_shell(switch)}",
     ]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return config
+
+
+def _shell(switch: _Switch) -> str:
+    """What a login to the switch runs: FRR's vtysh, or the NVUE stand-in of an L2 switch."""
+    if switch.nos == "frr":
+        return f"/usr/bin/vtysh --vty_socket {switch.run_dir}/run --config_dir {switch.run_dir}"
+    return f"{PYTHON} -I {TWIN_NVUE} {switch.run_dir} {switch.name}"
 
 
 def start_sshd(directory: Path, switches: Sequence[_Switch], station: str, run: Run, wait_pid: WaitPid) -> list[int]:

@@ -1,14 +1,14 @@
-"""The storage / in-band network on the twin: a Linux bridge per plane VLAN in each switch, host ports cabled per plane.
+"""The storage / in-band network on the twin: the cables of every plane, host addresses, and nothing configured on the switches.
 
 What ``fabric.plan.storage`` plans, at L2/L3, on kernels without bridge VLAN filtering, 802.1Q or VRF devices (this
-machine's: each is "Operation not supported" / "Unknown device type"): each switch is a namespace with one bridge per
-plane VLAN (``br101``, ``br102``), standing for that VLAN of the switch's VLAN-aware bridge; a host cable is a veth from
-the switch port into its plane's bridge to the node's plane interface (``eth2``, its planned address and MTU); a
-peerlink or uplink is one veth per plane VLAN (``swp64s3v101``), standing for the tagged trunk. Every gateway SVI the
-plan gives the switch (``gateways``) is the address on its plane's bridge (the shared VRR address on side a only, one
-ARP owner); forwarding stays off in the switch namespaces, so no plane routes to another (on the switches the plan's
-VRFs do that). Only the first member of a bundle is cabled and host bonds (``attach: mlag``) are refused: plain
-bridges run no LACP, and two members would loop.
+machine's: each is "Operation not supported" / "Unknown device type"): each switch is a namespace; a host cable is a
+veth from the switch port to the node's plane interface (``eth2``, its planned address and MTU); a peerlink or uplink
+is one veth per plane VLAN (``swp64s3v101``), standing for the tagged trunk. The switch side is left bare: the switch's
+own config (its rendered ``nv set`` lines, booted as its startup revision and changed by the push) builds a bridge per
+plane VLAN (``br101``), enslaves the ports and puts the gateway SVIs on it (``fabric.apply.twin_nvue``). Forwarding
+stays off in the switch namespaces, so no plane routes to another (on the switches the plan's VRFs do that). Only the
+first member of a bundle is cabled and host bonds (``attach: mlag``) are refused: plain bridges run no LACP, and two
+members would loop.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from fabric.plan.storage_types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
 
 RunFn = Callable[..., object]
-BRIDGE = "br0"
 _HOST_KINDS = ("storage", "inband", "appliance")
 
 
@@ -37,7 +36,7 @@ def storage_hosts(plan: ClusterPlan) -> tuple[str, ...]:
 
 
 def cable_storage(plan: ClusterPlan, ns: dict[str, str], run: RunFn) -> None:
-    """Bridges, VRF SVIs and veths of every storage / in-band network, in namespaces the caller created (``ns``: device → name).
+    """The veths and host addresses of every storage / in-band network, in namespaces the caller created (``ns``: device → name).
 
     Raises:
         FabricError: a network bonds its host ports (``attach: mlag``), which plain bridges cannot carry loop-free.
@@ -52,13 +51,6 @@ def _cable_network(plan: ClusterPlan, net: StorageNetworkPlan, ns: dict[str, str
         raise FabricError(msg)
     vlans = {seg.plane: seg.vlan for seg in net.segments}
     mtus = {seg.plane: seg.mtu for seg in net.segments}
-    for switch in net.switches:
-        for plane, vlan in sorted(vlans.items()):
-            _bridge(ns[switch.name], vlan, mtus[plane], run)
-        for _plane, vlan, _vrf, address, virtual in switch.gateways:  # the shared (VRR) address on side a only: one ARP owner
-            run("ip", "-n", ns[switch.name], "addr", "add", address, "dev", f"br{vlan}")
-            if virtual and switch.side != "b":
-                run("ip", "-n", ns[switch.name], "addr", "add", f"{virtual}/{address.split('/')[1]}", "dev", f"br{vlan}")
     addresses = {(n.hostname, i.name): i for n in plan.nodes for i in n.interfaces}
     for host in sorted({x.b_device for x in net.links if x.kind in _HOST_KINDS and x.b_device in ns}):
         # multi-homed hosts answer ARP only on the interface that holds the address, as roles/network_planes sets them
@@ -70,7 +62,6 @@ def _cable_network(plan: ClusterPlan, net: StorageNetworkPlan, ns: dict[str, str
             continue  # an appliance without a twin namespace
         if link.kind in _HOST_KINDS:
             _veth(a, link.a_port, b, link.b_port, mtu=mtus.get(link.plane, 1500), run=run)
-            run("ip", "-n", a, "link", "set", link.a_port, "master", f"br{vlans[link.plane]}")
             host = addresses.get((link.b_device, link.b_port))
             if host is not None and host.address:
                 run("ip", "-n", b, "addr", "add", host.address, "dev", link.b_port)
@@ -79,13 +70,6 @@ def _cable_network(plan: ClusterPlan, net: StorageNetworkPlan, ns: dict[str, str
             for plane, vlan in sorted(vlans.items()):
                 a_port, b_port = f"{link.a_port}v{vlan}", f"{link.b_port}v{vlan}"
                 _veth(a, a_port, b, b_port, mtu=mtus[plane], run=run)
-                run("ip", "-n", a, "link", "set", a_port, "master", f"br{vlan}")
-                run("ip", "-n", b, "link", "set", b_port, "master", f"br{vlan}")
-
-
-def _bridge(ns: str, vlan: int, mtu: int, run: RunFn) -> None:
-    run("ip", "-n", ns, "link", "add", f"br{vlan}", "mtu", str(mtu), "type", "bridge")
-    run("ip", "-n", ns, "link", "set", f"br{vlan}", "up")
 
 
 def _veth(a_ns: str, a_port: str, b_ns: str, b_port: str, *, mtu: int, run: RunFn) -> None:

@@ -1,4 +1,5 @@
-"""Read-only drift check of the live fabric against the plan: running vs rendered, BGP, ECMP and MTU per switch.
+"""Read-only drift check of the live fabric against the plan: running vs rendered, BGP, ECMP and MTU per compute
+switch; running vs rendered and the bridge (VLANs, ports: ``fabric.apply.l2check``) per storage / in-band / OOB switch.
 
 Nothing is configured: every command is a ``show``. Routing is compared with the plan: every other leaf's loopback
 and host prefixes present with the planned ECMP width (``fabric.apply.checks.planned_routes``). With ``wait_s`` the
@@ -15,7 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from fabric.apply.checks import planned_routes
+from fabric.apply.l2check import l2_expect, l2_problems, read_l2
 from fabric.apply.nos import ADAPTERS, Adapter
+from fabric.apply.planes import select_devices
 from fabric.apply.rollout import Connector, open_session
 from fabric.apply.session import DeviceAccess, Session
 from fabric.plan.facts import SwitchFacts, build_switch_facts
@@ -47,18 +50,19 @@ def verify_fabric(
     previous: Mapping[str, str] | None = None,
     connector: Connector = open_session,
 ) -> list[DeviceVerdict]:
-    """Check every switch (in parallel). With ``wait_s``, sample the whole fabric every ``interval_s`` until ``hold``
+    """Check every switch that has a candidate (in parallel). With ``wait_s``, sample the whole fabric every ``interval_s`` until ``hold``
     consecutive samples are clean (then it is verified) or ``wait_s`` has passed (then the last sample is the verdict).
     Without ``wait_s``, one sample decides."""
     facts = {f.switch.name: f for f in build_switch_facts(plan)}
     expected = planned_routes(list(facts.values()))
+    nos = {d.name: d.nos for d in select_devices(plan, ("oob", "storage", "inband"))} | {n: f.switch.nos for n, f in facts.items()}
     deadline = time.monotonic() + wait_s
     needed = max(1, hold) if wait_s > 0 else 1
     clean = 0
 
     def one(name: str) -> DeviceVerdict:
         verdict = DeviceVerdict(name)
-        adapter = ADAPTERS[facts[name].switch.nos]
+        adapter = ADAPTERS[nos[name]]
         try:
             session = connector(access[name], adapter)
         except Exception as exc:  # noqa: BLE001 - an unreachable switch is a finding, not a crash
@@ -66,16 +70,20 @@ def verify_fabric(
             return verdict
         try:
             before = (previous or {}).get(name, "")
-            _check(verdict, facts[name], adapter, session, candidate=candidates[name], previous=before, routes=expected.get(name, {}))
+            if name in facts:
+                _check(verdict, facts[name], adapter, session, candidate=candidates[name], previous=before, routes=expected.get(name, {}))
+            else:
+                verdict.drift = adapter.diff(adapter.running(session), candidates[name], before)
+                verdict.problems += l2_problems(l2_expect(plan, name), read_l2(adapter.nos, session))
         except Exception as exc:  # noqa: BLE001 - reported per device
             verdict.problems.append(f"session failed: {exc}")
         finally:
             _close(session)
         return verdict
 
-    with ThreadPoolExecutor(max_workers=min(16, max(1, len(facts)))) as pool:
+    with ThreadPoolExecutor(max_workers=min(16, max(1, len(candidates)))) as pool:
         while True:
-            verdicts = list(pool.map(one, list(facts)))
+            verdicts = list(pool.map(one, list(candidates)))
             clean = clean + 1 if all(v.ok for v in verdicts) else 0
             if clean >= needed or time.monotonic() >= deadline:
                 if 0 < clean < needed:

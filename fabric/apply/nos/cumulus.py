@@ -85,7 +85,7 @@ class CumulusAdapter:
 
 
 # Keys that hold a set of values: ``nv set`` adds one, so a changed value needs an unset of the old one.
-_MULTI = frozenset({"address", "network", "server", "via", "peer", "static"})
+_MULTI = frozenset({"address", "network", "server", "via", "peer", "static", "vlan", "member"})
 
 Words = tuple[str, ...]
 

@@ -1,0 +1,154 @@
+"""Post-checks of the L2 planes' switches (storage / in-band MLAG pairs, OOB management switches): VLANs and ports,
+read back from the switch and compared with the plan.
+
+A storage / in-band or OOB switch runs no BGP and has no routes to watch; what carries its traffic is its bridge. So a
+device's post-check passes when, before its deadline and for the hold time:
+
+- every VLAN the plan gives the switch (each plane's segment, the OOB VLAN) is on its bridge;
+- every planned port the switch has carries its VLANs: a host / BMC / switch-management access port its plane's VLAN,
+  a peerlink, uplink or OOB uplink member every VLAN of the trunk (a member not bundled into its LAG carries none, so
+  an unbundled port-channel member shows up here);
+- every planned port and LAG that was up before the change is up after it (the MLAG peer link included).
+
+What the switch says is read with iproute2, the same on every Linux-based NOS: ``bridge -j vlan show`` (port → VLANs;
+a LAG's VLANs are its members', by their ``master`` in ``ip -j link show``) and ``ip -j link show`` (operstate).
+Sources: iproute2 bridge(8) "bridge vlan show" and ip-link(8), JSON with ``-j``; NVIDIA Cumulus Linux 5.9 user guide,
+"VLAN-aware Bridge Mode" (VLANs of ``br_default`` in the kernel bridge, ``bridge -c vlan show``); SONiC's VLANs are
+the kernel bridge ``Bridge``'s (SONiC Architecture, "vlanmgrd"). A port the switch does not have (a breakout not yet
+applied; on the twin, a port left uncabled) is not checked; a VLAN missing from the bridge always is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fabric.apply.checks import Waiting, hold_clean
+from fabric.apply.session import Session
+from fabric.apply.transaction import PostCheck
+from fabric.errors import PushError
+from fabric.plan.types import ClusterPlan
+
+LINUX_NOS = frozenset({"cumulus", "sonic"})
+_TRUNKS = ("peerlink", "uplink")
+
+
+@dataclass(frozen=True, slots=True)
+class L2Expect:
+    """What the plan says one L2 switch's bridge carries.
+
+    Attributes:
+        vlans: ``(vlan, plane)`` of every VLAN on its bridge.
+        ports: ``(port, vlans, what)`` of every planned port: the VLANs it must carry and what it is cabled to.
+        lags: the LAGs the plan names on it (``peerlink``, ``up1``): up before, up after.
+    """
+
+    vlans: tuple[tuple[int, str], ...]
+    ports: tuple[tuple[str, tuple[int, ...], str], ...]
+    lags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class L2State:
+    """What an L2 switch's bridge carries now: its VLANs, each port's VLANs, which links are up."""
+
+    vlans: frozenset[int]
+    ports: Mapping[str, frozenset[int]]
+    up: Mapping[str, bool]
+
+
+def l2_expect(plan: ClusterPlan, name: str) -> L2Expect:
+    """The plan's view of the bridge of storage / in-band or OOB switch ``name``.
+
+    Raises:
+        PushError: ``name`` is no storage / in-band or OOB switch of the plan.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> expect = l2_expect(plan_cluster(load_cluster("inventories/lab/cluster.yaml")), "stor-b")
+        >>> expect.vlans, expect.ports, expect.lags
+        (((101, 'storage'), (102, 'inband')), (('swp64s3', (101, 102), 'stor-a peerlink'),), ('peerlink',))
+    """
+    for net in plan.storage:
+        if any(s.name == name for s in net.switches):
+            every = tuple(sorted(seg.vlan for seg in net.segments))
+            ports: list[tuple[str, tuple[int, ...], str]] = []
+            lags: set[str] = set()
+            for x in net.links:
+                if x.a_device == name:
+                    ports.append((x.a_port, every if x.kind in _TRUNKS else (x.vlan,) if x.vlan else (), f"{x.b_device} {x.kind}"))
+                    lags |= {x.bond} if x.bond and x.kind in _TRUNKS else set()
+                elif x.b_device == name and x.kind in _TRUNKS:
+                    ports.append((x.b_port, every, f"{x.a_device} {x.kind}"))
+                    lags |= {x.b_bond} if x.b_bond else set()
+            return L2Expect(tuple(sorted((seg.vlan, seg.plane) for seg in net.segments)), tuple(ports), tuple(sorted(lags)))
+    oob = plan.oob
+    if oob is not None and any(s.name == name for s in oob.switches):
+        ports = [(x.a_port, (oob.vlan,), f"{x.b_device} {x.kind}") for x in oob.links if x.a_device == name]
+        return L2Expect(((oob.vlan, "oob"),), tuple(ports))
+    msg = f"{name}: not a storage / in-band or OOB switch of cluster '{plan.name}'"
+    raise PushError(msg)
+
+
+def read_l2(nos: str, session: Session) -> L2State:
+    """The bridge state of a Linux-based switch (see the module docstring).
+
+    Raises:
+        PushError: a NOS this check cannot read yet (its L2 planes cannot be pushed until it can).
+    """
+    if nos not in LINUX_NOS:
+        msg = f"no L2 post-check reader for {nos} yet (reads {', '.join(sorted(LINUX_NOS))}); push its plane once one exists"
+        raise PushError(msg)
+    return l2_state(session.show("ip -j link show"), session.show("bridge -j vlan show"))
+
+
+def l2_state(links_json: str, vlans_json: str) -> L2State:
+    """Parse ``ip -j link show`` and ``bridge -j vlan show``; a LAG member carries its LAG's VLANs.
+
+    Example:
+        >>> links = '[{"ifname": "swp1", "operstate": "UP", "master": "peerlink"}, {"ifname": "peerlink", "operstate": "UP"}]'
+        >>> state = l2_state(links, '[{"ifname": "peerlink", "vlans": [{"vlan": 101}, {"vlan": 102}]}]')
+        >>> sorted(state.ports["swp1"]), sorted(state.vlans), state.up["peerlink"]
+        ([101, 102], [101, 102], True)
+    """
+    links = json.loads(links_json or "[]")
+    carried = {str(e["ifname"]): frozenset(int(v["vlan"]) for v in e.get("vlans", [])) for e in json.loads(vlans_json or "[]")}
+    ports = dict(carried)
+    for link in links:
+        name, master = str(link["ifname"]), str(link.get("master", ""))
+        if name not in ports and master in carried:
+            ports[name] = carried[master]
+    up = {str(link["ifname"]): link.get("operstate") in {"UP", "UNKNOWN"} for link in links}
+    every = frozenset(v for vlans in carried.values() for v in vlans)
+    return L2State(every, ports, up)
+
+
+def l2_problems(expect: L2Expect, now: L2State, before: L2State | None = None) -> list[str]:
+    """VLANs missing from the bridge, planned ports without their VLANs, and ports or LAGs up before and down now.
+
+    Example:
+        >>> expect = L2Expect(((101, "storage"), (102, "inband")), (("swp1", (101,), "node1 storage"),))
+        >>> now = L2State(frozenset({102}), {"swp1": frozenset()}, {"swp1": True})
+        >>> l2_problems(expect, now)
+        ['VLAN 101 (storage) is not on the bridge', 'swp1 (node1 storage): VLAN 101 not on it']
+    """
+    problems = [f"VLAN {vlan} ({plane}) is not on the bridge" for vlan, plane in expect.vlans if vlan not in now.vlans]
+    for port, vlans, what in expect.ports:
+        if port not in now.ports and port not in now.up:
+            continue  # a port the switch does not have
+        missing = [v for v in vlans if v not in now.ports.get(port, frozenset())]
+        if missing:
+            problems.append(f"{port} ({what}): VLAN {', '.join(map(str, missing))} not on it")
+    if before is not None:
+        watched = [(p, what) for p, _, what in expect.ports] + [(lag, "LAG") for lag in expect.lags]
+        problems += [f"{p} ({what}) is down after the change" for p, what in watched if before.up.get(p) and not now.up.get(p)]
+    return problems
+
+
+def l2_post_check(nos: str, expect: L2Expect, before: L2State, *, timeout_s: float, hold_s: float, waiting: Waiting | None) -> PostCheck:
+    """The post-check of one L2 switch: clean (``l2_problems``) for ``hold_s`` within ``timeout_s``."""
+    return lambda session: hold_clean(
+        lambda: l2_problems(expect, read_l2(nos, session), before), timeout_s=timeout_s, hold_s=hold_s, waiting=waiting, what="L2 post-check"
+    )
