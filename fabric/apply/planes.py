@@ -7,9 +7,9 @@ and when. The push order is fixed, whatever order ``--plane`` names them in:
    management port and every BMC hangs off them). Pushing them first means no storage or compute switch has a change
    in flight while the management network changes under it, and every later device's own transaction (its read, its
    fresh-login check before confirming, its revert) then runs over the changed management network, proving it again.
-   Within the plane the switches that carry only BMCs and devices go first; the ones carrying other switches'
-   management ports (location ``mgmt``) go last, so a management-path break shows up on a BMC switch, where it costs
-   the least. Each switch is confirmed only after a fresh SSH login to it succeeds.
+   Within the plane the switches that carry only BMCs and devices go first, then the others by how many switches'
+   management ports they carry (fewest first), so a management-path break shows up where it costs the least. Each
+   switch is confirmed only after a fresh SSH login to it succeeds (through the management network it just changed).
 2. ``storage``, then ``inband``: L2 MLAG pairs. Side ``a`` of every pair goes before side ``b`` (a batch never holds
    both switches of a pair, so a dual-homed host always keeps one side), the first switch alone as the canary.
 3. ``compute`` last, as before (canary per tier, then batches).
@@ -20,6 +20,7 @@ pushed once, in the first of them.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -72,10 +73,9 @@ def plane_devices(plan: ClusterPlan) -> dict[str, tuple[PlaneDevice, ...]]:
     """
     out: dict[str, list[PlaneDevice]] = {plane: [] for plane in PLANES}
     if plan.oob is not None:
-        for s in plan.oob.switches:
-            group = "mgmt" if any(x.a_device == s.name and x.kind == "switch-mgmt" for x in plan.oob.links) else "access"
-            out["oob"].append(PlaneDevice(s.name, "oob", ("oob",), s.nos, s.mgmt_address, group))
-        out["oob"].sort(key=lambda d: d.group == "mgmt")  # stable: plan order inside each group
+        managed = Counter(x.a_device for x in plan.oob.links if x.kind == "switch-mgmt")
+        for s in sorted(plan.oob.switches, key=lambda s: managed[s.name]):  # stable: plan order among equals
+            out["oob"].append(PlaneDevice(s.name, "oob", ("oob",), s.nos, s.mgmt_address, "mgmt" if managed[s.name] else "access"))
     for net in plan.storage:
         carried = tuple(p for p in PLANES if p in net.planes or p == net.name)
         for s in sorted(net.switches, key=lambda s: (s.side == "b", s.role != "spine")):

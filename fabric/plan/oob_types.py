@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fabric.plan.cable_types import Cable
+
 OobCableKind = Literal["bmc", "switch-mgmt", "device", "uplink"]
 
 
 @dataclass(frozen=True, slots=True)
-class OobLink:
+class OobLink(Cable):
     """A cable of the OOB network. ``a`` is the management switch, ``b`` the BMC, the managed switch, a PDU/console or the core.
 
     Attributes:
@@ -17,12 +19,6 @@ class OobLink:
     """
 
     kind: OobCableKind
-    a_device: str
-    a_port: str
-    b_device: str
-    b_port: str
-    speed_gbps: int
-    cable_m: int
     plane: str = "oob"
     b_address: str | None = None
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from fabric.plan.cable_types import Cable
+
 StorageCableKind = Literal["storage", "inband", "peerlink", "uplink"]
 StorageRole = Literal["leaf", "spine"]
 
 
 @dataclass(frozen=True, slots=True)
-class StorageLink:
+class StorageLink(Cable):
     """A cable of a storage / in-band network. ``a`` is the switch closer to the hosts (the leaf), ``b`` the node, appliance, peer or spine.
 
     Attributes:
@@ -21,12 +23,6 @@ class StorageLink:
     """
 
     kind: StorageCableKind
-    a_device: str
-    a_port: str
-    b_device: str
-    b_port: str
-    speed_gbps: int
-    cable_m: int
     plane: str
     bond: str | None = None
     mlag_id: int | None = None

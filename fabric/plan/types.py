@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
+from fabric.plan.cable_types import Cable
 from fabric.plan.oob_types import OobPlan
 from fabric.plan.storage_types import StorageNetworkPlan
 
@@ -79,16 +80,10 @@ class SwitchPlan:
 
 
 @dataclass(frozen=True, slots=True)
-class Link:
-    """A cable. ``a`` is the switch closer to the hosts (leaf for fabric links), ``b`` the node or spine."""
+class Link(Cable):
+    """A cable of the compute fabric. ``a`` is the switch closer to the hosts (leaf for fabric links), ``b`` the node or spine."""
 
     kind: Literal["host", "fabric"]
-    a_device: str
-    a_port: str
-    b_device: str
-    b_port: str
-    speed_gbps: int
-    cable_m: int
     plane: str = "compute"
     subnet: str | None = None
     a_address: str | None = None

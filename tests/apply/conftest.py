@@ -22,12 +22,17 @@ CLUSTER = f"gft{os.getpid()}"
 CONVERGE_S = 30
 
 
-@pytest.fixture(scope="module")
-def plan() -> ClusterPlan:
+def lab_plan(cluster: str) -> ClusterPlan:
+    """The plan of the lab definition under the cluster name ``cluster`` (its twin's namespaces are ``<cluster>-*``)."""
     assert os.geteuid() == 0, "the twin needs root; run ./dev test as root"
     data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
-    data["name"] = CLUSTER
+    data["name"] = cluster
     return plan_cluster(ClusterSpec.model_validate(data))
+
+
+@pytest.fixture(scope="module")
+def plan() -> ClusterPlan:
+    return lab_plan(CLUSTER)
 
 
 @pytest.fixture

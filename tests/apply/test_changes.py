@@ -38,7 +38,8 @@ def definition(directory: Path, name: str, **changes: Any) -> Path:
 
 
 def run_json(*args: str) -> tuple[int, dict[str, Any]]:
-    done = fabric(*args, "--json")
+    """One CLI command on the compute fabric (the twin's storage/OOB switches have tests of their own: test_push_planes)."""
+    done = fabric(*args, "--json", "--plane", "compute")
     return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {"stderr": done.stderr})
 
 

@@ -59,8 +59,11 @@ def test_the_shipped_pipeline_reviews_then_pushes_and_verifies(twin: tuple[LabSt
     assert [name for name, _ in review] == ["validate", "diff"]
     for _, job in review:
         run_job({**job_defaults, **job}, env, work)
-    proposed = json.loads((work / "diff.json").read_text(encoding="utf-8"))
-    assert all(d["changed"] and not d["committed"] for d in proposed["devices"].values())
+    proposed = json.loads((work / "diff.json").read_text(encoding="utf-8"))["devices"]
+    compute = {s.name for s in plan.fabric.switches} if plan.fabric else set()
+    assert all(d["changed"] and not d["committed"] for n, d in proposed.items() if n in compute)
+    assert not [n for n, d in proposed.items() if n not in compute and d["changed"]], "storage/OOB switches booted their rendered config"
+    assert set(proposed) > compute, "every plane's switches are diffed by default"
     assert not (state / "audit.jsonl").exists(), "review touches no device and records nothing"
     assert json.loads((work / "lint.json").read_text(encoding="utf-8"))["clean"]
 
@@ -69,7 +72,7 @@ def test_the_shipped_pipeline_reviews_then_pushes_and_verifies(twin: tuple[LabSt
     for _, job in merge:
         run_job({**job_defaults, **job}, env, work)
     pushed = json.loads((work / "push.json").read_text(encoding="utf-8"))
-    assert all(d["committed"] for d in pushed["devices"].values())
+    assert all(d["committed"] == (n in compute) and not d["error"] for n, d in pushed["devices"].items())
     assert all(v["ok"] for v in json.loads((work / "verify.json").read_text(encoding="utf-8")).values())
     audit = [json.loads(line) for line in (state / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     # Write-ahead: the one change has its "started" line (before any switch was touched) and its "finished" line.

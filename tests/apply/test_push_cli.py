@@ -37,23 +37,24 @@ def test_diff_push_diff_exit_codes_and_the_change_record(twin: tuple[LabState, P
     pending = fabric("diff", str(cluster), "--state", str(state), "--json")
     assert pending.returncode == 3, pending.stderr
     devices = json.loads(pending.stdout)["devices"]
-    assert all(d["changed"] and not d["committed"] for d in devices.values())
+    compute = ["spine01", "spine02", "leaf01", "leaf02"]
+    l2 = ["oob-su1", "oob-su2", "oob-su3", "oob-su4", "oob-mgmt", "stor-a", "stor-b"]
+    assert list(devices) == l2 + compute, "every plane by default, in push order: OOB, storage/in-band, compute last"
+    assert all(devices[n]["changed"] and not devices[n]["committed"] for n in compute)
+    assert not [n for n in l2 if devices[n]["changed"]], "the storage/OOB switches booted their rendered config (ZTP)"
     dry = fabric("push", str(cluster), "--state", str(state))
     assert dry.returncode == 0, dry.stderr
     assert "changes pending" in dry.stdout
     pushed = fabric("push", str(cluster), "--state", str(state), "--commit", "--json", *FAST)
     assert pushed.returncode == 0, pushed.stderr
     result = json.loads(pushed.stdout)
-    assert all(d["committed"] for d in result["devices"].values())
+    assert [n for n, d in result["devices"].items() if d["committed"]] == compute
     clean = fabric("diff", str(cluster), "--state", str(state))
     assert clean.returncode == 0, clean.stdout + clean.stderr
     audit = [json.loads(line) for line in (state / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [a["event"] for a in audit] == ["started", "finished", "started", "finished"]
     audit = [a for a in audit if a["event"] == "finished"]
-    assert [(a["commit"], sorted(a["devices"])) for a in audit] == [
-        (False, ["leaf01", "leaf02", "spine01", "spine02"]),
-        (True, ["leaf01", "leaf02", "spine01", "spine02"]),
-    ]
+    assert [(a["commit"], sorted(a["devices"])) for a in audit] == [(False, sorted(l2 + compute)), (True, sorted(l2 + compute))]
     assert audit[1]["change"] == result["change"]
     change = state / "changes" / result["change"]
     assert (change / "leaf01.applied").read_text(encoding="utf-8").startswith("! leaf01")

@@ -225,7 +225,7 @@ def test_sigint_then_sigkill_mid_rollout_leave_a_complete_record_and_rollback_re
     code, first = run_json("push", str(base), "--state", str(state), "--commit", *FAST)
     assert code == 0, first
     renumbered = definition(state, plan.name, underlay={"spine_asn": 65200})
-    args = ["push", str(renumbered), "--state", str(state), "--commit", "--parallel", "1", *FAST]
+    args = ["push", str(renumbered), "--state", str(state), "--commit", "--parallel", "1", "--plane", "compute", *FAST]
 
     code, stderr = _push_until(args, "spine01", signal.SIGINT)
     assert code == 130, stderr

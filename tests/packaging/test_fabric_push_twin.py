@@ -7,18 +7,16 @@ the change; a second run changes nothing.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from fabric.apply.lab import LabState, lab_down, lab_up
-from fabric.model import ClusterSpec
-from fabric.plan import ClusterPlan, plan_cluster
+from fabric.plan import ClusterPlan
+from tests.apply.conftest import lab_plan
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 from tests.packaging.conftest import Installed
@@ -29,10 +27,7 @@ CLUSTER = "gfpkg"  # namespaces of its own: never those of a developer's twin or
 
 @pytest.fixture(scope="module")
 def plan() -> ClusterPlan:
-    assert os.geteuid() == 0, "the twin needs root; run ./dev test as root"
-    data = yaml.safe_load((ROOT / "inventories" / "lab" / "cluster.yaml").read_text(encoding="utf-8"))
-    data["name"] = CLUSTER
-    return plan_cluster(ClusterSpec.model_validate(data))
+    return lab_plan(CLUSTER)
 
 
 @pytest.fixture

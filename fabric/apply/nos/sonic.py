@@ -39,7 +39,7 @@ class SonicAdapter:
     reach_command = "show version"  # what a fresh login must be able to run before the change is confirmed
 
     def candidate(self, files: Mapping[str, str]) -> str:
-        return _document(json.loads(files["config_db.json"]), files["frr.conf"])
+        return _document(json.loads(files["config_db.json"]), files.get("frr.conf", ""))  # an L2 (storage/OOB) switch runs no BGP
 
     def running(self, session: Session) -> str:
         config_db = json.loads(session.show("show runningconfiguration all") or "{}")
