@@ -52,6 +52,9 @@ class CumulusAdapter:
             >>> running = "nv set interface swp1 link mtu 9000\\nnv set system aaa user admin\\n"
             >>> CumulusAdapter().diff(running, "", "nv set interface swp1 link mtu 9216\\n")
             ['nv unset interface swp1 link mtu']
+            >>> vlans = "nv set bridge domain br_default vlan 101\\nnv set bridge domain br_default vlan 102\\n"
+            >>> CumulusAdapter().diff(vlans, vlans.split("\\n")[1] + "\\n", vlans)  # one VLAN of the bridge, not all
+            ['nv unset bridge domain br_default vlan 101']
         """
         have, want = _commands(self.owned(running, candidate, previous)), _commands(candidate)
         new = [words for words in want if words not in have]
@@ -84,7 +87,9 @@ class CumulusAdapter:
         return ip_link_mtus(session.show("ip -j link show"))
 
 
-# Keys that hold a set of values: ``nv set`` adds one, so a changed value needs an unset of the old one.
+# Keys that hold a set of values: ``nv set`` adds one, so a changed value needs an unset of the old one, and removing one
+# names it (``nv unset bridge domain br_default vlan 10``, ``nv unset interface bond1 bond member swp1``: Cumulus Linux
+# 5.9 user guide, "VLAN-aware Bridge Mode" and "Bonding - Link Aggregation"); the path alone would unset every value.
 _MULTI = frozenset({"address", "network", "server", "via", "peer", "static", "vlan", "member"})
 
 Words = tuple[str, ...]
