@@ -273,6 +273,19 @@ def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str
     return read_configs(plan, directory, files)
 
 
+def _oob_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
+    """Each OOB management switch's config: from ``directory`` as render lays it out, else freshly rendered."""
+    from fabric.lint import read_configs
+    from fabric.lint.oob import oob_config_files
+    from fabric.render.oob import render_oob
+
+    files = oob_config_files(plan)
+    if directory is None:
+        rendered = render_oob(plan)
+        return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
+    return read_configs(plan, directory, files)
+
+
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
     from fabric.export.telemetry_gnmi import gnmic_config
@@ -280,6 +293,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.lint.gnmi import lint_gnmi, read_gnmic
     from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.observed import CONFIG_FILE
+    from fabric.lint.oob import lint_oob
     from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
@@ -297,6 +311,8 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings = lint_configs(plan, configs, sources)
     storage = _storage_configs(plan, args.configs)
     findings += lint_storage(plan, storage)  # plane separation, MTU per plane, RoCE storage, LAG members (storage / in-band switches)
+    oob = _oob_configs(plan, args.configs)
+    findings += lint_oob(plan, oob)  # OOB: management ACL, endpoints on the OOB VLAN, relay target
     configs.update(storage)
     nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
@@ -307,7 +323,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_FAILED if findings else EXIT_OK
     for finding in findings:
         err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
-    checked = sum(1 for text in configs.values() if text is not None)
+    checked = sum(1 for text in [*configs.values(), *oob.values()] if text is not None)
     out.print(
         f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked", highlight=False
     )

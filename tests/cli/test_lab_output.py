@@ -72,7 +72,7 @@ def test_render_shows_progress_on_a_terminal_and_none_in_a_pipe(tmp_path: Path) 
             break
         seen += chunk
     os.close(primary)
-    assert b"rendering 4 switches" in seen
+    assert b"rendering 11 switches (compute 4, storage 2, oob 5)" in seen
     piped = subprocess.run([*command, str(tmp_path / "pipe")], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120, check=True)
-    assert "rendering 4 switches" not in piped.stderr
+    assert "rendering 11 switches" not in piped.stderr
     assert done.stdout.decode().startswith("rendered")

@@ -56,7 +56,9 @@ def test_a_config_without_the_server_or_in_the_wrong_vrf_is_a_finding() -> None:
     plan, configs = rendered("eos")
     first, second, *_ = sorted(configs)
     text = configs[first] or ""
-    configs[first] = text.replace("management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n      ip access-group MGMT-GNMI\n", "")
+    configs[first] = text.replace(
+        "management api gnmi\n   transport grpc GNMI\n      port 6030\n      vrf mgmt\n      ip access-group MGMT-GNMI\n", ""
+    )
     configs[second] = (configs[second] or "").replace("      vrf mgmt\n      ip access-group MGMT-GNMI\n", "      ip access-group MGMT-GNMI\n")
     findings = {f.device: f for f in lint_gnmi(plan, configs, gnmic_config(plan))}
     assert findings[first].actual == "none"
