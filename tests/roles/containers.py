@@ -10,6 +10,7 @@ removed on exit.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import itertools
 import os
@@ -25,7 +26,10 @@ from tests.conftest import ROOT
 
 STATE = ROOT / ".gpufabric"
 IMAGE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-apt", "iproute2", "procps", "iputils-ping", "udev", "sudo")
-APT_ARCHIVES = STATE / "apt-archives"  # .debs shared by every container: a second test installs without downloading
+# .debs kept between containers: a second test installs without downloading. One directory per pytest process (an
+# xdist worker has its own): apt holds archives/lock while it fetches, and two containers downloading into one
+# directory at once would fail on that lock.
+APT_ARCHIVES = STATE / "apt-archives" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 _veth_numbers = itertools.count()
 
 
@@ -39,11 +43,24 @@ def debian_mirror() -> str:
 
 
 def bookworm_image() -> Path:
-    """The pristine root tree, built with debootstrap on first use and reused afterwards (keyed by its package list)."""
+    """The pristine root tree, built with debootstrap on first use and reused afterwards (keyed by its package list).
+
+    Several processes may ask at once (./dev test builds it while lint runs, pytest-xdist workers, two checkouts
+    sharing .gpufabric): one builds, the others wait on the lock and then find it complete.
+    """
     key = hashlib.sha256(",".join(IMAGE_PACKAGES).encode()).hexdigest()[:12]
     image = STATE / "images" / f"bookworm-{key}"
     if (image / ".gpufabric-complete").exists():
         return image
+    image.parent.mkdir(parents=True, exist_ok=True)
+    with (image.parent / f".{image.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        if not (image / ".gpufabric-complete").exists():
+            _debootstrap(image)
+    return image
+
+
+def _debootstrap(image: Path) -> None:
     partial = image.with_name(image.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +74,6 @@ def bookworm_image() -> Path:
     _run(["chroot", str(partial), "apt-get", "clean"], timeout=60)
     (partial / ".gpufabric-complete").touch()
     partial.rename(image)
-    return image
 
 
 @dataclass(frozen=True)
@@ -118,7 +134,8 @@ def booted(
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             target.chmod(mode)
-        links = {plane: f"gfv{next(_veth_numbers)}x{os.getpid() % 1000}" for plane in planes}
+        # host-side names unique across processes (IFNAMSIZ: 15 characters; a Linux PID has at most 7 digits)
+        links = {plane: f"gfv{next(_veth_numbers) % 1000}x{os.getpid()}" for plane in planes}
         command = ["systemd-nspawn", "-b", "-q", "--register=no", "--keep-unit", "--console=passive", "-M", name, "-D", str(root)]
         command.append(f"--bind={APT_ARCHIVES}:/var/cache/apt/archives")
         command += [f"--network-veth-extra={host}:{plane}" for plane, host in links.items()]
