@@ -37,6 +37,25 @@ def pgp_fingerprints(key: str | bytes) -> list[str]:
     return fingerprints
 
 
+def unpinned_keys(fingerprints: Iterable[str], pins: Iterable[str], where: str = "the key") -> list[str]:
+    """Why a downloaded key file must not be trusted: empty when it holds at least one key and every key's fingerprint
+    ends with a pinned one (16 hex digits = long key id, 40 = the full v4 fingerprint). A file with the pinned key plus
+    another would make apt trust the other too, so each key is checked, not only one.
+
+    Example:
+        >>> unpinned_keys(["3DDC1D98307B802BAB1029A8693EFF6594C2D8DE"], ["693EFF6594C2D8DE"])
+        []
+        >>> unpinned_keys(["3DDC1D98307B802BAB1029A8693EFF6594C2D8DE", "A362B822F6DEDC652817EA46B53DC80D13EDEF05"],
+        ...               ["3ddc1d98307b802bab1029a8693eff6594c2d8de"], "apt-key.gpg")
+        ['apt-key.gpg: key A362B822F6DEDC652817EA46B53DC80D13EDEF05 is not pinned']
+    """
+    wanted = [str(p).upper() for p in pins]
+    found = [str(f).upper() for f in fingerprints]
+    if not found:
+        return [f"{where}: not an OpenPGP public key (no key in the file)"]
+    return [f"{where}: key {f} is not pinned" for f in found if not any(f.endswith(p) for p in wanted if p)]
+
+
 def _dearmor(key: str | bytes) -> bytes:
     text = key.decode("latin-1") if isinstance(key, bytes) else key
     found = _ARMOR.search(text)
@@ -209,6 +228,7 @@ class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {
             "gpufabric_pgp_fingerprints": pgp_fingerprints,
+            "gpufabric_unpinned_keys": unpinned_keys,
             "gpufabric_port_guids": port_guids,
             "gpufabric_port_guid_map": port_guid_map,
             "gpufabric_nvconfig_set_args": nvconfig_set_args,

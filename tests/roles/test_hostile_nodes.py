@@ -4,6 +4,7 @@ addresses with refuse a newline, and port GUIDs are 0x + 16 hex digits before th
 
 from __future__ import annotations
 
+import base64
 import re
 import subprocess
 from pathlib import Path
@@ -12,7 +13,7 @@ import jinja2
 import pytest
 import yaml
 
-from plugins.filter.gpufabric_nodes import pgp_fingerprints, port_guids
+from plugins.filter.gpufabric_nodes import pgp_fingerprints, port_guids, unpinned_keys
 from tests.conftest import ROOT
 from tests.roles.stubs import role_templates
 
@@ -38,12 +39,59 @@ def test_the_key_checks_compare_against_the_pinned_fingerprint_and_refuse_on_mis
     task = next(t for t in yaml.safe_load((ROOT / "roles" / role / "tasks" / "repository_key.yml").read_text()) if "ansible.builtin.assert" in t)
     condition = task["ansible.builtin.assert"]["that"]
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    env.tests["match"] = lambda value, pattern: re.match(pattern, value) is not None  # Ansible's match test
+    env.filters["gpufabric_unpinned_keys"] = unpinned_keys
     assert "gpufabric_pgp_fingerprints" in task["vars"][f"__{role}_key_fingerprints"]
-    for pinned, expected in ((KEY_FINGERPRINT, True), (KEY_FINGERPRINT[-16:], True), ("A024F6F0E6D6A281", False)):
-        context = {f"__{role}_key_fingerprints": pgp_fingerprints(KEY), f"_{role}_plan": {"repository": {"key_fingerprint": pinned}}}
+    with_extra = _dearmor_test_key() + DEBIAN_KEYRING.read_bytes()  # the pinned key and others in one file
+    cases = ((KEY, KEY_FINGERPRINT, True), (KEY, KEY_FINGERPRINT[-16:], True), (KEY, "A024F6F0E6D6A281", False), (with_extra, KEY_FINGERPRINT, False))
+    for key, pinned, expected in cases:
+        context = {f"__{role}_key_fingerprints": pgp_fingerprints(key), f"_{role}_plan": {"repository": {"key_fingerprint": pinned}}}
         verdict = env.from_string("{{ " + condition + " }}").render(context)
         assert verdict == str(expected), (pinned, verdict)
+
+
+DEBIAN_KEYRING = Path("/usr/share/keyrings/debian-archive-keyring.gpg")  # debian-archive-keyring, on every Debian
+
+
+def _dearmor_test_key() -> bytes:
+    lines = [line for line in KEY.splitlines() if line and ":" not in line and not line.startswith(("-", "="))]
+    return base64.b64decode("".join(lines))
+
+
+def gpg_fingerprints(path: Path, home: Path) -> list[str]:
+    """Primary-key fingerprints as gpg lists them (``gpg --show-keys --with-colons``: the first fpr record after each
+    pub, which may be preceded by rvk records; sub keys have their own fpr after sub)."""
+    done = subprocess.run(
+        ["gpg", "--homedir", str(home), "--batch", "--show-keys", "--with-colons", str(path)], capture_output=True, text=True, timeout=60, check=True
+    )
+    fingerprints: list[str] = []
+    primary = False
+    for record in (line.split(":") for line in done.stdout.splitlines()):
+        if record[0] in ("pub", "sub"):
+            primary = record[0] == "pub"
+        elif record[0] == "fpr" and primary:
+            fingerprints.append(record[9])
+            primary = False
+    return fingerprints
+
+
+@pytest.mark.parametrize("keyring", sorted(Path("/usr/share/keyrings").glob("debian-archive-*.gpg")), ids=lambda p: p.name)
+def test_the_fingerprints_the_roles_compute_are_the_ones_gpg_shows(tmp_path: Path, keyring: Path) -> None:
+    """Real multi-key keyrings (Debian's archive keys), binary: the filter and gpg agree key for key, in order."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    expected = gpg_fingerprints(keyring, home)
+    assert expected
+    assert pgp_fingerprints(keyring.read_bytes()) == expected
+
+
+def test_a_file_is_trusted_only_if_every_key_in_it_is_pinned() -> None:
+    both = pgp_fingerprints(_dearmor_test_key() + DEBIAN_KEYRING.read_bytes())
+    assert both[0] == KEY_FINGERPRINT
+    assert len(both) > 1
+    assert unpinned_keys(both[:1], [KEY_FINGERPRINT]) == []
+    assert unpinned_keys(both, [KEY_FINGERPRINT], "k.gpg") == [f"k.gpg: key {f} is not pinned" for f in both[1:]]
+    assert unpinned_keys([], [KEY_FINGERPRINT], "k.gpg") == ["k.gpg: not an OpenPGP public key (no key in the file)"]
+    assert unpinned_keys(both[:1], ["A024F6F0E6D6A281"], "k.gpg") == [f"k.gpg: key {KEY_FINGERPRINT} is not pinned"]
 
 
 def test_port_guids_are_refused_unless_16_hex_digits() -> None:
