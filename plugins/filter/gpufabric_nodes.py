@@ -15,8 +15,9 @@ _PUBLIC_KEY = 6  # RFC 4880 §5.5.1.1 / RFC 9580 §5.5.1.1: the primary key pack
 _GUID = re.compile(r"^0x[0-9a-f]{16}$")
 
 
-def pgp_fingerprints(key: str | bytes) -> list[str]:
-    """Fingerprints (upper-case hex) of the primary keys in an OpenPGP public key, armored or binary.
+def pgp_fingerprints(key: str | bytes, *, encoded: bool = False) -> list[str]:
+    """Fingerprints (upper-case hex) of the primary keys in an OpenPGP public key, armored or binary; ``encoded``: the
+    key is base64 (a slurped file's ``content``), so a binary key reaches the parser byte for byte.
 
     v4 keys: SHA-1 over 0x99, the two-octet body length and the key packet body (RFC 4880 §12.2); v6 keys: SHA-256
     over 0x9B, a four-octet length and the body (RFC 9580 §5.5.4). Anything that is not a key gives ``[]``.
@@ -25,6 +26,11 @@ def pgp_fingerprints(key: str | bytes) -> list[str]:
         >>> pgp_fingerprints("not a key")
         []
     """
+    if encoded:
+        try:
+            key = base64.b64decode(key, validate=True)
+        except (binascii.Error, ValueError):
+            return []
     data = _dearmor(key)
     fingerprints: list[str] = []
     for tag, body in _packets(data):
