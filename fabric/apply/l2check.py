@@ -10,11 +10,15 @@ device's post-check passes when, before its deadline and for the hold time:
   an unbundled port-channel member shows up here);
 - every planned port and LAG that was up before the change is up after it (the MLAG peer link included).
 
-What the switch says is read with iproute2, the same on every Linux-based NOS: ``bridge -j vlan show`` (port → VLANs;
-a LAG's VLANs are its members', by their ``master`` in ``ip -j link show``) and ``ip -j link show`` (operstate).
-Sources: iproute2 bridge(8) "bridge vlan show" and ip-link(8), JSON with ``-j``; NVIDIA Cumulus Linux 5.9 user guide,
+What the switch says is read with iproute2 on the Linux-based NOSes: ``bridge -j vlan show`` (port → VLANs; a LAG's
+VLANs are its members', by their ``master`` in ``ip -j link show``) and ``ip -j link show`` (operstate). Sources:
+iproute2 bridge(8) "bridge vlan show" and ip-link(8), JSON with ``-j``; NVIDIA Cumulus Linux 5.9 user guide,
 "VLAN-aware Bridge Mode" (VLANs of ``br_default`` in the kernel bridge, ``bridge -c vlan show``); SONiC's VLANs are
-the kernel bridge ``Bridge``'s (SONiC Architecture, "vlanmgrd"). A port the switch does not have (a breakout not yet
+the kernel bridge ``Bridge``'s (SONiC Architecture, "vlanmgrd"). On EOS, ``show vlan | json`` (``vlans`` → id →
+``interfaces``, where ``Cpu`` stands for the SVI and ``PeerEthernet…`` for the MLAG peer's ports) and
+``show interfaces | json`` (``lineProtocolStatus``; a LAG member's ``interfaceMembership`` is
+``"Member of Port-Channel5"``), the eAPI forms napalm's EOS driver and ANTA's test data read; not yet checked on a
+device here. A port the switch does not have (a breakout not yet
 applied; on the twin, a port left uncabled) is not checked; a VLAN missing from the bridge always is.
 """
 
@@ -30,7 +34,7 @@ from fabric.apply.transaction import PostCheck
 from fabric.errors import PushError
 from fabric.plan.types import ClusterPlan
 
-LINUX_NOS = frozenset({"cumulus", "sonic"})
+L2_READERS = frozenset({"cumulus", "sonic", "eos"})
 _TRUNKS = ("peerlink", "uplink")
 
 
@@ -93,15 +97,44 @@ def l2_expect(plan: ClusterPlan, name: str) -> L2Expect:
 
 
 def read_l2(nos: str, session: Session) -> L2State:
-    """The bridge state of a Linux-based switch (see the module docstring).
+    """The bridge state of a switch (see the module docstring).
 
     Raises:
         PushError: a NOS this check cannot read yet (its L2 planes cannot be pushed until it can).
     """
-    if nos not in LINUX_NOS:
-        msg = f"no L2 post-check reader for {nos} yet (reads {', '.join(sorted(LINUX_NOS))}); push its plane once one exists"
+    if nos not in L2_READERS:
+        msg = f"no L2 post-check reader for {nos} yet (reads {', '.join(sorted(L2_READERS))}); push its plane once one exists"
         raise PushError(msg)
+    if nos == "eos":
+        return eos_l2_state(session.show("show vlan | json"), session.show("show interfaces | json"))
     return l2_state(session.show("ip -j link show"), session.show("bridge -j vlan show"))
+
+
+def eos_l2_state(vlans_json: str, interfaces_json: str) -> L2State:
+    """Parse EOS's ``show vlan | json`` and ``show interfaces | json``; a Port-Channel member carries its LAG's VLANs.
+
+    Example:
+        >>> vlans = '{"vlans": {"101": {"interfaces": {"Port-Channel10": {}, "Cpu": {}}}, "102": {"interfaces": {"Ethernet3": {}}}}}'
+        >>> links = {"Ethernet1": {"lineProtocolStatus": "up", "interfaceMembership": "Member of Port-Channel10"},
+        ...          "Ethernet3": {"lineProtocolStatus": "down"}}
+        >>> state = eos_l2_state(vlans, json.dumps({"interfaces": links}))
+        >>> sorted(state.vlans), sorted(state.ports["Ethernet1"]), state.up["Ethernet3"]
+        ([101, 102], [101], False)
+    """
+    vlans = json.loads(vlans_json or "{}").get("vlans", {})
+    carried: dict[str, set[int]] = {}
+    for vid, vlan in vlans.items():
+        for port in vlan.get("interfaces", {}):
+            if port != "Cpu" and not port.startswith("Peer"):
+                carried.setdefault(port, set()).add(int(vid))
+    ports = {port: frozenset(found) for port, found in carried.items()}
+    links = json.loads(interfaces_json or "{}").get("interfaces", {})
+    for name, link in links.items():
+        lag = str(link.get("interfaceMembership", "")).removeprefix("Member of ")
+        if name not in ports and lag in ports:
+            ports[name] = ports[lag]
+    up = {name: link.get("lineProtocolStatus") == "up" for name, link in links.items()}
+    return L2State(frozenset(int(v) for v in vlans), ports, up)
 
 
 def l2_state(links_json: str, vlans_json: str) -> L2State:

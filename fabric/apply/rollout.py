@@ -30,7 +30,7 @@ from fabric.apply.device import (
     outcome,
 )
 from fabric.apply.drain import refuse_undrainable
-from fabric.apply.l2check import LINUX_NOS, l2_expect
+from fabric.apply.l2check import L2_READERS, l2_expect
 from fabric.apply.lab import LabState
 from fabric.apply.neighbours import SessionPool, neighbours_of
 from fabric.apply.nos import ADAPTERS
@@ -124,9 +124,9 @@ def targets(
         PushError: an L2 plane's switch whose NOS the L2 post-check cannot read (nothing is touched).
     """
     wanted = [d for d in devices if d.name in candidates]
-    unreadable = sorted(f"{d.name} ({d.nos})" for d in wanted if d.is_l2 and d.nos not in LINUX_NOS)
+    unreadable = sorted(f"{d.name} ({d.nos})" for d in wanted if d.is_l2 and d.nos not in L2_READERS)
     if unreadable:
-        msg = f"no L2 post-check for {', '.join(unreadable)} yet (it reads {', '.join(sorted(LINUX_NOS))}); leave their plane out (--plane)"
+        msg = f"no L2 post-check for {', '.join(unreadable)} yet (it reads {', '.join(sorted(L2_READERS))}); leave their plane out (--plane)"
         raise PushError(msg)
     facts: Sequence[SwitchFacts] = build_switch_facts(plan) if any(not d.is_l2 for d in wanted) else ()
     routes = planned_routes(facts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import PLANES, plane_batches, plane_devices, select_devices
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, batches, lab_access, open_session, push_fabric
+from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
@@ -178,3 +180,82 @@ def test_diff_and_verify_per_plane_from_the_command_line(lab: tuple[LabState, Pa
     assert all(v["ok"] for v in verdicts.values()), verdicts
     assert main(["diff", cluster, "--state", str(directory), "--plane", "compute", "--json"]) == 3, "the compute switches start bare"
     assert set(json.loads(capsys.readouterr().out)["devices"]) == {"spine01", "spine02", "leaf01", "leaf02"}
+
+
+class FakeEos:
+    """An EOS storage switch at the session boundary: its running config, and ``show vlan | json`` / ``show interfaces
+    | json`` as EOS derives them from it (a VLAN's ports: access, trunk allowed lists, a mode-trunk port without a list
+    carries every VLAN; a ``channel-group N`` member belongs to Port-ChannelN). ``no vlan N`` deletes the VLAN;
+    ``configure session … abort`` puts the config from before the change back."""
+
+    def __init__(self, running: str) -> None:
+        self.running = self.before = running
+        self.sent: list[str] = []
+
+    def show(self, command: str) -> str:
+        self.sent.append(command)
+        if command == "show running-config":
+            return self.running
+        if command == "show vlan | json":
+            return json.dumps({"vlans": self._vlans()})
+        if command == "show interfaces | json":
+            groups = {name: re.findall(r"channel-group (\d+)", "\n".join(body)) for name, body in self._interfaces().items()}
+            member = {name: {"interfaceMembership": f"Member of Port-Channel{g[0]}"} if g else {} for name, g in groups.items()}
+            return json.dumps({"interfaces": {name: {"lineProtocolStatus": "up", **extra} for name, extra in member.items()}})
+        if command.startswith("configure session") and command.endswith(" abort"):
+            self.running = self.before
+        return ""
+
+    def configure(self, lines: list[str]) -> str:
+        self.sent += lines
+        self.before = self.running
+        for line in lines:
+            if m := re.fullmatch(r"no vlan (\d+)", line.strip()):
+                self.running = re.sub(rf"^vlan {m.group(1)}\n(?:   .*\n)*", "", self.running, flags=re.MULTILINE)
+        return ""
+
+    def exit_config_mode(self) -> None:
+        return None
+
+    def disconnect(self) -> None:
+        return None
+
+    def _interfaces(self) -> dict[str, list[str]]:
+        return {m.group(1): m.group(2).splitlines() for m in re.finditer(r"^interface (\S+)\n((?:   .*\n)*)", self.running, re.MULTILINE)}
+
+    def _vlans(self) -> dict[str, dict[str, dict[str, object]]]:
+        ids = re.findall(r"^vlan (\d+)$", self.running, re.MULTILINE)
+        out: dict[str, dict[str, dict[str, object]]] = {vid: {"interfaces": {}} for vid in ids}
+        for name, body in self._interfaces().items():
+            text = "\n".join(body)
+            access = re.search(r"switchport access vlan (\d+)", text)
+            allowed = re.search(r"switchport trunk allowed vlan (\S+)", text)
+            carried = [access.group(1)] if access else allowed.group(1).split(",") if allowed else ids if "switchport mode trunk" in text else []
+            for vid in carried:
+                if vid in out:
+                    out[vid]["interfaces"][name] = {}
+        return out
+
+
+def test_eos_storage_switches_pass_the_l2_check_as_rendered_and_a_dropped_vlan_is_aborted() -> None:
+    plan = plan_cluster(load_cluster(ROOT / "tests" / "data" / "storage" / "eos" / "cluster.yaml"))
+    rendered = candidates(plan, ("storage",))
+    for name, candidate in rendered.items():
+        state = read_l2("eos", FakeEos(candidate))
+        assert l2_problems(l2_expect(plan, name), state) == [], name
+    dropped = re.sub(r"^vlan 101\n(?:   .*\n)*", "", rendered["stor-su1-1-a"], count=1, flags=re.MULTILINE)
+    switches = {name: FakeEos(text) for name, text in rendered.items()}
+    access = {name: DeviceAccess(name, "192.0.2.1", 22, "admin", None, "/dev/null") for name in rendered}
+    options = RolloutOptions(commit=True, planes=("storage",), post_check_s=1.0, post_check_hold_s=0.0)
+    results = {r.device: r for r in push_fabric(plan, {**rendered, "stor-su1-1-a": dropped}, access, options, QUIET, change="c1",
+                                                 connector=lambda a, _: switches[a.name], previous=rendered)}  # fmt: skip
+    failed = results["stor-su1-1-a"]
+    assert failed.diff == ["no vlan 101"], "the last push had it (previous), so it is owned and removed"
+    assert failed.error is not None
+    assert "VLAN 101 (storage) is not on the bridge" in failed.error
+    assert "Ethernet1/1 (gpu001 storage): VLAN 101 not on it" in failed.error, "a bond member, through its Port-Channel"
+    assert failed.rolled_back
+    assert "configure session gpufabric-c1 abort" in switches["stor-su1-1-a"].sent
+    assert "vlan 101\n" in switches["stor-su1-1-a"].running, "the VLAN is back"
+    assert not [n for n, r in results.items() if r.committed], "nothing else changed, nothing committed"
+    assert not results["stor-su1-1-b"].reached, "side b is never reached after side a failed"
