@@ -22,8 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import ROOT
-
+# the standard library only: ./dev test builds the image with the system's python3 while it installs the venv
+ROOT = Path(__file__).resolve().parent.parent.parent
 STATE = ROOT / ".gpufabric"
 IMAGE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-apt", "iproute2", "procps", "iputils-ping", "udev", "sudo")
 # .debs kept between containers: a second test installs without downloading. One directory per pytest process (an
