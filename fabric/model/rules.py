@@ -385,6 +385,14 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Ite
                     (*base, "nodes", ni, "host"),
                     f"'{node.host}' ({group.hardware}) has no port on the InfiniBand fabric; an SM host needs one (e.g. mgmt-server-ib)",
                 )
+            elif profile is not None and sm.kind == "opensm" and profile.ports["compute"].count > 1 and not sm.port_subnets:
+                yield Finding(
+                    (*base, "nodes", ni, "host"),
+                    f"'{node.host}' ({group.hardware}) has {profile.ports['compute'].count} InfiniBand ports: opensm binds one port "
+                    "per instance (-g/--guid) and the packaged units start one per port, so each port would run a subnet of its own; "
+                    "run the SM on a host with one InfiniBand port (e.g. mgmt-server-ib), or set infiniband.subnet_manager.port_subnets: "
+                    "true if its ports are cabled to separate fabrics",
+                )
     if sm.kind == "switch" and (sm.sweep_interval_s, sm.lmc) != (10, 0):
         yield Finding(
             (*base,),
