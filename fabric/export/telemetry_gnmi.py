@@ -35,7 +35,8 @@ Paths, each from the NOS's own documentation:
   render gives ``grpc port`` (``fabric.plan.gnmi``).
 
 A switch whose definition turns gNMI off (``fabric.management.gnmi: false``) gets no gNMI server in its rendered config
-(EOS, NX-OS) and is left out, named in the header.
+(EOS, NX-OS, Cumulus 5.13+) and is left out, named in the header (Cumulus switches of any release then, since before
+5.13 only NetQ's agent serves gNMI).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ the render gives EOS and NX-OS switches the gNMI server (``fabric.plan.gnmi``). 
 port, a server in the wrong VRF, a config without the server) the collector sees nothing and no alert can fire, so
 the linter compares them. Defaults when the config names no port: EOS 6030 ("listens by default on TCP/6030",
 aristanetworks.github.io/openmgmt "OpenConfig"), NX-OS 50051 ("Default is 50051", CiscoSE/NexusProgrammability gNMI
-Device Configuration). An EOS transport without ``vrf`` listens in the default VRF (openmgmt: "Default VRF"); NX-OS's
-gRPC agent takes requests in the management VRF unless told otherwise (same Cisco page).
+Device Configuration), Cumulus 9339 (CL 5.13+ "gNMI Streaming": "The default port is 9339"). An EOS transport without
+``vrf`` listens in the default VRF (openmgmt: "Default VRF"); NX-OS's gRPC agent takes requests in the management VRF
+unless told otherwise (same Cisco page); a Cumulus gNMI server listens on its ``listening-address``, which must be the
+management address the collector dials.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from hier_config import Platform, get_hconfig
 
 from fabric.errors import Finding, InputError
 from fabric.lint.rules import LintFinding
-from fabric.plan.gnmi import GNMI_PORTS, RENDERED
+from fabric.plan.gnmi import GNMI_PORTS, gnmi_port
 from fabric.plan.types import ClusterPlan
 
 NXOS_MANAGEMENT_VRF = "management"
@@ -30,30 +32,45 @@ NXOS_MANAGEMENT_VRF = "management"
 
 @dataclass(frozen=True, slots=True)
 class GnmiServer:
-    """A switch config's gNMI server: its port and the VRF it listens in."""
+    """A switch config's gNMI server: its port, and the VRF (EOS, NX-OS) or address (Cumulus) it listens in."""
 
     port: int
-    vrf: str
+    bind: str
 
 
 def parse_gnmi_server(nos: str, text: str) -> GnmiServer | None:
-    """The gNMI server an EOS or NX-OS config runs; None when it runs none.
+    """The gNMI server an EOS, NX-OS or Cumulus config runs; None when it runs none.
 
     Example:
         >>> parse_gnmi_server("eos", "management api gnmi\\n   transport grpc GNMI\\n      vrf mgmt\\n")
-        GnmiServer(port=6030, vrf='mgmt')
+        GnmiServer(port=6030, bind='mgmt')
         >>> parse_gnmi_server("nxos", "feature grpc\\ngrpc port 50052\\n")
-        GnmiServer(port=50052, vrf='management')
+        GnmiServer(port=50052, bind='management')
         >>> parse_gnmi_server("nxos", "feature bgp\\n") is None
         True
+        >>> parse_gnmi_server("cumulus", "nv set system gnmi-server listening-address 10.0.0.5\\nnv set system gnmi-server state enabled\\n")
+        GnmiServer(port=9339, bind='10.0.0.5')
     """
     if nos == "eos":
         return _eos(text)
+    if nos == "cumulus":
+        return _cumulus(text)
     lines = {line.strip() for line in text.splitlines()}
     if "feature grpc" not in lines:
         return None
     port = next((int(m.group(1)) for line in lines if (m := re.fullmatch(r"grpc port (\d+)", line))), GNMI_PORTS["nxos"])
     return GnmiServer(port, NXOS_MANAGEMENT_VRF)
+
+
+def _cumulus(text: str) -> GnmiServer | None:
+    settings: dict[str, str] = {}
+    for line in text.splitlines():
+        if m := re.fullmatch(r"nv set system gnmi-server (\S+) (\S+)", line.strip()):
+            settings[m.group(1)] = m.group(2)
+    if settings.get("state") != "enabled":
+        return None
+    port = settings.get("port", "")
+    return GnmiServer(int(port) if port.isdigit() else GNMI_PORTS["cumulus"], settings.get("listening-address", "none"))
 
 
 def _eos(text: str) -> GnmiServer | None:
@@ -96,7 +113,8 @@ def collector_ports(text: str, source: str) -> dict[str, int]:
 
 
 def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, source: str = "telemetry/gnmic.yaml") -> list[LintFinding]:
-    """Findings where a switch's gNMI server and the collector's target for it disagree (EOS and NX-OS switches).
+    """Findings where a switch's gNMI server and the collector's target for it disagree (every switch whose gNMI server
+    the render configures: EOS, NX-OS, Cumulus 5.13+).
 
     Example:
         >>> from fabric.model import load_cluster
@@ -114,7 +132,7 @@ def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, 
     fabric = plan.fabric
     if fabric is None or fabric.link_layer != "ethernet" or not fabric.management.gnmi:
         return []
-    switches = sorted((s for s in fabric.switches if s.nos in RENDERED), key=lambda s: s.name)
+    switches = sorted((s for s in fabric.switches if gnmi_port(s.nos, s.nos_version, enabled=True)), key=lambda s: s.name)
     if not switches:
         return []
     dialled = collector_ports(gnmic, source)
@@ -124,19 +142,25 @@ def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, 
         if text is None:
             continue  # lint_configs reports the missing file
         server = parse_gnmi_server(switch.nos, text)
-        vrf = fabric.management.vrf if switch.nos == "eos" else NXOS_MANAGEMENT_VRF
+        bind = _expected_bind(switch.nos, fabric.management.vrf, switch.mgmt_address)
         if server is None:
             message = "the switch runs no gNMI server, so the collector reads nothing from it"
-            findings.append(LintFinding(switch.name, "gnmi", f"a gNMI server in vrf {vrf}", "none", message))
+            findings.append(LintFinding(switch.name, "gnmi", f"a gNMI server on {bind}", "none", message))
             continue
-        if server.vrf != vrf:
-            message = "the gNMI server must listen in the management VRF, where the collector reaches the switch"
-            findings.append(LintFinding(switch.name, "gnmi vrf", vrf, server.vrf, message))
+        if server.bind != bind:
+            message = "the gNMI server must listen where the collector reaches the switch: its management VRF or address"
+            findings.append(LintFinding(switch.name, "gnmi listens on", bind, server.bind, message))
         port = dialled.get(switch.name)
         if port != server.port:
             message = "the collector must dial the port the switch serves gNMI on"
             findings.append(LintFinding(source, f"target {switch.name}", str(server.port), str(port) if port else "no target", message))
     return findings
+
+
+def _expected_bind(nos: str, vrf: str, mgmt_address: str) -> str:
+    if nos == "cumulus":
+        return mgmt_address.split("/", maxsplit=1)[0]
+    return vrf if nos == "eos" else NXOS_MANAGEMENT_VRF
 
 
 def read_gnmic(directory: Path | None) -> tuple[str, str] | None:

@@ -179,7 +179,7 @@ def _management(plan: ClusterPlan, switch: SwitchPlan) -> ManagementFacts:
         syslog=tuple(str(a) for a in mgmt.syslog_servers),
         dns=tuple(str(a) for a in mgmt.dns_servers),
         domain=mgmt.domain,
-        gnmi_port=gnmi_port(switch.nos, enabled=mgmt.gnmi),
+        gnmi_port=gnmi_port(switch.nos, switch.nos_version, enabled=mgmt.gnmi),
     )
 
 

@@ -12,6 +12,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("cumulus/management.j2", {"5.15": "cumulus/management-system.j2"}),
     Section("cumulus/syslog.j2", {"5.13": "cumulus/syslog-system.j2"}),  # `service syslog` is gone from CL 5.13
     Section("cumulus/acl.j2"),  # the ACL exists before the control plane binds it (same revision; order is for reading)
+    Section("cumulus/gnmi.j2"),  # CL >= 5.13 only (the facts give no gNMI port before): the gNMI server on the mgmt address
     Section("cumulus/interfaces.j2"),
     Section("cumulus/qos.j2"),
     Section("cumulus/policy.j2"),  # prefix list and route map before the peer group's outbound policy names them

@@ -102,6 +102,6 @@ def test_the_linter_reports_a_misspelled_command_in_a_hand_edited_config() -> No
     configs["leaf01"] = text.replace("link mtu 9216", "link mtuu 9216", 1)
     found = [str(f) for f in lint_configs(plan, configs)]
     assert (
-        "leaf01: line 19: no cumulus 5.14 command form matches this line (expected a known command, found 'nv set interface swp1 link mtuu 9216')"
+        "leaf01: line 29: no cumulus 5.14 command form matches this line (expected a known command, found 'nv set interface swp1 link mtuu 9216')"
         in found
     )

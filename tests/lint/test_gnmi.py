@@ -33,11 +33,16 @@ def rendered(case: str, *, gnmi: bool = True) -> tuple[ClusterPlan, dict[str, st
     return plan, {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE[s.nos]}") for s in plan.fabric.switches}
 
 
-@pytest.mark.parametrize(("case", "nos", "port", "vrf"), [("eos-3tier", "eos", 6030, "mgmt"), ("nxos-3tier", "nxos", 50051, "management")])
+@pytest.mark.parametrize(
+    ("case", "nos", "port", "vrf"),
+    [("eos-3tier", "eos", 6030, "mgmt"), ("nxos-3tier", "nxos", 50051, "management"), ("cumulus-3tier", "cumulus", 9339, "")],
+)
 def test_rendered_switches_serve_gnmi_where_the_collector_dials(case: str, nos: str, port: int, vrf: str) -> None:
     plan, configs = rendered(case)
+    assert plan.fabric is not None
+    address = {s.name: s.mgmt_address.split("/")[0] for s in plan.fabric.switches}
     servers = {name: parse_gnmi_server(nos, text or "") for name, text in configs.items()}
-    assert set(servers.values()) == {GnmiServer(port, vrf)}
+    assert servers == {name: GnmiServer(port, vrf or address[name]) for name in configs}  # Cumulus: on its management address
     assert lint_gnmi(plan, configs, gnmic_config(plan)) == []
     targets = yaml.safe_load(gnmic_config(plan))["targets"]
     assert {t["name"] for t in targets.values()} == set(configs)
@@ -62,7 +67,7 @@ def test_a_config_without_the_server_or_in_the_wrong_vrf_is_a_finding() -> None:
     configs[second] = (configs[second] or "").replace("      vrf mgmt\n      ip access-group MGMT-GNMI\n", "      ip access-group MGMT-GNMI\n")
     findings = {f.device: f for f in lint_gnmi(plan, configs, gnmic_config(plan))}
     assert findings[first].actual == "none"
-    assert (findings[second].where, findings[second].expected, findings[second].actual) == ("gnmi vrf", "mgmt", "default")
+    assert (findings[second].where, findings[second].expected, findings[second].actual) == ("gnmi listens on", "mgmt", "default")
 
 
 def test_a_hand_set_nxos_port_is_read_and_compared() -> None:
@@ -71,6 +76,22 @@ def test_a_hand_set_nxos_port_is_read_and_compared() -> None:
     configs[name] = (configs[name] or "").replace("grpc port 50051", "grpc port 50052")
     [finding] = lint_gnmi(plan, configs, gnmic_config(plan))
     assert (finding.where, finding.expected, finding.actual) == (f"target {name}", "50052", "50051")
+
+
+def test_cumulus_before_5_13_renders_no_server_and_is_not_linted_for_one() -> None:
+    plan, configs = rendered("cumulus-5.9")
+    assert all("gnmi-server" not in (t or "") for t in configs.values())
+    assert lint_gnmi(plan, configs, gnmic_config(plan)) == []
+
+
+def test_a_cumulus_server_on_another_address_is_a_finding() -> None:
+    plan, configs = rendered("cumulus")
+    name = sorted(configs)[0]
+    text = configs[name] or ""
+    address = next(line for line in text.splitlines() if "gnmi-server listening-address" in line).split()[-1]
+    configs[name] = text.replace(f"gnmi-server listening-address {address}", "gnmi-server listening-address 127.0.0.1")
+    [finding] = lint_gnmi(plan, configs, gnmic_config(plan))
+    assert (finding.device, finding.where, finding.expected, finding.actual) == (name, "gnmi listens on", address, "127.0.0.1")
 
 
 def test_gnmi_off_renders_no_server_and_leaves_the_switches_out_of_the_collector() -> None:

@@ -13,7 +13,17 @@ nv set acl MGMT-SSH rule 10 action permit
 nv set acl MGMT-SSH rule 20 match ip protocol tcp
 nv set acl MGMT-SSH rule 20 match ip tcp dest-port 22
 nv set acl MGMT-SSH rule 20 action deny
+nv set acl MGMT-SSH rule 30 match ip protocol tcp
+nv set acl MGMT-SSH rule 30 match ip source-ip 10.103.0.0/16
+nv set acl MGMT-SSH rule 30 match ip tcp dest-port 9339
+nv set acl MGMT-SSH rule 30 action permit
+nv set acl MGMT-SSH rule 40 match ip protocol tcp
+nv set acl MGMT-SSH rule 40 match ip tcp dest-port 9339
+nv set acl MGMT-SSH rule 40 action deny
 nv set system control-plane acl MGMT-SSH inbound
+nv set system gnmi-server listening-address 10.103.252.3
+nv set system gnmi-server port 9339
+nv set system gnmi-server state enabled
 nv set interface lo ip address 10.255.0.2/32
 nv set interface swp1 description 'leaf01:swp4'
 nv set interface swp1 link mtu 9216
