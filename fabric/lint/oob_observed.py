@@ -89,14 +89,7 @@ def parse_eos_oob(device: str, text: str) -> OobObserved:
     observed = OobObserved(device)
     acls: dict[str, list[str]] = {}
     ssh_acl: str | None = None
-    blocks: list[list[str]] = []
-    for line in text.splitlines():
-        if line.startswith(" "):
-            if blocks:
-                blocks[-1].append(line.strip())
-        elif line.strip() and not line.startswith("!"):
-            blocks.append([line.strip()])
-    for head, *body in blocks:
+    for head, *body in _blocks(text):
         words = head.split()
         if words[:1] == ["interface"] and len(words) == 2:
             vlans = [int(b.split()[-1]) for b in body if b.startswith("switchport access vlan ")]
@@ -112,5 +105,44 @@ def parse_eos_oob(device: str, text: str) -> OobObserved:
     return observed
 
 
-OOB_PARSERS = {"cumulus": parse_nvue_oob, "sonic": parse_config_db_oob, "eos": parse_eos_oob}
-OOB_CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config"}
+def parse_nxos_oob(device: str, text: str) -> OobObserved:
+    r"""An NX-OS ``running-config`` as ``OobObserved``: access VLANs, ``ip dhcp relay address``, the vty ACL's permits.
+
+    Example:
+        >>> o = parse_nxos_oob("oob-mgmt", "interface Ethernet1/1\n  switchport mode access\n  switchport access vlan 100\n!\n")
+        >>> o.access
+        {'Ethernet1/1': 100}
+    """
+    observed = OobObserved(device)
+    acls: dict[str, list[str]] = {}
+    vty_acl: str | None = None
+    for head, *body in _blocks(text):
+        words = head.split()
+        if words[:1] == ["interface"] and len(words) == 2:
+            vlans = [int(b.split()[-1]) for b in body if b.startswith("switchport access vlan ")]
+            if vlans and "switchport mode access" in body:
+                observed.access[words[1]] = vlans[0]
+            observed.relay_servers.update(b.split()[-1] for b in body if b.startswith("ip dhcp relay address "))
+        elif words[:2] == ["ip", "access-list"] and len(words) == 3:
+            acls[words[2]] = [w[3] for w in (b.split() for b in body) if len(w) > 3 and w[1:3] == ["permit", "tcp"]]
+        elif head == "line vty":
+            vty_acl = next((b.split()[1] for b in body if b.startswith("access-class ") and b.endswith(" in")), None)
+    observed.acl_applied = vty_acl is not None and vty_acl in acls
+    observed.permits = acls.get(vty_acl or "", [])
+    return observed
+
+
+def _blocks(text: str) -> list[list[str]]:
+    """Top-level lines with their indented lines under them ("!" comments dropped)."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith(" "):
+            if blocks:
+                blocks[-1].append(line.strip())
+        elif line.strip() and not line.startswith("!"):
+            blocks.append([line.strip()])
+    return blocks
+
+
+OOB_PARSERS = {"cumulus": parse_nvue_oob, "sonic": parse_config_db_oob, "eos": parse_eos_oob, "nxos": parse_nxos_oob}
+OOB_CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config", "nxos": "running-config"}

@@ -139,6 +139,15 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
         for i, server in enumerate(net.dhcp_servers)
         if server not in spec.planes.oob.cidr
     )
+    if net.nos == "nxos" and net.dhcp_servers:
+        problems.append(
+            Finding(
+                (*_PATH, "dhcp_servers"),
+                "an NX-OS relay puts option 82 in a binary ifindex format by default (Cisco Nexus 9000 NX-OS Security "
+                "Configuration Guide 9.x, DHCP Relay Agent), which the OOB Kea classes cannot key a port by; "
+                "run cumulus, sonic or eos on the management switches, or leave dhcp_servers empty",
+            )
+        )
     if model.link_layer != "ethernet":
         problems.append(Finding((*_PATH, "model"), f"'{net.model}' is not an Ethernet switch; pick an Ethernet management switch such as sn2201"))
     if net.nos not in model.nos:

@@ -51,7 +51,8 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     pools: list[dict[str, Any]] = []
     aliases = {s.name: sonic_aliases(s.model) if s.nos == "sonic" else None for s in plan.oob.switches}
     hostname_circuit = {s.name for s in plan.oob.switches if s.nos == "eos"}  # circuit-id <hostname>:<interface>
-    for link in (x for x in plan.oob.links if x.b_address is not None):
+    no_relay = {s.name for s in plan.oob.switches if s.nos == "nxos"}  # NX-OS switches relay nothing (fabric.plan.oob)
+    for link in (x for x in plan.oob.links if x.b_address is not None and x.a_device not in no_relay):
         name = f"{link.a_device}-{link.a_port}"  # one class per switch port: stable, and says where the cable lands
         address = str(link.b_address).split("/")[0]
         test = _option82_test(link, aliases.get(link.a_device), hostname_circuit=link.a_device in hostname_circuit)

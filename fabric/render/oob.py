@@ -25,6 +25,7 @@ from fabric.errors import RenderError
 from fabric.plan.oob_types import OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.types import ClusterPlan
 from fabric.render.oob_eos import render_oob_eos
+from fabric.render.oob_nxos import render_oob_nxos
 from fabric.render.oob_sonic import build_oob_config_db, config_db_text
 from fabric.render.sections import Section, render_sections
 
@@ -89,7 +90,7 @@ def build_oob_facts(plan: ClusterPlan) -> tuple[OobSwitchFacts, ...]:
 
 
 def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
-    """The files of one management switch: Cumulus ``nvue.sh``, SONiC ``config_db.json``, EOS ``startup-config``.
+    """The files of one management switch: Cumulus ``nvue.sh``, SONiC ``config_db.json``, EOS ``startup-config``, NX-OS ``running-config``.
 
     Raises:
         RenderError: the switch runs a NOS without an OOB renderer, or a value is not safe where it stands.
@@ -116,7 +117,9 @@ def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
         return {"config_db.json": config_db_text(build_oob_config_db(facts))}
     if nos == "eos":
         return render_oob_eos(facts)
-    msg = f"{facts.switch.name}: no OOB switch renderer for {nos}; planes.oob.network.nos supports cumulus, sonic and eos"
+    if nos == "nxos":
+        return render_oob_nxos(facts)
+    msg = f"{facts.switch.name}: no OOB switch renderer for {nos}; planes.oob.network.nos supports cumulus, sonic, eos and nxos"
     raise RenderError(msg)
 
 

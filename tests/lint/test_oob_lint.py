@@ -16,7 +16,12 @@ from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
 from tests.conftest import DATA, ROOT
 
-CASES = {"cumulus": ROOT / "inventories" / "onprem-roce", "sonic": ROOT / "inventories" / "onprem-ib", "eos": DATA / "render" / "eos"}
+CASES = {
+    "cumulus": ROOT / "inventories" / "onprem-roce",
+    "sonic": ROOT / "inventories" / "onprem-ib",
+    "eos": DATA / "render" / "eos",
+    "nxos": DATA / "render" / "nxos",
+}
 
 
 @cache
@@ -89,6 +94,13 @@ def test_a_switch_management_port_missing_on_eos_is_found() -> None:
     found = _lint("eos", "oob-mgmt", block, block.replace("vlan 100", "vlan 102"))
     assert found == [
         "oob-mgmt: Ethernet3: the leaf01 switch-mgmt port is not on the OOB plane's VLAN (expected untagged on VLAN 100, found VLAN 102)"
+    ]
+
+
+def test_an_nxos_vty_acl_open_to_everything_is_found() -> None:
+    found = _lint("nxos", "oob-mgmt", "10 permit tcp 10.103.0.0/16 any eq 22", "10 permit tcp 0.0.0.0/0 any eq 22")
+    assert found == [
+        "oob-mgmt: management ACL: the management ACL lets a source outside the OOB plane in (expected sources inside 10.103.0.0/16, found 0.0.0.0/0)"
     ]
 
 

@@ -9,18 +9,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
-from fabric.errors import RenderError
+from fabric.errors import InputError, RenderError
 from fabric.lint.forms import unknown_commands
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
 from fabric.render.kea import KEA_FILE
 from fabric.render.oob import build_oob_facts, render_oob_switch
 from fabric.render.oob_eos import build_oob_structured_config
-from tests.render.conftest import files_of, plan_of
+from tests.render.conftest import definition, files_of, plan_of
 from tests.render.sonic_yang import check_config_db
 from tests.render.test_avd_reference import commands
 
@@ -162,3 +165,42 @@ def test_the_eos_circuit_id_is_hostname_and_interface_as_each_kea_class_tests() 
     assert ports
     assert {tests[f"oob-mgmt-{p}"] for p in ports} == {f"relay4[1].hex == 'oob-mgmt:{p}'" for p in ports}
     assert len(tests) == len(ports)
+
+
+NXOS_CASE = "render/nxos"
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["nxos"].supported)
+def test_every_nxos_oob_line_matches_a_cited_form(release: str) -> None:
+    all_facts = [f for f in build_oob_facts(plan_of(NXOS_CASE)) if f.switch.nos == "nxos"]
+    assert all_facts
+    for facts in all_facts:
+        again = dataclasses.replace(facts, switch=dataclasses.replace(facts.switch, nos_version=release))
+        text = render_oob_switch(again)["running-config"]
+        assert f"for NX-OS {release}" in text
+        assert unknown_commands("nxos", release, text) == [], facts.switch.name
+
+
+def test_nxos_oob_ports_uplinks_and_vty_acl() -> None:
+    text = _oob_files(NXOS_CASE)["oob-mgmt"]
+    access = "  switchport\n  switchport mode access\n  switchport access vlan 100\n"
+    access += "  spanning-tree port type edge\n  spanning-tree bpduguard enable\n"
+    assert "interface Ethernet1/3\n  description leaf01 mgmt0\n" + access in text
+    assert "interface Ethernet1/49\n  description uplink to oob-core\n  channel-group 1 mode active\n" in text
+    trunk = "  switchport\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n"
+    assert "interface port-channel1\n  description uplinks to oob-core\n" + trunk in text
+    assert "ip access-list MGMT-SSH\n  10 permit tcp 10.103.0.0/16 any eq 22\n" in text
+    assert "line vty\n  access-class MGMT-SSH in\n" in text
+    assert "dhcp" not in text  # no relay on NX-OS (option 82 in binary ifindex format); the plan refuses dhcp_servers there
+    assert _kea_tests(NXOS_CASE) == {}  # so Kea keys no port of it
+
+
+def test_an_nxos_oob_network_with_dhcp_servers_is_refused(tmp_path: Path) -> None:
+    text = definition(NXOS_CASE).read_text(encoding="utf-8").replace("core: oob-core}", "core: oob-core, dhcp_servers: [10.103.0.10]}")
+    path = tmp_path / "cluster.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        plan_cluster(load_cluster(path))
+    assert [(f.path, f.message.split(" (")[0]) for f in caught.value.findings] == [
+        (("planes", "oob", "network", "dhcp_servers"), "an NX-OS relay puts option 82 in a binary ifindex format by default")
+    ]

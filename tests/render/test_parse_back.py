@@ -99,10 +99,18 @@ def test_eos_hierarchy_carries_the_contract_and_the_cabling() -> None:
     assert checked == compute
 
 
+def nxos_compute_configs() -> dict[str, str]:
+    """render/nxos's compute switches' running-configs (its OOB switch carries no RoCE contract; test_oob_switches checks it)."""
+    plan = plan_of("render/nxos")
+    assert plan.fabric is not None
+    files = files_of("render/nxos")
+    configs = {s.name: files[f"switches/{s.name}/running-config"] for s in plan.fabric.switches}
+    assert len(configs) == len(plan.fabric.switches) > 0
+    return configs
+
+
 def test_nxos_hierarchy_carries_the_contract() -> None:
-    for path, text in files_of("render/nxos").items():
-        if not path.endswith("running-config"):
-            continue
+    for text in nxos_compute_configs().values():
         config = get_hconfig(Platform.CISCO_NXOS, text)
         assert texts(only(config, "class-map type qos match-all ROCE")) == {"match dscp 26"}
         assert texts(only(config, "class-map type qos match-all CNP")) == {"match dscp 48"}
@@ -160,9 +168,7 @@ def test_nvue_is_only_nv_set_commands_with_the_roce_contract() -> None:
 
 
 def test_nxos_bfd_ports_drop_redirects_unnumbered_gets_its_tcam_carve_and_the_watchdog_its_timers() -> None:
-    for path, text in files_of("render/nxos").items():
-        if not path.endswith("running-config"):
-            continue
+    for text in nxos_compute_configs().values():
         config = get_hconfig(Platform.CISCO_NXOS, text)
         top = {c.text for c in config.children}
         assert "hardware access-list tcam region ing-sup 768" in top, "unnumbered BGP needs the ing-sup carve (and a reload)"
