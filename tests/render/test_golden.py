@@ -17,6 +17,8 @@ def golden_files(case: str) -> dict[str, str]:
     tiers = (plan.fabric.super_spines, plan.fabric.spines, plan.fabric.leaves)
     keep = {s.name for tier in tiers for s in tier[:GOLDEN_SWITCHES_PER_TIER]}
     keep |= {s.name for s in (plan.oob.switches if plan.oob else ())[:GOLDEN_SWITCHES_PER_TIER]}  # the OOB plane's, per NOS
+    if case.startswith("render/"):  # the storage / in-band pair per NOS (the examples keep theirs in golden/storage)
+        keep |= {s.name for net in plan.storage for s in net.switches[:GOLDEN_SWITCHES_PER_TIER]}
 
     def wanted(path: str) -> bool:
         parts = path.split("/")

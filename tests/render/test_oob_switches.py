@@ -160,11 +160,15 @@ def test_eos_oob_ports_uplinks_relay_and_ssh_acl() -> None:
 
 def test_the_eos_circuit_id_is_hostname_and_interface_as_each_kea_class_tests() -> None:
     tests = _kea_tests(EOS_CASE)
-    text = _oob_files(EOS_CASE)["oob-mgmt"]
-    ports = re.findall(r"^interface (Ethernet\d+)\n   description .*\n   switchport access vlan 100$", text, re.MULTILINE)
-    assert ports
-    assert {tests[f"oob-mgmt-{p}"] for p in ports} == {f"relay4[1].hex == 'oob-mgmt:{p}'" for p in ports}
-    assert len(tests) == len(ports)
+    seen = 0
+    for switch, text in _oob_files(EOS_CASE).items():
+        hostname = re.findall(r"^hostname (\S+)$", text, re.MULTILINE)
+        assert hostname == [switch]
+        assert "ip dhcp snooping information option circuit-id type 0 format %h:%p\n" in text
+        ports = re.findall(r"^interface (Ethernet\d+)\n   description .*\n   switchport access vlan 100$", text, re.MULTILINE)
+        assert {tests[f"{switch}-{p}"] for p in ports} == {f"relay4[1].hex == '{switch}:{p}'" for p in ports}
+        seen += len(ports)
+    assert seen == len(tests) == 10  # 4 BMCs, 2 spines, 2 leaves, the storage pair
 
 
 NXOS_CASE = "render/nxos"
