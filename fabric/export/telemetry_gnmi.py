@@ -23,16 +23,22 @@ Paths, each from the NOS's own documentation:
   ``_eos``. The watermark is Arista's per-priority PFC buffer high-water mark; OpenConfig's queue ``max-queue-len``
   is deviated ``not-supported`` (``release/openconfig/models/not-supported/arista-qos-notsupported-deviations.yang``).
 
-- **Cisco NX-OS** (the OpenConfig YANG NX-OS 10.6(3) publishes, YangModels/yang ``vendor/cisco/nx/10.6-3/``; extract
-  in ``tests/data/gnmi-yang/``): only what its deviations leave supported — interface ``in-errors`` and
-  ``carrier-transitions`` (``cisco-nx-openconfig-interfaces-deviations.yang`` removes ``link-transitions`` and
-  ``interface-transitions``, not these), output queue ``transmit-pkts`` and ``dropped-pkts``
+- **Cisco NX-OS**, two models on the one gNMI server. OpenConfig (the YANG NX-OS 10.6(3) publishes, YangModels/yang
+  ``vendor/cisco/nx/10.6-3/``; extract in ``tests/data/gnmi-yang/``): only what its deviations leave supported —
+  interface ``in-errors`` and ``carrier-transitions`` (``cisco-nx-openconfig-interfaces-deviations.yang`` removes
+  ``link-transitions`` and ``interface-transitions``, not these), output queue ``transmit-pkts`` and ``dropped-pkts``
   (``cisco-nx-openconfig-qos-deviations.yang`` removes ``ecn-marked-pkts``, ``max-queue-len`` and ``dropped-octets``)
   and BGP ``session-state`` (``cisco-nx-openconfig-network-instance-deviations.yang`` removes four other neighbor
-  state leaves). PFC frames per priority, PFC watchdog events, ECN marks and queue watermarks are in no OpenConfig
-  module NX-OS publishes: they exist only in the native ``Cisco-NX-OS-device.yang`` (DME), whose paths were not
-  readable in the mirror used, so they are not subscribed and the file header says so. The gNMI port is the one the
-  render gives ``grpc port`` (``fabric.plan.gnmi``).
+  state leaves). The rest is in the native model (``Cisco-NX-OS-device``): CiscoSE/NexusProgrammability
+  ``docs/Telemetry/sensor-path.md`` ("Common Sensor Paths", QOS - Output Queue, Native Model column) gives the
+  output queue's ``QueuingStats-list`` leaves ``pfcRxPpp`` / ``pfcTxPpp`` (PFC pause frames received / sent per
+  queue class), ``pfcwdShutdownCount`` / ``pfcwdRestoredCount`` / ``pfcwdFlushedPackets`` (PFC watchdog),
+  ``randEcnMarkedPackets`` (ECN marks) and ``currQueueDepth`` (the queue's current depth in bytes; the table has no
+  peak leaf, so the 10 s samples stand in for a watermark). Those paths are read with gNMI origin ``device``, the
+  module name dropped (Cisco's cisco-ie/cisco-gnmi-python ``src/cisco_gnmi/nx.py``, ``NXClient.
+  parse_xpath_to_gnmi_path``: a ``Cisco-NX-OS-device`` xpath gets ``origin = "device"`` and "Remove the module"),
+  written ``device:/System/...`` (gnmic ``pkg/api/path/path.go`` ``ParsePath``: a first element ending in ``:``
+  before ``/`` is the origin). The gNMI port is the one the render gives ``grpc port`` (``fabric.plan.gnmi``).
 
 A switch whose definition turns gNMI off (``fabric.management.gnmi: false``) gets no gNMI server in its rendered config
 (EOS, NX-OS, Cumulus 5.13+) and is left out, named in the header (Cumulus switches of any release then, since before
@@ -116,6 +122,21 @@ def _eos(plan: ClusterPlan) -> dict[str, object]:
     }
 
 
+# The native model's per-queue-class counters (CiscoSE/NexusProgrammability docs/Telemetry/sensor-path.md, QOS - Output
+# Queue), origin "device" (cisco-ie/cisco-gnmi-python src/cisco_gnmi/nx.py). No list key is pinned (the table names
+# none), so every interface and queue class is sampled; each entry carries its class map's name in leaf cmapName.
+NXOS_NATIVE_QUEUE = "device:/System/ipqos-items/queuing-items/policy-items/out-items/intf-items/If-list/queCmap-items/QueuingStats-list"
+NXOS_NATIVE_LEAVES = (
+    "pfcRxPpp",  # PFC pause frames received
+    "pfcTxPpp",  # PFC pause frames sent
+    "pfcwdShutdownCount",  # PFC watchdog: times the queue was shut
+    "pfcwdRestoredCount",  # PFC watchdog: times it was restored
+    "pfcwdFlushedPackets",  # PFC watchdog: packets flushed while shut
+    "randEcnMarkedPackets",  # WRED/ECN: packets marked
+    "currQueueDepth",  # current queue depth in bytes (sampled; the table has no peak leaf)
+)
+
+
 def _nxos(_: ClusterPlan) -> dict[str, object]:
     intf = "/interfaces/interface[name=*]/state/counters"
     queue = "/qos/interfaces/interface[interface-id=*]/output/queues/queue[name=*]/state"
@@ -127,6 +148,7 @@ def _nxos(_: ClusterPlan) -> dict[str, object]:
             f"{queue}/dropped-pkts",  # openconfig-qos-interfaces; dropped-octets is deviated, dropped-pkts is not
             f"{queue}/transmit-pkts",  # openconfig-qos-interfaces (per queue, the CNP queue's among them)
             f"{bgp}/state/session-state",  # openconfig-bgp-neighbor
+            *(f"{NXOS_NATIVE_QUEUE}/{leaf}" for leaf in NXOS_NATIVE_LEAVES),  # Cisco-NX-OS-device (see above)
         ],
         "mode": "stream",
         "stream-mode": "sample",
@@ -135,9 +157,9 @@ def _nxos(_: ClusterPlan) -> dict[str, object]:
 
 
 SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos, "nxos": _nxos}
-NATIVE_ONLY = {
-    "nxos": "# nxos: PFC frames per priority, PFC watchdog events, ECN-marked packets and queue watermarks exist only in the native "
-    "Cisco-NX-OS-device model (DME), not in the OpenConfig NX-OS 10.6(3) publishes; not subscribed (see README)\n"
+NOTES = {
+    "nxos": "# nxos: PFC pauses, PFC watchdog, ECN marks and queue depth come from the native model (origin device, every queue "
+    "class); the queue depth is the current one sampled every 10s, not a peak (see README)\n"
 }
 
 
@@ -179,7 +201,7 @@ def gnmic_config(plan: ClusterPlan) -> str:
 def _header(by_nos: dict[str, list[SwitchPlan]], covered: list[str], *, off: bool) -> str:
     header = "# generated by fabric export telemetry from the cluster definition; do not edit. Paths and sources: README.\n"
     header += "# credentials: gnmic's --username/--password or GNMIC_USERNAME/GNMIC_PASSWORD, never in this file\n"
-    header += "".join(NATIVE_ONLY.get(nos, "") for nos in covered)
+    header += "".join(NOTES.get(nos, "") for nos in covered)
     uncovered = sorted(s.name for nos, switches in by_nos.items() if nos not in SUBSCRIPTIONS for s in switches)
     if uncovered:
         header += f"# not covered (no sourced gNMI paths for their NOS yet, see README): {', '.join(uncovered)}\n"

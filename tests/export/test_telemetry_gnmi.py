@@ -1,5 +1,6 @@
-"""The EOS gNMI subscription: every path the export writes is a node of the YANG EOS publishes (extract and source in
-tests/data/gnmi-yang/), on the RoCE priority, on each EOS switch's gNMI port."""
+"""The EOS and NX-OS gNMI subscriptions: every path the export writes is a node of the YANG the NOS publishes, or (NX-OS
+native model) a path Cisco's sensor-path table gives (extracts and sources in tests/data/gnmi-yang/), on each switch's
+gNMI port."""
 
 from __future__ import annotations
 
@@ -72,12 +73,44 @@ def nxos_support() -> dict[str, str]:
     return {fields[0]: fields[1] for fields in (line.split("\t") for line in lines if line and not line.startswith("#"))}
 
 
-def test_every_nxos_path_is_an_openconfig_node_nxos_does_not_deviate() -> None:
+NXOS_NATIVE_EXTRACT = DATA / "gnmi-yang" / "nxos-native.paths"
+NATIVE_ORIGIN = "device:"  # cisco-ie/cisco-gnmi-python src/cisco_gnmi/nx.py: Cisco-NX-OS-device paths have origin "device"
+
+
+def nxos_native() -> dict[str, str]:
+    """Native-model path -> its metric, as CiscoSE/NexusProgrammability's sensor-path table gives it (SOURCES.md)."""
+    lines = NXOS_NATIVE_EXTRACT.read_text().splitlines()
+    return dict(line.split("\t") for line in lines if line and not line.startswith("#"))
+
+
+def nxos_paths(name: str) -> list[str]:
+    plan = plan_cluster(load_cluster(DATA / "render" / name / "cluster.yaml"))
+    return yaml.safe_load(gnmic_config(plan))["subscriptions"]["nxos-fabric"]["paths"]
+
+
+def test_every_nxos_openconfig_path_is_a_node_nxos_does_not_deviate() -> None:
     support = nxos_support()
-    plan = plan_cluster(load_cluster(DATA / "render" / "nxos-3tier" / "cluster.yaml"))
-    paths = yaml.safe_load(gnmic_config(plan))["subscriptions"]["nxos-fabric"]["paths"]
+    paths = [p for p in nxos_paths("nxos-3tier") if not p.startswith(NATIVE_ORIGIN)]
     assert len(paths) == 5
     assert {p: support.get(schema_path(p)) for p in paths} == dict.fromkeys(paths, "supported")
+
+
+def test_every_nxos_native_path_is_one_ciscos_table_gives_with_origin_device() -> None:
+    native = nxos_native()
+    paths = [p.removeprefix(NATIVE_ORIGIN) for p in nxos_paths("nxos-3tier") if p.startswith(NATIVE_ORIGIN)]
+    assert [p for p in paths if p not in native] == []
+    leaves = {p.rsplit("/", 1)[1] for p in paths}
+    # the signals the issue names and NX-OS's OpenConfig lacks: PFC pauses both ways, the watchdog, ECN marks, queue depth
+    assert {"pfcRxPpp", "pfcTxPpp", "pfcwdShutdownCount", "pfcwdRestoredCount", "randEcnMarkedPackets", "currQueueDepth"} <= leaves
+    assert not [p for p in nxos_paths("nxos-3tier") if p.startswith("/System")]  # a native path without its origin reads nothing
+
+
+def test_the_native_check_refuses_a_leaf_cisco_does_not_list() -> None:
+    native = nxos_native()
+    queue = "/System/ipqos-items/queuing-items/policy-items/out-items/intf-items/If-list/queCmap-items/QueuingStats-list"
+    assert f"{queue}/pfcRxPpp" in native
+    assert f"{queue}/pfcRxPause" not in native
+    assert f"{queue}/maxQueueDepth" not in native
 
 
 def test_the_nxos_check_refuses_what_cisco_deviates() -> None:
@@ -88,13 +121,14 @@ def test_the_nxos_check_refuses_what_cisco_deviates() -> None:
     assert support[schema_path("/interfaces/interface[name=*]/state/counters/link-transitions")] == "not-supported"
 
 
-def test_nxos_switches_are_targets_on_50051_and_the_header_names_what_only_the_native_model_has() -> None:
+def test_nxos_switches_are_targets_on_50051_and_the_header_says_what_the_native_model_gives() -> None:
     plan = plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml"))
     assert plan.fabric is not None
     text = gnmic_config(plan)
     targets = yaml.safe_load(text)["targets"]
     assert {address: t["name"] for address, t in targets.items()} == {f"{s.mgmt_address.split('/')[0]}:50051": s.name for s in plan.fabric.switches}
-    assert "# nxos: PFC frames per priority, PFC watchdog events, ECN-marked packets and queue watermarks exist only in the native" in text
+    assert "# nxos: PFC pauses, PFC watchdog, ECN marks and queue depth come from the native model (origin device" in text
+    assert "only in the native" not in text
 
 
 def test_switches_of_an_uncovered_nos_beside_eos_are_named_as_not_covered() -> None:
