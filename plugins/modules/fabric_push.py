@@ -60,6 +60,14 @@ options:
     description: Seconds for BGP to recover after a device's commit before it is rolled back.
     type: float
     default: 30.0
+  planes:
+    description:
+      - The planes whose switches are pushed (C(gpufabric push --plane)), always in the order oob, storage, inband,
+        compute - the OOB management switches one at a time first, the compute fabric last.
+    type: list
+    elements: str
+    choices: [oob, storage, inband, compute]
+    default: [oob, storage, inband, compute]
 attributes:
   check_mode:
     description: Shows each device's diff and discards the candidate; nothing is committed or recorded.
@@ -115,6 +123,7 @@ from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
+PLANES = ("oob", "storage", "inband", "compute")  # fabric.apply.planes.PLANES (the module imports gpufabric only when it runs)
 ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "definition": {"type": "path", "required": True},
     "state_dir": {"type": "path", "required": True},
@@ -126,16 +135,19 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "parallel": {"type": "int", "default": 4},
     "continue_on_failure": {"type": "bool", "default": False},
     "post_check_timeout": {"type": "float", "default": 30.0},
+    "planes": {"type": "list", "elements": "str", "choices": list(PLANES), "default": list(PLANES)},
 }
 
 
 def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_file: str | None) -> dict[str, Any]:  # noqa: ANN401
     """Device access as the CLI resolves it (the twin's, else the definition's), with the module's overrides on top."""
     from fabric.apply.lab import load_state
+    from fabric.apply.planes import parse_planes
     from fabric.apply.rollout import device_access, lab_access
 
     lab = load_state(state)
-    access = lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent)
+    planes = parse_planes(params["planes"])
+    access = lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent, planes=planes)
     overrides: dict[str, Any] = {}
     if params["username"]:
         overrides["username"] = params["username"]
@@ -149,6 +161,7 @@ def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_
 def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     """Run the push (or its check-mode dry run); returns the module result. Raises the fabric's errors."""
     from fabric.apply.cli import candidates, offline_diff, push_and_record
+    from fabric.apply.planes import parse_planes
     from fabric.apply.rollout import RolloutOptions
     from fabric.plan import plan_cluster
     from fabric.validate import validate_file
@@ -158,14 +171,16 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     plan = plan_cluster(validated.spec)
     state = Path(params["state_dir"]).resolve()
     steps: list[str] = []
+    planes = parse_planes(params["planes"])
     if params["offline"]:
-        change, results = "offline", offline_diff(plan, state)
+        change, results = "offline", offline_diff(plan, state, planes)
     else:
         options = RolloutOptions(
             commit=not module.check_mode,
             parallel=max(1, params["parallel"]),
             stop_on_failure=not params["continue_on_failure"],
             post_check_s=params["post_check_timeout"],
+            planes=planes,
         )
         access = _access(params, validated, plan, state, key_file)
         change, results = push_and_record(
@@ -183,7 +198,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     changed = any(r.changed for r in results) if module.check_mode else any(r.committed for r in results)
     result: dict[str, Any] = {"changed": changed, "change": change, "devices": devices, "steps": steps}
     if module._diff:  # AnsibleModule's diff-mode flag (no public accessor)
-        wanted = candidates(plan)
+        wanted = candidates(plan, planes)
         result["diff"] = [
             {"before_header": f"{r.device} (running)", "after_header": f"{r.device} (candidate)", "before": r.backup, "after": wanted[r.device]}
             for r in results

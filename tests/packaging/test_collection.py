@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from fabric.apply.cli import candidates
+from fabric.apply.planes import PLANES
 from fabric.apply.record import record_device
 from fabric.apply.transaction import PushResult
 from fabric.plan import plan_cluster
@@ -105,7 +106,7 @@ def test_fabric_push_arguments_and_offline_diff(installed: Installed, tmp_path: 
     state = tmp_path / "state"
     definition = work / "lab" / "cluster.yaml"
     plan = plan_cluster(validate_file(definition).spec)
-    wanted = candidates(plan)
+    wanted = candidates(plan, PLANES)  # the module pushes every plane by default, like the CLI
     bad = work / "bad" / "cluster.yaml"
     bad.parent.mkdir(exist_ok=True)
     bad.write_text(definition.read_text(encoding="utf-8").replace("mtu: 9000", "mtu: 90000", 1), encoding="utf-8")

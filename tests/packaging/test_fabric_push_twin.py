@@ -71,7 +71,8 @@ def test_fabric_push_playbook_check_commit_then_unchanged(installed: Installed, 
     # Write-ahead: a "started" line before any switch is touched, then the "finished" line with every switch's result.
     assert [entry["event"] for entry in audit] == ["started", "finished"]
     assert audit[0]["change"] == audit[1]["change"]
-    assert sorted(audit[0]["devices"]) == sorted(audit[1]["devices"]) == sorted(s.name for s in state.switches)
+    every = sorted(s.name for s in state.switches + state.l2_switches)  # every plane by default: OOB, storage/in-band, compute
+    assert sorted(audit[0]["devices"]) == sorted(audit[1]["devices"]) == every
     assert audit[1]["commit"]
     assert all(d["committed"] for d in audit[1]["devices"].values())
 
