@@ -22,7 +22,7 @@ from rich.console import Console
 
 from fabric.apply.lab import load_state
 from fabric.apply.nos import ADAPTERS
-from fabric.apply.planes import PLANES, parse_planes, select_devices
+from fabric.apply.planes import PLANES, PlaneDevice, parse_planes, select_devices
 from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
 from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
@@ -87,7 +87,10 @@ def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, 
     devices = select_devices(plan, planes)
     unsupported = sorted({d.nos for d in devices} - set(ADAPTERS))
     if unsupported:
-        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}"
+        planes = sorted({d.plane for d in devices if d.nos in unsupported}, key=PLANES.index)
+        others = [p for p in PLANES if p in planes_of(devices) and p not in planes]
+        hint = f"; leave the {'/'.join(planes)} plane out (--plane {','.join(others)})" if others else ""
+        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}{hint}"
         raise PushError(msg)
     if not devices:
         return {}
@@ -97,6 +100,11 @@ def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, 
         own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
         out[device.name] = ADAPTERS[device.nos].candidate(own)
     return out
+
+
+def planes_of(devices: Sequence[PlaneDevice]) -> set[str]:
+    """Every plane the devices carry."""
+    return {p for d in devices for p in d.planes}
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
