@@ -87,6 +87,12 @@ NETWORK_OS: dict[str, str] = {
 """Switch NOS → ``ansible_network_os`` (for playbooks that talk to switches; the push itself uses netmiko)."""
 
 
+SWITCH_TIERS = ("leaf", "spine", "superspine", "core")
+"""The groups of switches, by tier (all of them children of ``fabric``)."""
+PER_HOST: frozenset[str] = frozenset({"ansible_host", "gpufabric_interfaces", "gpufabric_loopback", "gpufabric_sm_priority"})
+"""Variables that stay on the host even where a group's hosts agree: its own addresses, loopback and SM priority."""
+
+
 def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     """Inventory of an on-prem cluster: role groups, ``sm_nodes``, ``leaf``/``spine``, every plane per host.
 
@@ -98,13 +104,96 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
     contract and the InfiniBand settings with partitions resolved to hosts.
 
+    A value every host of a node group (``group_<name>``) or a switch tier shares is set once, as that group's variable,
+    not on each host (``share_group_vars``): what a host sees is ``onprem_host_vars`` either way.
+
     Example:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
         >>> inv = onprem_inventory(plan_cluster(load_cluster("inventories/onprem-ib/cluster.yaml")))
         >>> sorted(inv["all"]["children"]), inv["all"]["children"]["sm_nodes"]["hosts"]["sm01"]["gpufabric_sm_priority"]
         (['gpu_nodes', 'group_gpu', 'group_sm', 'group_storage', 'leaf', 'login_nodes', 'mgmt_nodes', 'sm_nodes', 'spine', 'storage_nodes'], 15)
+        >>> groups = inv["all"]["children"]
+        >>> groups["group_gpu"]["vars"]["gpufabric_hardware"], "gpufabric_hardware" in groups["gpu_nodes"]["hosts"]["dgx01"]
+        ('dgx-h100', False)
     """
+    return share_group_vars(_flat_inventory(plan))
+
+
+def onprem_host_vars(plan: ClusterPlan) -> dict[str, dict[str, Any]]:
+    """What each host of an on-prem cluster sees from the inventory: cluster vars, its group's shared vars and its own.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> seen = onprem_host_vars(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))
+        >>> seen["gpu001"]["gpufabric_hardware"], seen["gpu001"]["gpufabric_roce"]["dscp"]
+        ('dgx-h100', 26)
+    """
+    return effective_host_vars(_flat_inventory(plan))
+
+
+def share_group_vars(inventory: Mapping[str, Any]) -> dict[str, Any]:
+    """The inventory with each value all hosts of a ``group_<name>`` or switch tier group share set once on that group.
+
+    Only groups of two or more hosts, and never ``PER_HOST`` variables; a value some host of the group lacks or holds
+    differently stays on every host. Each host is in one such group, so no two groups set the same host's variable.
+
+    Args:
+        inventory: An inventory with every variable on its hosts (no group vars below ``all``).
+
+    Returns:
+        The same hosts and groups; shared values under the group's ``vars``.
+
+    Example:
+        >>> hosts = {"h1": {"x": 1, "y": 1}, "h2": {"x": 1, "y": 2}}
+        >>> inv = {"all": {"vars": {}, "children": {"gpu_nodes": {"hosts": hosts}, "group_a": {"hosts": {"h1": None, "h2": None}}}}}
+        >>> share_group_vars(inv)["all"]["children"]
+        {'gpu_nodes': {'hosts': {'h1': {'y': 1}, 'h2': {'y': 2}}}, 'group_a': {'vars': {'x': 1}, 'hosts': {'h1': None, 'h2': None}}}
+    """
+    groups = inventory["all"]["children"]
+    own = {host: dict(found) for body in groups.values() for host, found in body["hosts"].items() if found}
+    shared_by: dict[str, dict[str, Any]] = {}
+    for name, body in groups.items():
+        members = [own.get(host) for host in body["hosts"]]
+        if not (name.startswith("group_") or name in SWITCH_TIERS) or len(members) < 2 or None in members:
+            continue
+        first, rest = members[0] or {}, members[1:]
+        shared = {k: v for k, v in first.items() if k not in PER_HOST and all(k in m and m[k] == v for m in rest if m is not None)}
+        for host in body["hosts"]:
+            own[host] = {k: v for k, v in own[host].items() if k not in shared}
+        if shared:
+            shared_by[name] = shared
+    children = {
+        name: {
+            **({"vars": shared_by[name]} if name in shared_by else {}),
+            "hosts": {h: own[h] if found else None for h, found in body["hosts"].items()},
+        }
+        for name, body in groups.items()
+    }
+    return {"all": {"vars": inventory["all"]["vars"], "children": children}}
+
+
+def effective_host_vars(inventory: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per host: the ``all`` vars, then the vars of its groups, then its own, as Ansible combines them (one level of groups).
+
+    Example:
+        >>> inv = {"all": {"vars": {"c": 0}, "children": {"g": {"vars": {"x": 1}, "hosts": {"h1": {"y": 2}}}, "r": {"hosts": {"h1": None}}}}}
+        >>> effective_host_vars(inv)
+        {'h1': {'c': 0, 'x': 1, 'y': 2}}
+    """
+    top = inventory["all"]
+    seen: dict[str, dict[str, Any]] = {}
+    for body in top["children"].values():
+        for host in body["hosts"]:
+            seen.setdefault(host, dict(top["vars"])).update(body.get("vars", {}))
+    for body in top["children"].values():
+        for host, own in body["hosts"].items():
+            seen[host].update(own or {})
+    return seen
+
+
+def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
     sm = {n.host: n.priority for n in plan.infiniband.subnet_manager.nodes} if plan.infiniband else {}
     nccl = {g.group: nccl_env(plan, g) for g in nccl_groups(plan)}  # what roles/nccl_env writes to /etc/nccl.conf
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match

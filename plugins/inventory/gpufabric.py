@@ -68,14 +68,41 @@ class InventoryModule(BaseInventoryPlugin):
             msg = "the gpufabric inventory plugin populated no inventory"
             raise AnsibleParserError(msg)
         for key, value in top["vars"].items():
-            inventory.set_variable("all", key, value)
+            inventory.set_variable("all", key, _inert(value))
         for group, body in top["children"].items():
             inventory.add_group(group)
+            for key, value in body.get("vars", {}).items():  # values every host of the group shares (share_group_vars)
+                inventory.set_variable(group, key, _inert(value))
             for host, host_vars in body["hosts"].items():
                 inventory.add_host(host, group=group)
                 for key, value in (host_vars or {}).items():
-                    inventory.set_variable(host, key, value)
+                    inventory.set_variable(host, key, _inert(value))
         inventory.add_group("fabric")
         for tier in ("leaf", "spine", "superspine", "core"):
             if tier in inventory.groups:
                 inventory.add_child("fabric", tier)
+
+
+def _inert(value: Any) -> Any:  # noqa: ANN401 - any inventory value
+    """``value`` with every string that holds no ``{`` marked trusted for templating (ansible-core 2.19 and later).
+
+    Such a string cannot open a Jinja block (``{{``, ``{%``, ``{#``), so templating it gives it back unchanged: hosts
+    see the same values. Ansible then writes it plain in ``ansible-inventory --list`` (as every inventory string was
+    before 2.19) instead of as an ``{"__ansible_unsafe": ...}`` object, which is what its JSON encoder spends its time
+    on at thousands of hosts. A string with a ``{`` stays untrusted.
+    """
+    if isinstance(value, str):
+        return value if "{" in value else _trust(value)
+    if isinstance(value, dict):
+        return {k: _inert(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_inert(v) for v in value]
+    return value
+
+
+try:
+    from ansible.template import trust_as_template as _trust
+except ImportError:  # ansible-core before 2.19 has no trust: every inventory string is a template there already
+
+    def _trust(value: str) -> str:
+        return value

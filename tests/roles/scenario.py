@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fabric.inventory import onprem_inventory
+from fabric.inventory import onprem_host_vars
 from fabric.model import load_cluster
 from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.plan import plan_cluster
@@ -50,13 +50,8 @@ def per_port_site(workdir: Path, name: str = "onprem-roce") -> Path:
 
 
 def host_vars(definition: Path, host: str) -> dict[str, Any]:
-    """The variables the gpufabric inventory plugin gives ``host`` (same code path as the plugin)."""
-    inventory = onprem_inventory(plan_cluster(load_cluster(definition)))
-    for group in inventory["all"]["children"].values():
-        found = group.get("hosts", {}).get(host)
-        if found:
-            return found
-    raise KeyError(host)
+    """The variables ``host`` sees from the gpufabric inventory plugin: cluster, group and its own (the plugin's code path)."""
+    return onprem_host_vars(plan_cluster(load_cluster(definition)))[host]
 
 
 @dataclass
