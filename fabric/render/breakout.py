@@ -7,6 +7,7 @@ only creates those ports once the cage itself is configured as a breakout, so a 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.facts import SwitchFacts
@@ -36,21 +37,34 @@ def breakouts(facts: SwitchFacts) -> tuple[Breakout, ...]:
         ValueError: a port runs at a speed its model does not have.
     """
     model = SWITCH_MODELS[facts.switch.model]
-    nos = facts.switch.nos
     found: dict[int, Breakout] = {}
     for speed in sorted({p.speed_gbps for p in facts.ports if p.speed_gbps != model.speed_gbps}):
-        fanout, radix = model.fanout(speed), model.radix(speed)
-        if fanout is None or radix is None:
+        split = _split_ports(facts.switch.model, facts.switch.nos, speed)
+        if split is None:
             msg = f"{facts.switch.name}: {model.name} has no {speed} Gb/s ports"
             raise ValueError(msg)
-        cage_of = {model.port_name(nos, i, speed): i // fanout for i in range(radix)}
         # The planner names every port from this catalog; a name it does not know (a hand-edited plan) is left to
         # the templates' guard, which refuses it naming value and template.
-        for port in (p for p in facts.ports if p.speed_gbps == speed and p.name in cage_of):
-            cage = cage_of[port.name]
-            native = model.port_name(nos, cage * model.ports_per_cage, model.speed_gbps)
-            found.setdefault(cage, Breakout(native, cage + 1, fanout, speed))
+        for port in facts.ports:
+            if port.speed_gbps == speed and (breakout := split.get(port.name)) is not None:
+                found.setdefault(breakout.number, breakout)
     return tuple(found[c] for c in sorted(found))
+
+
+@cache
+def _split_ports(model_name: str, nos: str, speed: int) -> dict[str, Breakout] | None:
+    """Port name at ``speed`` -> the breakout of its cage, for every port of the model; None when it has no such speed.
+
+    The same for every switch of a model and NOS, so built once (a 32k-GPU fabric has 1,280 switches of one model).
+    """
+    model = SWITCH_MODELS[model_name]
+    fanout, radix = model.fanout(speed), model.radix(speed)
+    if fanout is None or radix is None:
+        return None
+    cages = [
+        Breakout(model.port_name(nos, cage * model.ports_per_cage, model.speed_gbps), cage + 1, fanout, speed) for cage in range(radix // fanout)
+    ]
+    return {model.port_name(nos, i, speed): cages[i // fanout] for i in range(radix)}
 
 
 def eos_speed(model_name: str, speed_gbps: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fabric.errors import RenderError
 from fabric.plan.facts import SwitchFacts
 from fabric.render.breakout import breakouts
 from fabric.render.sections import Section, render_sections
@@ -24,4 +25,19 @@ SECTIONS: tuple[Section, ...] = (
 
 def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
-    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, f=facts, m=facts.management, r=facts.roce, breakouts=breakouts(facts))}
+    context = {"f": facts, "m": facts.management, "r": facts.roce, "breakouts": breakouts(facts), "cable_length": _cable_length(facts)}
+    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
+
+
+def _cable_length(facts: SwitchFacts) -> int | None:
+    """The longest cable on a lossless switch's ports: what ``qos pfc default-global cable-length`` sizes headroom for.
+
+    Raises:
+        RenderError: a lossless switch without a cabled port (no length to size PFC headroom for).
+    """
+    if facts.roce is None:
+        return None
+    if not facts.ports:
+        msg = f"{facts.switch.name}: no cabled port, so no cable length to size PFC headroom for"
+        raise RenderError(msg)
+    return max(p.cable_m for p in facts.ports)
