@@ -48,6 +48,12 @@ TOKEN_RE: dict[str, re.Pattern[str]] = {
 }
 
 
+_WORDS: dict[str, set[str]] = {nos: set() for nos in TOKEN_RE}
+"""Per NOS, strings ``guard`` has seen match ``TOKEN_RE``: a set lookup instead of a regex for the names every switch
+repeats (a 32k-GPU fabric prints some 1.2 million values). Only matching strings enter; emptied past ``_WORDS_MAX``."""
+_WORDS_MAX = 1 << 16
+
+
 class Text(str):
     """Free text a template marked as such (``{{ p.description | text }}``): one printable line, spaces allowed."""
 
@@ -125,7 +131,7 @@ def guard(nos: str, value: object) -> object:
     Raises:
         RenderError: text with a line break or control character; anything else that is not a safe token of ``nos``.
     """
-    if type(value) is str and TOKEN_RE[nos].fullmatch(value):  # the common case, one C call: a plain word, one line
+    if type(value) is int or (type(value) is str and _is_word(nos, value)):  # the common cases (bool is not int's type)
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return token(value, nos)
@@ -134,6 +140,19 @@ def guard(nos: str, value: object) -> object:
     if isinstance(value, str):
         return token(one_line(value), nos)
     return value
+
+
+def _is_word(nos: str, value: str) -> bool:
+    """``value`` matches ``TOKEN_RE[nos]``: a set lookup for a word seen before (port names on every switch), else the regex."""
+    words = _WORDS[nos]
+    if value in words:
+        return True
+    if not TOKEN_RE[nos].fullmatch(value):
+        return False
+    if len(words) >= _WORDS_MAX:
+        words.clear()
+    words.add(value)
+    return True
 
 
 def one_line(value: str) -> str:

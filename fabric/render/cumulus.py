@@ -25,19 +25,21 @@ SECTIONS: tuple[Section, ...] = (
 
 def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
-    context = {"f": facts, "m": facts.management, "r": facts.roce, "breakouts": breakouts(facts), "cable_length": _cable_length(facts)}
+    context: dict[str, object] = {"f": facts, "m": facts.management, "r": facts.roce, "breakouts": breakouts(facts)}
+    context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
 
 
-def _cable_length(facts: SwitchFacts) -> int | None:
-    """The longest cable on a lossless switch's ports: what ``qos pfc default-global cable-length`` sizes headroom for.
+def cable_length(switch: str, lengths: list[int] | None) -> int | None:
+    """The longest cable on a lossless switch's ports (None: not lossless): what ``qos pfc default-global
+    cable-length`` (``cumulus/qos.j2``) sizes PFC headroom for.
 
     Raises:
-        RenderError: a lossless switch without a cabled port (no length to size PFC headroom for).
+        RenderError: a lossless switch without a cabled port.
     """
-    if facts.roce is None:
+    if lengths is None:
         return None
-    if not facts.ports:
-        msg = f"{facts.switch.name}: no cabled port, so no cable length to size PFC headroom for"
+    if not lengths:
+        msg = f"{switch}: no cabled port, so no cable length to size PFC headroom for"
         raise RenderError(msg)
-    return max(p.cable_m for p in facts.ports)
+    return max(lengths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabric.plan.storage_facts import StorageSwitchFacts
+from fabric.render.cumulus import cable_length
 from fabric.render.sections import Section, render_sections
 
 VRR_MAC = "44:38:39:ff:ff:ff"
@@ -29,4 +30,5 @@ def render_storage_cumulus(facts: StorageSwitchFacts) -> dict[str, str]:
         >>> render_storage_cumulus(facts[0])["nvue.sh"].splitlines()[1]
         'nv set system hostname stor-spine-a'
     """
-    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, f=facts, r=facts.roce, vrr_mac=VRR_MAC)}
+    length = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
+    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, f=facts, r=facts.roce, vrr_mac=VRR_MAC, cable_length=length)}
