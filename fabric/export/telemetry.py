@@ -21,6 +21,7 @@ from fabric.export.telemetry_dashboard import dashboard_json
 from fabric.export.telemetry_gnmi import gnmic_config
 from fabric.export.telemetry_rails import rail_rules
 from fabric.export.telemetry_scrape import scrape_config
+from fabric.export.telemetry_switch import switch_rules
 from fabric.plan.types import ClusterPlan
 
 # Thresholds: starting points to tune per site, each with its reason.
@@ -110,6 +111,9 @@ def alert_rules(plan: ClusterPlan) -> str:
             )
         )
     groups: list[dict[str, object]] = [{"name": f"gpufabric-{plan.name}", "rules": rules}]
+    switches = switch_rules(plan)
+    if switches:
+        groups.append({"name": f"gpufabric-{plan.name}-switches", "rules": switches})
     rails = rail_rules(plan)
     if rails:
         groups.append({"name": f"gpufabric-{plan.name}-rails", "rules": rails})

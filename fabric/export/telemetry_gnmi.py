@@ -55,7 +55,18 @@ from fabric.plan.gnmi import GNMI_PORTS, RENDERED
 from fabric.plan.types import ClusterPlan, SwitchPlan
 
 GNMIC_PROMETHEUS_LISTEN = ":9804"  # the prometheus output address gnmic's documentation uses throughout
+GNMIC_PROMETHEUS_PATH = "/metrics"
+GNMIC_METRIC_PREFIX = "gnmic"
 SAMPLE_INTERVAL = "10s"
+# gnmic docs/user_guide/outputs/prometheus_output.md: the metric names telemetry_switch.py derives assume exactly these
+PROMETHEUS_OUTPUT = {
+    "type": "prometheus",
+    "listen": GNMIC_PROMETHEUS_LISTEN,
+    "path": GNMIC_PROMETHEUS_PATH,
+    "metric-prefix": GNMIC_METRIC_PREFIX,
+    "append-subscription-name": False,  # one name per OpenConfig leaf across EOS, Cumulus and NX-OS
+    "strings-as-labels": True,  # BGP session-state becomes a label (value 1), not a dropped string
+}
 
 
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
@@ -71,7 +82,7 @@ def _sonic(plan: ClusterPlan) -> dict[str, object]:
 
 
 def _cumulus(plan: ClusterPlan) -> dict[str, object]:
-    prio, cnp_tc = plan.roce.priority, plan.roce.cnp.traffic_class
+    prio = plan.roce.priority
     qos = "/qos/interfaces/interface[interface-id=*]"
     bgp = "/network-instances/network-instance[name=*]/protocols/protocol[identifier=*][name=*]/bgp/neighbors/neighbor[neighbor-address=*]"
     return {
@@ -81,7 +92,7 @@ def _cumulus(plan: ClusterPlan) -> dict[str, object]:
             f"{qos}/output/queues/queue[name=*]/state/ecn-marked-pkts",
             f"{qos}/output/queues/queue[name=*]/state/max-queue-len",
             f"{qos}/input/priority-group[pg-id=*]/state/shared-buffer/data/max-occupancy",
-            f"{qos}/output/queues/queue[name={cnp_tc}]/state/transmit-pkts",  # the CNP queue: CNPs crossing the switch
+            f"{qos}/output/queues/queue[name=*]/state/transmit-pkts",  # per queue: the ECN ratio's base, the CNP queue's among them
             "/interfaces/interface[name=*]/state/counters/carrier-transitions",
             "/interfaces/interface[name=*]/state/counters/in-errors",
             f"{bgp}/state/session-state",
@@ -193,7 +204,7 @@ def gnmic_config(plan: ClusterPlan) -> str:
         "skip-verify": True,  # the switches' self-signed gNMI certificates (Cumulus: "uses a self-signed certificate")
         "targets": targets,
         "subscriptions": {f"{nos}-fabric": SUBSCRIPTIONS[nos](plan) for nos in covered},
-        "outputs": {"prometheus": {"type": "prometheus", "listen": GNMIC_PROMETHEUS_LISTEN}},
+        "outputs": {"prometheus": PROMETHEUS_OUTPUT},
     }
     return _header(by_nos, covered, off=off) + yaml.safe_dump(document, sort_keys=False, width=200)
 

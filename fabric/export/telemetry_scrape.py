@@ -14,7 +14,8 @@ from collections import defaultdict
 
 import yaml
 
-from fabric.export.telemetry_gnmi import GNMIC_PROMETHEUS_LISTEN, gnmic_config
+from fabric.export.telemetry_gnmi import GNMIC_PROMETHEUS_LISTEN, GNMIC_PROMETHEUS_PATH, gnmic_config
+from fabric.export.telemetry_switch import sonic_relabel
 from fabric.plan.types import ClusterPlan
 
 NODE_EXPORTER_PORT = 9100
@@ -66,9 +67,18 @@ def scrape_config(plan: ClusterPlan) -> str:
     switches = _switch_targets(plan)
     if switches:
         jobs.append({"job_name": "gpufabric-frr", "static_configs": switches})
-    if gnmic_config(plan):
+    gnmic = gnmic_config(plan)
+    if gnmic:
         # gnmic (telemetry/gnmic.yaml) runs beside Prometheus and serves the switches' gNMI counters there
-        jobs.append({"job_name": "gpufabric-gnmic", "static_configs": [{"targets": [f"localhost{GNMIC_PROMETHEUS_LISTEN}"]}]})
+        # (its prometheus output: telemetry_gnmi.PROMETHEUS_OUTPUT); SONiC's port moves from the name to a label
+        job: dict[str, object] = {
+            "job_name": "gpufabric-gnmic",
+            "metrics_path": GNMIC_PROMETHEUS_PATH,
+            "static_configs": [{"targets": [f"localhost{GNMIC_PROMETHEUS_LISTEN}"]}],
+        }
+        if "sonic-fabric" in yaml.safe_load(gnmic)["subscriptions"]:
+            job["metric_relabel_configs"] = sonic_relabel()
+        jobs.append(job)
     document = {
         "global": {"scrape_interval": SCRAPE_INTERVAL, "evaluation_interval": SCRAPE_INTERVAL, "external_labels": {"fabric": plan.name}},
         "rule_files": ["alerts.yml"],
