@@ -106,7 +106,8 @@ def timed(command: list[str], target: Path) -> dict[str, float]:
     files = [p for p in target.rglob("*") if p.is_file()]
     size = sum(p.stat().st_size for p in files)
     lines = sum(p.read_bytes().count(b"\n") for p in files)
-    return {"s": wall, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"s": wall, "cpu": cpu, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
 
 
 IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja"
@@ -131,6 +132,7 @@ def main() -> None:
     parser.add_argument("--cases", nargs="*", help="e.g. eos-16x128 sonic-2048 (default: all)")
     parser.add_argument("--pyavd", type=Path, default=PYAVD_PYTHON if PYAVD_PYTHON.exists() else None, help="python of a venv with pyavd 6.4.0")
     parser.add_argument("--no-pyavd", action="store_true", help="the project alone")
+    parser.add_argument("--pyavd-cases", nargs="*", help="run pyavd on these cases only (default: every EOS case)")
     parser.add_argument("--json", action="store_true", help="the raw runs as JSON")
     parser.add_argument("--configs", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -154,12 +156,14 @@ def main() -> None:
         for _ in range(args.repeat):
             imports.append(timed([sys.executable, "-c", IMPORTS], work / "imports"))
             for case in cases:
-                for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, args.pyavd).items():
+                peer = args.pyavd if args.pyavd_cases is None or case in args.pyavd_cases else None
+                for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, peer).items():
                     results[case].setdefault(tool, []).append(timed(command, target))
     if args.json:
         print(json.dumps({"cases": results, "imports": imports}, indent=1))
     print_table(results)
-    print_per_mb(results, statistics.median(r["s"] for r in imports))
+    print_cpu(results)
+    print_per_mb(results, {k: statistics.median(r[k] for r in imports) for k in ("s", "cpu")})
     after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: {', '.join(f'{v:.2f}' for v in after)}")
 
@@ -178,6 +182,19 @@ def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
         print(f"| {case} | " + " | ".join([*cells, *ratios, f"{configs['mb']:.2f} / {int(configs['lines']):,}", avd]) + " |")
 
 
+def print_cpu(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
+    """CPU seconds (user + system of the child, median) and their ratios: on a loaded machine a wall time also counts
+    the waits for a core, which weigh most on the shortest runs, so the CPU ratio is the one that survives the load."""
+    tools = ("render", "configs", "pyavd")
+    print("\n| case | render CPU s | configs CPU s | pyavd CPU s | pyavd ÷ render (CPU) | pyavd ÷ configs (CPU) |")
+    print("|---|---|---|---|---|---|")
+    for case, runs in results.items():
+        cpu = {t: statistics.median(r["cpu"] for r in runs[t]) for t in tools if t in runs}
+        cells = [f"{cpu[t]:.2f}" if t in cpu else "-" for t in tools]
+        ratios = [f"{cpu['pyavd'] / cpu[t]:.1f}×" if "pyavd" in cpu else "-" for t in ("render", "configs")]
+        print(f"| {case} | " + " | ".join([*cells, *ratios]) + " |")
+
+
 def per_mb(seconds: float, mb: float, fixed: tuple[float, float]) -> tuple[float, float] | None:
     """Seconds per MB and MB per second of a run above the fixed run ``(seconds, MB)``; None when it wrote no more.
 
@@ -192,19 +209,25 @@ def per_mb(seconds: float, mb: float, fixed: tuple[float, float]) -> tuple[float
     return cost, (1 / cost if cost > 0 else float("inf"))
 
 
-def print_per_mb(results: dict[str, dict[str, list[dict[str, float]]]], imports: float) -> None:
-    """The render's cost per output MB above the fixed cost, per case: a Markdown table (flat = linear in the output)."""
-    renders = {case: (statistics.median(r["s"] for r in runs["render"]), runs["render"][0]["mb"]) for case, runs in results.items()}
-    smallest = min(renders, key=lambda case: renders[case][1])
+def print_per_mb(results: dict[str, dict[str, list[dict[str, float]]]], imports: dict[str, float]) -> None:
+    """The render's cost per output MB above the fixed cost, per case, in wall and CPU seconds: a Markdown table (flat =
+    linear in the output)."""
+    renders = {
+        case: {k: statistics.median(r[k] for r in runs["render"]) for k in ("s", "cpu")} | {"mb": runs["render"][0]["mb"]}
+        for case, runs in results.items()
+    }
+    smallest = min(renders, key=lambda case: renders[case]["mb"])
     fixed = renders[smallest]
-    print(f"\nFixed cost: the median render of {smallest} ({fixed[1]:.2f} MB written), {fixed[0]:.2f} s.")
-    print(f"Of which a fresh interpreter importing what render imports: {imports:.2f} s.\n")
-    print("| case | render output MB | render s | s above fixed | s per MB above fixed | MB/s above fixed |")
-    print("|---|---|---|---|---|---|")
-    for case, (seconds, mb) in renders.items():
-        cost = per_mb(seconds, mb, fixed)
-        tail = f"{cost[0]:.3f} | {cost[1]:.1f}" if cost else "(the fixed cost) | -"
-        print(f"| {case} | {mb:.2f} | {seconds:.2f} | {seconds - fixed[0]:.2f} | {tail} |")
+    print(f"\nFixed cost: the median render of {smallest} ({fixed['mb']:.2f} MB written), {fixed['s']:.2f} s wall, {fixed['cpu']:.2f} s CPU.")
+    print(f"Of which a fresh interpreter importing what render imports: {imports['s']:.2f} s wall, {imports['cpu']:.2f} s CPU.\n")
+    print("| case | render output MB | render s (CPU s) | above fixed | s per MB above fixed | CPU s per MB above fixed | MB/s (CPU) above fixed |")
+    print("|---|---|---|---|---|---|---|")
+    for case, run in renders.items():
+        wall = per_mb(run["s"], run["mb"], (fixed["s"], fixed["mb"]))
+        cpu = per_mb(run["cpu"], run["mb"], (fixed["cpu"], fixed["mb"]))
+        tail = f"{wall[0]:.3f} | {cpu[0]:.3f} | {cpu[1]:.1f}" if wall and cpu else "(the fixed cost) | | -"
+        above = f"{run['s'] - fixed['s']:.2f} ({run['cpu'] - fixed['cpu']:.2f})"
+        print(f"| {case} | {run['mb']:.2f} | {run['s']:.2f} ({run['cpu']:.2f}) | {above} | {tail} |")
 
 
 if __name__ == "__main__":
