@@ -101,8 +101,8 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     switches expect: ``fabric.plan.host_bonds``), ``gpufabric_nccl_env`` (the group's ``export nccl`` variables, where NCCL runs),
     ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
     ``gpufabric_ib_ports``, ``gpufabric_rdma_stack`` (the RDMA stack rdma_stack installs) and, on subnet-manager hosts,
-    ``gpufabric_sm_priority``. Cluster vars: planes, the RoCE
-    contract and the InfiniBand settings with partitions resolved to hosts.
+    ``gpufabric_sm_priority`` and ``gpufabric_ib_partitions`` (the partitions with members resolved to hosts). Cluster
+    vars: planes, the RoCE contract and the InfiniBand settings (partitions by name and pkey, without members).
 
     A value every host of a node group (``group_<name>``) or a switch tier shares is set once, as that group's variable,
     not on each host (``share_group_vars``): what a host sees is ``onprem_host_vars`` either way.
@@ -196,9 +196,12 @@ def effective_host_vars(inventory: Mapping[str, Any]) -> dict[str, dict[str, Any
 def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
     sm = {n.host: n.priority for n in plan.infiniband.subnet_manager.nodes} if plan.infiniband else {}
     nccl = {g.group: nccl_env(plan, g) for g in nccl_groups(plan)}  # what roles/nccl_env writes to /etc/nccl.conf
+    partitions = _partitions_with_members(plan) if sm else []
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
     for node in plan.nodes:
         host = _node_vars(node, sm.get(node.hostname), host_bonds(plan, node))
+        if node.hostname in sm:
+            host["gpufabric_ib_partitions"] = partitions  # what opensm writes to partitions.conf
         if node.group in nccl:
             host["gpufabric_nccl_env"] = nccl[node.group]
         children.setdefault(ROLE_GROUPS[node.role], {"hosts": {}})["hosts"][node.hostname] = host
@@ -274,9 +277,6 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
     }
     if plan.infiniband is not None:
         ib = plan.infiniband
-        groups: dict[str, list[str]] = {}
-        for node in plan.nodes:
-            groups.setdefault(node.group, []).append(node.hostname)
         data["gpufabric_infiniband"] = {
             "sm_kind": ib.subnet_manager.kind,
             "routing_engine": ib.subnet_manager.routing_engine,
@@ -284,16 +284,28 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "lmc": ib.subnet_manager.lmc,
             "port_subnets": ib.subnet_manager.port_subnets,
             "mtu": ib.mtu,
-            "partitions": [
-                {
-                    "name": p.name,
-                    "pkey": f"0x{p.pkey:04x}",
-                    "ipoib": p.ipoib,
-                    "members": [
-                        {"host": h, "membership": m.membership} for m in p.members for h in (groups.get(m.group, []) if m.group else [m.host or ""])
-                    ],
-                }
-                for p in ib.partitions
-            ],
+            "partitions": [{"name": p.name, "pkey": f"0x{p.pkey:04x}", "ipoib": p.ipoib} for p in ib.partitions],
         }
     return data
+
+
+def _partitions_with_members(plan: ClusterPlan) -> list[dict[str, Any]]:
+    """The partitions with members resolved to hosts: only the SM hosts get them (``gpufabric_ib_partitions``).
+
+    Every host sees the cluster vars, so a member list there would make the inventory grow with hosts x hosts
+    (``ansible-inventory --list`` copies it into each host); on the SM hosts it grows with SMs x hosts.
+    """
+    if plan.infiniband is None:
+        return []
+    groups: dict[str, list[str]] = {}
+    for node in plan.nodes:
+        groups.setdefault(node.group, []).append(node.hostname)
+    return [
+        {
+            "name": p.name,
+            "pkey": f"0x{p.pkey:04x}",
+            "ipoib": p.ipoib,
+            "members": [{"host": h, "membership": m.membership} for m in p.members for h in (groups.get(m.group, []) if m.group else [m.host or ""])],
+        }
+        for p in plan.infiniband.partitions
+    ]
