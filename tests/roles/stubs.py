@@ -284,7 +284,13 @@ def pci_links(prefix: str) -> str:
 
 
 def fake_roce_gids(
-    interfaces: list[dict[str, object]], bonds: list[dict[str, object]], *, root: str, lag: bool = True, broken: str | None = None
+    interfaces: list[dict[str, object]],
+    bonds: list[dict[str, object]],
+    *,
+    root: str,
+    lag: bool = True,
+    broken: str | None = None,
+    extra_ipv6: int = 0,
 ) -> dict[str, tuple[str, int]]:
     """sysfs GID tables as ConnectX ports have them under ``root``: link-local GIDs at 0/1, the IPv4-mapped address at 2
     (RoCE v1) and 3 (RoCE v2), each with its net device in gid_attrs/ndevs.
@@ -292,13 +298,16 @@ def fake_roce_gids(
     A bond's address is on the bond's net device: with ``lag`` (RoCE LAG, one card) on a single ``mlx5_bond_0`` that
     replaces the members' devices, else on each member's own device. ``broken``: that port or bond has only the RoCE v1
     entry (RoCE v2 off, a classic NCCL_IB_GID_INDEX trap), or, for a bond, its address sits on a member's net device.
+    ``extra_ipv6``: that many more IPv6 addresses (two entries each) before the IPv4-mapped one, which moves its RoCE v2
+    GID from index 3 to 5 with one.
     """
     files: dict[str, tuple[str, int]] = {}
 
     def table(hca: str, ndev: str, address: str, v2_ndev: str | None) -> None:
         mapped = ipaddress.IPv6Address(f"::ffff:{address.split('/', maxsplit=1)[0]}").exploded
         port = f"{root}/class/infiniband/{hca}/ports/1"
-        entries = [("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", ndev, "IB/RoCE v1"), ("fe80:0000:0000:0000:0a42:a1ff:fe00:0001", ndev, "RoCE v2")]
+        ipv6 = ["fe80:0000:0000:0000:0a42:a1ff:fe00:0001"] + [f"fd00:0000:0000:0000:0000:0000:0000:{n + 1:04x}" for n in range(extra_ipv6)]
+        entries = [(gid, ndev, kind) for gid in ipv6 for kind in ("IB/RoCE v1", "RoCE v2")]
         entries += [(mapped, ndev, "IB/RoCE v1")] + ([(mapped, v2_ndev, "RoCE v2")] if v2_ndev else [])
         for n, (gid, dev, kind) in enumerate(entries):
             files[f"{port}/gids/{n}"] = (gid + "\n", 0o444)

@@ -5,7 +5,6 @@ them back as NCCL applies them; ``fabric_check`` compares the live RoCE v2 GID i
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from fabric.plan import plan_cluster
 from tests.conftest import ROOT
 from tests.roles.containers import bookworm_image, booted
 from tests.roles.scenario import changed, converge, explain, failures, host_vars, role_playbook, site
+from tests.roles.stubs import fake_roce_gids
 from tests.roles.test_cloud_fabric import UBUNTU_2204, exported_inventory, run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
@@ -81,30 +81,14 @@ def test_nccl_env_on_a_cloud_node_from_the_exported_inventory(tmp_path: Path) ->
 IB = "/srv/ib"
 
 
-def gid_tree(interfaces: list[dict[str, object]], extra_ipv6: int) -> dict[str, tuple[str, int]]:
-    """sysfs GID tables of the RoCE ports: link-local at 0/1, ``extra_ipv6`` more IPv6 addresses (two entries each),
-    then the IPv4-mapped address as RoCE v1 and v2: index 3 with none, 5 with one."""
-    files: dict[str, tuple[str, int]] = {}
-    for i in interfaces:
-        if i["link_layer"] != "ethernet" or not i["hca"] or i["plane"] not in ("compute", "storage"):
-            continue
-        mapped = ipaddress.IPv6Address(f"::ffff:{str(i['address']).split('/')[0]}").exploded
-        port = f"{IB}/sys/class/infiniband/{i['hca']}/ports/1"
-        gids = ["fe80:0000:0000:0000:0a42:a1ff:fe00:0001"] + [f"fd00:0000:0000:0000:0000:0000:0000:{n + 1:04x}" for n in range(extra_ipv6)]
-        entries = [(gid, kind) for gid in gids for kind in ("IB/RoCE v1", "RoCE v2")] + [(mapped, "IB/RoCE v1"), (mapped, "RoCE v2")]
-        for n, (gid, kind) in enumerate(entries):
-            files[f"{port}/gids/{n}"] = (gid + "\n", 0o444)
-            files[f"{port}/gid_attrs/types/{n}"] = (kind + "\n", 0o444)
-    return files
-
-
 def test_fabric_check_names_ports_whose_roce_v2_gid_is_not_at_the_plans_nccl_gid_index(tmp_path: Path) -> None:
     """One more IPv6 address on every RoCE port moves its RoCE v2 GID from index 3 to 5: NCCL_IB_GID_INDEX=3 from the
     plan would send NCCL's traffic on RoCE v1 of the link-local address, so the strict check fails, naming each port."""
     bookworm_image()
-    interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
+    gpu001 = host_vars(site("onprem-roce"), "gpu001")
+    gids = fake_roce_gids(gpu001["gpufabric_interfaces"], gpu001["gpufabric_bonds"], root=f"{IB}/sys", extra_ipv6=1)
     checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys", "fabric_check_host_tuning": False}
-    with booted("gpu001", tmp_path, private_network=True, files=gid_tree(interfaces, extra_ipv6=1)) as node:
+    with booted("gpu001", tmp_path, private_network=True, files=gids) as node:
         result, _ = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         [(task, message)] = failures(result)["gpu001"]
         assert task == "Verify | NCCL_IB_GID_INDEX of the plan against the live RoCE v2 GID index of every RoCE port"
