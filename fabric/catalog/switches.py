@@ -41,7 +41,7 @@ def load_switch_models(directory: Path = SWITCH_DATA) -> dict[str, SwitchModel]:
 
     Example:
         >>> sorted(load_switch_models())[:3]
-        ['7060x5-64s', '7060x6-64pe', 'lab-vswitch']
+        ['7010tx-48', '7060x5-64s', '7060x6-64pe']
     """
     return load_models(data_files(directory), SwitchModel, where=str(directory))
 

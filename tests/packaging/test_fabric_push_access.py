@@ -8,6 +8,7 @@ from types import ModuleType
 
 import pytest
 
+from fabric.apply.planes import select_devices
 from fabric.plan import plan_cluster
 from fabric.validate import validate_file
 from tests.conftest import ROOT
@@ -23,7 +24,7 @@ def module() -> ModuleType:
 
 
 def params(**given: object) -> dict[str, object]:
-    return {"username": None, "known_hosts": None, **given}
+    return {"username": None, "known_hosts": None, "planes": ["oob", "storage", "inband", "compute"], **given}  # as Ansible fills the defaults
 
 
 def test_definition_access_with_the_module_credentials_on_top(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -33,7 +34,8 @@ def test_definition_access_with_the_module_credentials_on_top(tmp_path: Path, mo
     access = module()._access  # the seam between the parameters and the apply stage
     plain = access(params(), validated, plan, tmp_path, None)
     assert plan.fabric is not None
-    assert sorted(plain) == sorted(s.name for s in plan.fabric.switches)
+    assert sorted(plain) == sorted(d.name for d in select_devices(plan))  # every plane's switches, by default
+    assert {s.name for s in plan.fabric.switches} < set(plain)
     first = plain[plan.fabric.switches[0].name]
     assert first.host == plan.fabric.switches[0].mgmt_address.split("/")[0]
     assert first.username == validated.spec.switches.credentials.username
