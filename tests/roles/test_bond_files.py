@@ -283,3 +283,27 @@ def test_port_subnets_in_the_definition_gives_each_port_its_sm_and_its_own_subne
             "ExecStart=",
             f"ExecStart=/usr/sbin/opensm --guid %I --log_file /var/log/opensm.%I.log --subnet_prefix 0xfe8000000000000{n}",
         ]
+
+
+def test_a_port_taken_out_of_port_subnets_loses_only_our_drop_in_and_the_sm_restarts(tmp_path: Path) -> None:
+    systemd = tmp_path / "systemd"
+    stale, current, foreign = "0x0c42a10300e17f99", GUIDS[0], "0x0c42a10300e17f98"
+    for guid, name in ((stale, "gpufabric-subnet.conf"), (current, "gpufabric-subnet.conf"), (foreign, "override.conf")):
+        (systemd / f"opensm@{guid}.service.d").mkdir(parents=True)
+        (systemd / f"opensm@{guid}.service.d" / name).write_text("[Service]\n", encoding="utf-8")
+    text = site("onprem-ib").read_text(encoding="utf-8")
+    definition = tmp_path / "def" / "cluster.yaml"
+    definition.parent.mkdir()
+    sm = "  subnet_manager:\n    kind: opensm\n"
+    definition.write_text(text.replace(sm, sm + "    port_subnets: true\n", 1), encoding="utf-8")
+    (tmp_path / "run").mkdir()
+    hostvars = {"opensm_port_guids": GUIDS, "opensm_systemd_dir": str(systemd)}
+    result, events = plan_run(tmp_path / "run", definition, "sm01", DEBIAN_12_SM, role="opensm", hostvars=hostvars)
+    assert result.ok, result.output_tail
+    task = "Configure | remove our per-port subnet drop-in from ports that no longer run a subnet of their own"
+    removed = [
+        e["event_data"]["res"]["path"]
+        for e in events
+        if e.get("event") == "runner_item_on_ok" and e["event_data"]["task"] == task and e["event_data"]["res"].get("changed")
+    ]
+    assert removed == [f"{systemd}/opensm@{stale}.service.d/gpufabric-subnet.conf"]  # the operator's override.conf stays
