@@ -8,8 +8,10 @@ Paths, each from the NOS's own documentation:
 - **SONiC** (sonic-net/SONiC ``doc/system-telemetry/grpc_telemetry.md``, "Virtual path"): target ``COUNTERS_DB``,
   ``COUNTERS/Ethernet*/<counter>`` for one counter on all ports (``SAI_PORT_STAT_PFC_<p>_RX_PKTS`` / ``_TX_PKTS``
   per priority, ``SAI_PORT_STAT_IF_IN_ERRORS``) and ``COUNTERS/Ethernet*/Queues`` for the queue counters (the CNP
-  queue's packets among them); the telemetry server's port in that document's examples is 8080. BGP comes from
-  frr_exporter (SONiC's bgp container is FRR).
+  queue's packets, the ECN marks, the PFC watchdog's fields and the periodic watermark among them; sonic-net/sonic-gnmi
+  ``sonic_data_client/virtual_db.go`` ``v2rEthPortQueStats``, see ``telemetry_sonic``); the telemetry server's port in
+  that document's examples is 8080. BGP: target ``STATE_DB``, ``NEIGH_STATE_TABLE`` (the bgp container's bgpmon keeps
+  each neighbor's state there), beside frr_exporter (SONiC's bgp container is FRR).
 - **Cumulus Linux** (CumulusNetworks/docs, Cumulus Linux 5.16 "gNMI Streaming", Metrics: Interface, QoS, Routing;
   the gNMI server listens on 9339): per-priority pauses ``/qos/interfaces/interface[interface-id=*]/switch-priority
   [priority=P]/state/counters/in-pause-pkts`` and ``out-pause-pkts``, ECN ``.../output/queues/queue[name=*]/state/
@@ -47,6 +49,7 @@ A switch whose definition turns gNMI off (``fabric.management.gnmi: false``) get
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 import yaml
@@ -69,16 +72,61 @@ PROMETHEUS_OUTPUT = {
 }
 
 
+SONIC_QUEUES_PATH = "COUNTERS/Ethernet*/Queues"
+SONIC_BGP_PATH = "NEIGH_STATE_TABLE"
+# SONiC's answers carry strings that strings-as-labels would turn into labels on every series of the answer, some
+# named with a leading digit (telemetry_sonic docstring): drop the watchdog's and peerType's, make a BGP state a number
+# (gnmic docs/user_guide/event_processors/event_delete.md, event_strings.md; the prometheus output's event-processors)
+SONIC_PROCESSORS: dict[str, dict[str, object]] = {
+    "sonic-drop-strings": {"event-delete": {"value-names": ["/PFC_WD_(ACTION|STATUS)$", f"{SONIC_BGP_PATH}/[^/]+/peerType$"]}},
+    "sonic-bgp-state": {
+        "event-strings": {
+            "value-names": [f"{SONIC_BGP_PATH}/[^/]+/state$"],
+            "transforms": [
+                {"replace": {"apply-on": "value", "old": "^Established$", "new": "1"}},
+                {"replace": {"apply-on": "value", "old": "^[^0-9].*$", "new": "0"}},
+            ],
+        }
+    },
+}
+
+
+def _sample(paths: list[str], target: str = "") -> dict[str, object]:
+    return {**({"target": target} if target else {}), "paths": paths, "mode": "stream", "stream-mode": "sample", "sample-interval": SAMPLE_INTERVAL}
+
+
+_KEYS = re.compile(r"\[[^\]]*\]")
+_NOT_NAME = re.compile(r"[^a-zA-Z0-9_]+")
+
+
+def gnmic_metric_name(path: str, prefix: str = GNMIC_METRIC_PREFIX, subscription: str = "") -> str:
+    """The Prometheus name gnmic's ``prometheus`` output gives a leaf path (keys dropped; rule: ``telemetry_switch``).
+
+    Args:
+        path: a gNMI path as subscribed, ``origin:`` first if it has one.
+        prefix: the output's ``metric-prefix``.
+        subscription: the subscription's name with ``append-subscription-name`` (gnmic.yaml sets it false).
+
+    Example:
+        >>> gnmic_metric_name("/interfaces/interface[name=*]/state/counters/carrier-transitions")
+        'gnmic_interfaces_interface_state_counters_carrier_transitions'
+    """
+    parts = [_NOT_NAME.sub("_", prefix)] if prefix else []
+    if subscription:
+        parts.append(_NOT_NAME.sub("_", subscription).rstrip("_"))
+    return "_".join([*parts, _NOT_NAME.sub("_", _KEYS.sub("", path)).lstrip("_")])
+
+
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
     prio = plan.roce.priority
     counters = [f"SAI_PORT_STAT_PFC_{prio}_RX_PKTS", f"SAI_PORT_STAT_PFC_{prio}_TX_PKTS", "SAI_PORT_STAT_IF_IN_ERRORS"]
-    return {
-        "target": "COUNTERS_DB",
-        "paths": [*(f"COUNTERS/Ethernet*/{c}" for c in counters), "COUNTERS/Ethernet*/Queues"],
-        "mode": "stream",
-        "stream-mode": "sample",
-        "sample-interval": SAMPLE_INTERVAL,
-    }
+    # Queues: every queue's counters, the watchdog's fields of the guarded ones and the periodic watermark (telemetry_sonic)
+    return _sample([*(f"COUNTERS/Ethernet*/{c}" for c in counters), SONIC_QUEUES_PATH], "COUNTERS_DB")
+
+
+def _sonic_bgp(_: ClusterPlan) -> dict[str, object]:
+    # STATE_DB NEIGH_STATE_TABLE, which the bgp container's bgpmon keeps (sonic-buildimage src/sonic-bgpcfgd/bgpmon/bgpmon.py)
+    return _sample([SONIC_BGP_PATH], "STATE_DB")
 
 
 def _cumulus(plan: ClusterPlan) -> dict[str, object]:
@@ -145,6 +193,7 @@ NXOS_NATIVE_LEAVES = (
     "pfcwdFlushedPackets",  # PFC watchdog: packets flushed while shut
     "randEcnMarkedPackets",  # WRED/ECN: packets marked
     "currQueueDepth",  # current queue depth in bytes (sampled; the table has no peak leaf)
+    "txPackets",  # packets sent: the ECN ratio's base on the same entries as randEcnMarkedPackets
 )
 
 
@@ -168,6 +217,7 @@ def _nxos(_: ClusterPlan) -> dict[str, object]:
 
 
 SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos, "nxos": _nxos}
+EXTRA_SUBSCRIPTIONS = {"sonic": {"sonic-bgp": _sonic_bgp}}  # a second database (gNMI target) of the same switches
 NOTES = {
     "nxos": "# nxos: PFC pauses, PFC watchdog, ECN marks and queue depth come from the native model (origin device, every queue "
     "class); the queue depth is the current one sampled every 10s, not a peak (see README)\n"
@@ -194,18 +244,28 @@ def gnmic_config(plan: ClusterPlan) -> str:
     covered = sorted(nos for nos in by_nos if nos in SUBSCRIPTIONS and not (off and nos in RENDERED))
     if not covered:
         return ""
+    subscriptions = {
+        name: build(plan) for nos in covered for name, build in {f"{nos}-fabric": SUBSCRIPTIONS[nos], **EXTRA_SUBSCRIPTIONS.get(nos, {})}.items()
+    }
     targets = {
-        f"{s.mgmt_address.split('/', maxsplit=1)[0]}:{GNMI_PORTS[nos]}": {"name": s.name, "subscriptions": [f"{nos}-fabric"]}
+        f"{s.mgmt_address.split('/', maxsplit=1)[0]}:{GNMI_PORTS[nos]}": {
+            "name": s.name,
+            "subscriptions": [f"{nos}-fabric", *EXTRA_SUBSCRIPTIONS.get(nos, {})],
+        }
         for nos in covered
         for s in sorted(by_nos[nos], key=lambda s: s.name)
     }
-    document = {
+    output: dict[str, object] = dict(PROMETHEUS_OUTPUT)
+    document: dict[str, object] = {
         "encoding": "json_ietf",
         "skip-verify": True,  # the switches' self-signed gNMI certificates (Cumulus: "uses a self-signed certificate")
         "targets": targets,
-        "subscriptions": {f"{nos}-fabric": SUBSCRIPTIONS[nos](plan) for nos in covered},
-        "outputs": {"prometheus": PROMETHEUS_OUTPUT},
+        "subscriptions": subscriptions,
+        "outputs": {"prometheus": output},
     }
+    if "sonic" in covered:
+        output["event-processors"] = list(SONIC_PROCESSORS)
+        document["processors"] = SONIC_PROCESSORS
     return _header(by_nos, covered, off=off) + yaml.safe_dump(document, sort_keys=False, width=200)
 
 

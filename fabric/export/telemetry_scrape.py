@@ -15,7 +15,7 @@ from collections import defaultdict
 import yaml
 
 from fabric.export.telemetry_gnmi import GNMIC_PROMETHEUS_LISTEN, GNMIC_PROMETHEUS_PATH, gnmic_config
-from fabric.export.telemetry_switch import sonic_relabel
+from fabric.export.telemetry_sonic import sonic_relabel
 from fabric.plan.types import ClusterPlan
 
 NODE_EXPORTER_PORT = 9100
@@ -76,8 +76,10 @@ def scrape_config(plan: ClusterPlan) -> str:
             "metrics_path": GNMIC_PROMETHEUS_PATH,
             "static_configs": [{"targets": [f"localhost{GNMIC_PROMETHEUS_LISTEN}"]}],
         }
-        if "sonic-fabric" in yaml.safe_load(gnmic)["subscriptions"]:
-            job["metric_relabel_configs"] = sonic_relabel()
+        subscriptions = yaml.safe_load(gnmic)["subscriptions"]
+        sonic = [p for name, sub in subscriptions.items() if name.startswith("sonic-") for p in sub["paths"]]
+        if sonic:
+            job["metric_relabel_configs"] = sonic_relabel(sonic)
         jobs.append(job)
     document = {
         "global": {"scrape_interval": SCRAPE_INTERVAL, "evaluation_interval": SCRAPE_INTERVAL, "external_labels": {"fabric": plan.name}},

@@ -4,6 +4,7 @@ control stay silent."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,18 +13,10 @@ import pytest
 import yaml
 
 from fabric.export.telemetry import export_telemetry
-from fabric.export.telemetry_switch import (
-    BGP_STATE,
-    CARRIER,
-    PAUSE_IN,
-    PFC_PRIO,
-    PFC_WATCHDOG,
-    QUEUE,
-    SONIC_PORT_COUNTER,
-    gnmic_metric_name,
-    sonic_metric_name,
-    switch_rules,
-)
+from fabric.export.telemetry_gnmi import NXOS_NATIVE_QUEUE, gnmic_metric_name
+from fabric.export.telemetry_signals import BGP_STATE, CARRIER, PAUSE_IN, PFC_PRIO, PFC_WATCHDOG, QUEUE, subscribed_names
+from fabric.export.telemetry_sonic import sonic_metric_name
+from fabric.export.telemetry_switch import switch_rules
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import DATA, ROOT
@@ -33,6 +26,7 @@ needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool (Debian p
 EOS = DATA / "render/eos-3tier/cluster.yaml"
 CUMULUS = DATA / "plan/three-tier/cluster.yaml"
 SONIC = ROOT / "inventories/onprem-roce/cluster.yaml"
+NXOS = DATA / "render/nxos-3tier/cluster.yaml"
 
 
 def test_the_name_rule_gives_gnmics_documented_example() -> None:
@@ -46,12 +40,65 @@ def test_the_name_rule_gives_gnmics_documented_example() -> None:
     assert gnmic_metric_name(CARRIER, prefix="") == "interfaces_interface_state_counters_carrier_transitions"
 
 
-def test_the_sonic_relabel_moves_the_port_into_a_label() -> None:
-    name = sonic_metric_name("COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_3_RX_PKTS", "Ethernet120")
-    match = SONIC_PORT_COUNTER.fullmatch(name)  # Prometheus anchors relabel regexes
-    assert match is not None
-    assert match.groups() == ("SAI_PORT_STAT_PFC_3_RX_PKTS", "Ethernet120")
-    assert SONIC_PORT_COUNTER.fullmatch(gnmic_metric_name(CARRIER)) is None
+def _relabel(name: str, rules: list[dict[str, str]]) -> tuple[str, dict[str, str]]:
+    """Prometheus' ``replace`` relabelling of ``__name__`` (anchored regex, ``$N`` groups) on one series name."""
+    labels = {"__name__": name}
+    for rule in rules:
+        match = re.fullmatch(rule["regex"], labels[rule["source_labels"][0]])
+        if match:
+            labels[rule["target_label"]] = match.expand(re.sub(r"\$(\d)", r"\\\1", rule["replacement"]))
+    return labels.pop("__name__"), labels
+
+
+def _sonic_relabel() -> list[dict[str, str]]:
+    scrape = yaml.safe_load(export_telemetry(plan_cluster(load_cluster(SONIC)))["telemetry/prometheus.yml"])
+    return next(j for j in scrape["scrape_configs"] if j["job_name"] == "gpufabric-gnmic")["metric_relabel_configs"]
+
+
+PFC3 = "COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_3_RX_PKTS"
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "field", "expected"),
+    [
+        # a port counter, under the SONiC name and under a vendor alias with a slash (sonic-gnmi answers the alias)
+        (PFC3, "Ethernet120", "", ("gnmic_sonic_port_SAI_PORT_STAT_PFC_3_RX_PKTS", {"port": "Ethernet120"})),
+        (PFC3, "Ethernet1/1", "", ("gnmic_sonic_port_SAI_PORT_STAT_PFC_3_RX_PKTS", {"port": "Ethernet1_1"})),
+        # the queues' answer (sonic-gnmi doc/grpc_telemetry.md example: keys etp10:3 and etp10:3:periodic)
+        (
+            "COUNTERS/Ethernet*/Queues",
+            "etp10:3",
+            "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED",
+            ("gnmic_sonic_queue_PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", {"port": "etp10", "queue": "3"}),
+        ),
+        (
+            "COUNTERS/Ethernet*/Queues",
+            "etp11a:13",
+            "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS",
+            ("gnmic_sonic_queue_SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", {"port": "etp11a", "queue": "13"}),
+        ),
+        (
+            "COUNTERS/Ethernet*/Queues",
+            "etp10:3:periodic",
+            "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES",
+            ("gnmic_sonic_queue_periodic_SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", {"port": "etp10", "queue": "3"}),
+        ),
+        # STATE_DB NEIGH_STATE_TABLE, keyed by neighbor address
+        ("NEIGH_STATE_TABLE", "10.0.0.57", "state", ("gnmic_sonic_bgp_neighbor_state", {"neighbor": "10_0_0_57"})),
+        ("NEIGH_STATE_TABLE", "fc00::7a", "state", ("gnmic_sonic_bgp_neighbor_state", {"neighbor": "fc00_7a"})),
+    ],
+)
+def test_the_sonic_relabel_moves_ports_queues_and_neighbors_into_labels(
+    path: str, key: str, field: str, expected: tuple[str, dict[str, str]]
+) -> None:
+    assert _relabel(sonic_metric_name(path, key, field), _sonic_relabel()) == expected
+    assert expected[0] in subscribed_names(plan_cluster(load_cluster(SONIC)))  # the names the rules may read
+
+
+def test_the_sonic_relabel_leaves_other_series_alone() -> None:
+    rules = _sonic_relabel()
+    for name in (gnmic_metric_name(CARRIER), sonic_metric_name("NEIGH_STATE_TABLE", "10.0.0.57", "peerType")):
+        assert _relabel(name, rules) == (name, {})
 
 
 def test_gnmic_output_is_the_one_the_names_assume() -> None:
@@ -71,7 +118,9 @@ def test_gnmic_output_is_the_one_the_names_assume() -> None:
     assert "metric_relabel_configs" not in jobs["gpufabric-gnmic"]  # no SONiC switch, no SONiC relabel
     sonic = yaml.safe_load(export_telemetry(plan_cluster(load_cluster(SONIC)))["telemetry/prometheus.yml"])
     relabel = next(j for j in sonic["scrape_configs"] if j["job_name"] == "gpufabric-gnmic")["metric_relabel_configs"]
-    assert [r["target_label"] for r in relabel] == ["port", "__name__"]  # the label first, while the name still holds the port
+    assert [r["target_label"] for r in relabel[:2]] == ["port", "__name__"]  # the label first, while the name still holds the port
+    gnmic = yaml.safe_load(export_telemetry(plan_cluster(load_cluster(SONIC)))["telemetry/gnmic.yaml"])
+    assert gnmic["outputs"]["prometheus"]["event-processors"] == list(gnmic["processors"])  # SONiC's strings handled before the output
 
 
 def test_each_nos_gets_the_alerts_its_subscriptions_feed() -> None:
@@ -80,8 +129,8 @@ def test_each_nos_gets_the_alerts_its_subscriptions_feed() -> None:
 
     assert alerts(EOS) == ["SwitchPauseStorm", "SwitchPfcWatchdogTripped", "SwitchEcnMarkingHigh", "SwitchLinkFlapping", "SwitchBgpDown"]
     assert alerts(CUMULUS) == ["SwitchPauseStorm", "SwitchEcnMarkingHigh", "SwitchLinkFlapping", "SwitchBgpDown"]
-    assert alerts(DATA / "render/nxos-3tier/cluster.yaml") == ["SwitchLinkFlapping", "SwitchBgpDown"]
-    assert alerts(SONIC) == ["SwitchPauseStorm"]
+    assert alerts(NXOS) == ["SwitchPfcWatchdogTripped", "SwitchEcnMarkingHigh", "SwitchLinkFlapping", "SwitchBgpDown"]
+    assert alerts(SONIC) == ["SwitchPauseStorm", "SwitchPfcWatchdogTripped", "SwitchEcnMarkingHigh", "SwitchBgpDown"]
     assert alerts(ROOT / "inventories/onprem-ib/cluster.yaml") == []
 
 
@@ -149,7 +198,7 @@ def _eos_cases() -> list[dict[str, object]]:
                     **_expected(
                         "SwitchPfcWatchdogTripped",
                         "critical",
-                        {**port, "tx_queue_index": "3", "tx_queue_queue_type": "UNICAST"},
+                        {**port, "tx_queue_index": "3", "tx_queue_queue_type": "UNICAST", "port": "Ethernet1", "queue": "3"},
                         "leaf1 Ethernet1 queue 3: the PFC watchdog found the queue stuck and stopped honouring pauses (a pause storm from the peer)",
                     ),
                     "eval_time": "3m",
@@ -158,18 +207,18 @@ def _eos_cases() -> list[dict[str, object]]:
                     **_expected(
                         "SwitchEcnMarkingHigh",
                         "warning",
-                        queue,
+                        {**queue, "port": "Ethernet1", "queue": "3"},
                         "leaf1 Ethernet1 queue 3: over 5% of packets ECN-marked (only the RoCE queue marks; chronic congestion)",
                     ),
                     "eval_time": "14m",
                 },
                 {"eval_time": "5m", "alertname": "SwitchEcnMarkingHigh", "exp_alerts": []},  # not yet its 10 minutes
-                {**_expected("SwitchLinkFlapping", "warning", port, "leaf1 Ethernet1 is flapping"), "eval_time": "3m"},
+                {**_expected("SwitchLinkFlapping", "warning", {**port, "port": "Ethernet1"}, "leaf1 Ethernet1 is flapping"), "eval_time": "3m"},
                 {
                     **_expected(
                         "SwitchBgpDown",
                         "critical",
-                        {"source": "leaf1", "network_instance_name": "default", "neighbor_neighbor_address": "10.0.0.1"},
+                        {"source": "leaf1", "network_instance_name": "default", "neighbor": "10.0.0.1"},
                         "leaf1: BGP session to 10.0.0.1 is not established",
                     ),
                     "eval_time": "3m",
@@ -237,3 +286,122 @@ def test_cumulus_and_sonic_pause_storms_fire_on_their_own_names(tmp_path: Path) 
     ]
     result = _run(SONIC, tmp_path, cases)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+SONIC_QUEUE = {"source": "leaf01", "subscription_name": "sonic-fabric", "target": "COUNTERS_DB", "port": "etp10", "queue": "3"}
+SONIC_QUIET = {**SONIC_QUEUE, "port": "etp11"}
+SONIC_BGP = {"source": "leaf01", "subscription_name": "sonic-bgp", "target": "STATE_DB"}
+
+
+def _sonic_cases() -> list[dict[str, object]]:
+    """Series under the names ``prometheus.yml``'s relabelling gives SONiC's answers (the test above)."""
+    fields = ("PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "SAI_QUEUE_STAT_PACKETS")
+    watchdog, ecn, sent = (f"gnmic_sonic_queue_{f}" for f in fields)
+    state = "gnmic_sonic_bgp_neighbor_state"  # 1 established, 0 otherwise (gnmic.yaml's sonic-bgp-state processor)
+    series = [
+        _series(watchdog, SONIC_QUEUE, "0x10 1x50"),  # the watchdog trips once
+        _series(watchdog, SONIC_QUIET, "0x60"),
+        _series(ecn, SONIC_QUEUE, "0+1000x60"),  # 10% of 10000
+        _series(sent, SONIC_QUEUE, "0+10000x60"),
+        _series(ecn, SONIC_QUIET, "0+100x60"),  # 1%
+        _series(sent, SONIC_QUIET, "0+10000x60"),
+        _series(state, {**SONIC_BGP, "neighbor": "10_0_0_57"}, "0x60"),  # Active
+        _series(state, {**SONIC_BGP, "neighbor": "10_0_0_59"}, "1x60"),  # Established
+    ]
+    return [
+        {
+            "interval": "15s",
+            "input_series": series,
+            "alert_rule_test": [
+                {
+                    **_expected(
+                        "SwitchPfcWatchdogTripped",
+                        "critical",
+                        SONIC_QUEUE,
+                        "leaf01 etp10 queue 3: the PFC watchdog found the queue stuck and stopped honouring pauses (a pause storm from the peer)",
+                    ),
+                    "eval_time": "3m",
+                },
+                {
+                    **_expected(
+                        "SwitchEcnMarkingHigh",
+                        "warning",
+                        SONIC_QUEUE,
+                        "leaf01 etp10 queue 3: over 5% of packets ECN-marked (only the RoCE queue marks; chronic congestion)",
+                    ),
+                    "eval_time": "14m",
+                },
+                {"eval_time": "5m", "alertname": "SwitchEcnMarkingHigh", "exp_alerts": []},  # not yet its 10 minutes
+                {
+                    **_expected(
+                        "SwitchBgpDown",
+                        "critical",
+                        {"source": "leaf01", "neighbor": "10_0_0_57"},
+                        "leaf01: BGP session to 10_0_0_57 is not established",
+                    ),
+                    "eval_time": "3m",
+                },
+                {"eval_time": "30s", "alertname": "SwitchBgpDown", "exp_alerts": []},  # not yet its minute
+            ],
+        }
+    ]
+
+
+NXOS_ENTRY = {"source": "leaf1", "subscription_name": "nxos-fabric"}
+
+
+def _nxos_cases(origin: str) -> list[dict[str, object]]:
+    """NX-OS native series as gnmic names them with (``device:``) or without the origin in the answer; their key labels
+    are whatever the switch sends (here the class map), the rules only carry them along."""
+
+    def native(leaf: str) -> str:
+        return gnmic_metric_name(f"{origin}{NXOS_NATIVE_QUEUE.removeprefix('device:')}/{leaf}")
+
+    hot = {**NXOS_ENTRY, "cmapName": "c-out-8q-q3", "If_list_id": "eth1/1"}
+    quiet = {**hot, "If_list_id": "eth1/2"}
+    series = [
+        _series(native("pfcwdShutdownCount"), hot, "0x10 1x50"),
+        _series(native("pfcwdShutdownCount"), quiet, "0x60"),
+        _series(native("randEcnMarkedPackets"), hot, "0+1000x60"),
+        _series(native("txPackets"), hot, "0+10000x60"),
+        _series(native("randEcnMarkedPackets"), quiet, "0+100x60"),
+        _series(native("txPackets"), quiet, "0+10000x60"),
+    ]
+    watchdog = "leaf1: the PFC watchdog found the queue stuck and stopped honouring pauses (a pause storm from the peer)"
+    ecn = "leaf1: over 5% of packets ECN-marked (only the RoCE queue marks; chronic congestion)"
+    return [
+        {
+            "interval": "15s",
+            "input_series": series,
+            "alert_rule_test": [
+                {**_expected("SwitchPfcWatchdogTripped", "critical", hot, watchdog), "eval_time": "3m"},
+                {**_expected("SwitchEcnMarkingHigh", "warning", hot, ecn), "eval_time": "14m"},
+            ],
+        }
+    ]
+
+
+@needs_promtool
+def test_sonic_switch_alerts_fire_on_their_series_and_the_quiet_ones_stay_silent(tmp_path: Path) -> None:
+    result = _run(SONIC, tmp_path, _sonic_cases())
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@needs_promtool
+@pytest.mark.parametrize("origin", ["device:", ""], ids=["with-origin", "without-origin"])
+def test_nxos_native_watchdog_and_ecn_alerts_fire_with_or_without_the_origin(origin: str, tmp_path: Path) -> None:
+    result = _run(NXOS, tmp_path, _nxos_cases(origin))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@needs_promtool
+@pytest.mark.parametrize(("definition", "cases"), [(SONIC, _sonic_cases()), (NXOS, _nxos_cases("device:"))], ids=["sonic", "nxos"])
+def test_the_sonic_and_nxos_rule_tests_can_fail(definition: Path, cases: list[dict[str, object]], tmp_path: Path) -> None:
+    """Control: expecting silence where each alert fired makes promtool fail for each."""
+    checks = cases[0]["alert_rule_test"]
+    assert isinstance(checks, list)
+    cases[0]["alert_rule_test"] = [{**c, "exp_alerts": []} for c in checks if c["exp_alerts"]]
+    result = _run(definition, tmp_path, cases)
+    assert result.returncode != 0
+    for check in cases[0]["alert_rule_test"]:
+        assert f"alertname: {check['alertname']}" in result.stdout + result.stderr
