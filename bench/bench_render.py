@@ -2,7 +2,8 @@
 
 Per case, interleaved run by run (so both tools see the same machine load):
 - ``render``:  ``python -m fabric render FILE -o DIR`` — switch configs, cabling, diagram, plan.json;
-- ``configs``: the switch configs alone (validate, plan, facts, render, write), this script in a child process;
+- ``configs``: the switch configs alone (validate, plan, facts, render, write, in render's worker processes:
+  ``fabric.parallel``), this script in a child process;
 - ``report``:  ``python -m fabric report FILE -o DIR`` — the HTML page (renders and lints in memory);
 - ``pyavd``:   pyavd 6.4.0 on the same fabric (bench/pyavd_fabric.py) in its own venv, when one exists
   (``./dev bench`` makes ``.venv-pyavd``; or pass ``--pyavd PYTHON``).
@@ -77,18 +78,16 @@ def eos_fabric(spines: int, leaves: int) -> str:
 
 
 def configs_only(definition: Path, target: Path) -> None:
-    """The switch configs alone, as ``render`` writes them (runs in a child: imports count)."""
+    """The switch configs alone, as ``render`` writes them: in its worker processes (runs in a child: imports count)."""
     sys.path.insert(0, str(ROOT))
-    from fabric.plan.facts import build_switch_facts
-    from fabric.render import render_switch
+    from fabric.parallel import SwitchWorkers
     from fabric.validate import validate_file
 
     plan = validate_file(definition).plan
-    for facts in build_switch_facts(plan):
-        folder = target / "switches" / facts.switch.name
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in render_switch(facts).items():
-            (folder / name).write_text(text, encoding="utf-8")
+    with SwitchWorkers(plan) as workers:
+        workers.rendered()
+        workers.write(target, digest=False)
+        workers.written()
 
 
 def timed(command: list[str], target: Path) -> dict[str, float]:

@@ -59,6 +59,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     render.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
     render.add_argument(
+        "--jobs",
+        type=_jobs,
+        help="worker processes rendering the switch configs (default: GPUFABRIC_JOBS, else the cores available; 1: none)",
+    )
+    render.add_argument(
         "--format",
         choices=("nos", "avd"),
         default="nos",
@@ -96,6 +101,14 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
     schema.add_argument("-o", "--output", type=Path, help="write it to this file")
     return parser
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number of at least 1."""
+    if not text.isdecimal() or int(text) < 1:
+        msg = f"{text!r} is no number of worker processes: give a whole number of at least 1"
+        raise argparse.ArgumentTypeError(msg)
+    return int(text)
 
 
 def _finding_data(findings: Sequence[Finding]) -> list[dict[str, object]]:
@@ -173,7 +186,8 @@ def _template_cache() -> None:
 
 
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.render import render_avd_configs, render_configs
+    from fabric.parallel import SwitchWorkers, write_files
+    from fabric.render import render_avd_configs, render_plan_files
 
     _template_cache()
 
@@ -185,40 +199,31 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     switches = f"{sum(counts.values())} switches"
     if len(counts) > 1:
         switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
-    with _status(err, f"rendering {switches}"):
-        if args.format == "avd":
-            files = render_avd_configs(plan)
-            if not files:
-                msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
-                raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
-        else:
-            files = render_configs(plan)
-    print_findings(err, validated.warnings)
-    target = args.output / plan.name if args.output == Path("build") else args.output
-    _check_output_dir(target)
-    with _status(err, f"writing {len(files) + 1} files into {target}"):
-        written = _write_files(target, files, digest=args.json)
-        written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
+    # The compute switches render in worker processes (fabric.parallel) while this one renders the rest; nothing is
+    # written before every file has rendered.
+    with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
+        with _status(err, f"rendering {switches}"):
+            if args.format == "avd":
+                files = render_avd_configs(plan)
+                if not files:
+                    msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
+                    raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
+            else:
+                files = render_plan_files(plan)
+            count = len(files) + workers.rendered()
+        print_findings(err, validated.warnings)
+        target = args.output / plan.name if args.output == Path("build") else args.output
+        _check_output_dir(target)
+        with _status(err, f"writing {count + 1} files into {target}"):
+            workers.write(target, digest=args.json)
+            written = write_files(target, files, digest=args.json)
+            written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
+            written |= workers.written()
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
     else:
         out.print(f"[green]rendered[/] {len(written)} files for {switches} into {target}", highlight=False)
     return EXIT_OK
-
-
-def _write_files(target: Path, files: dict[str, str], *, digest: bool = True) -> dict[str, str]:
-    """Write every file under ``target``; returns path → SHA-256 (or "" when no digest is asked for)."""
-    made: set[Path] = set()
-    digests: dict[str, str] = {}
-    for relative, text in files.items():
-        path = target / relative
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        data = text.encode()
-        path.write_bytes(data)
-        digests[relative] = hashlib.sha256(data).hexdigest() if digest else ""
-    return digests
 
 
 def _write_plan(path: Path, plan: ClusterPlan, *, digest: bool) -> str:
@@ -402,6 +407,7 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
 
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.htmlreport import build_report
+    from fabric.parallel import write_files
 
     _template_cache()
     with _status(err, f"validating and planning {args.file}"):
@@ -411,7 +417,7 @@ def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     _check_output_dir(target)
     with _status(err, "rendering, linting and drawing the report"):
         report = build_report(validated.plan, validated.warnings)
-    digests = _write_files(target, {"report.html": report.html})
+    digests = write_files(target, {"report.html": report.html})
     if args.json:
         out.print_json(
             json.dumps(

@@ -7,6 +7,7 @@ neighbours, the prefixes it originates, its management plane and the lossless co
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from ipaddress import IPv4Interface
 from typing import Literal
@@ -93,8 +94,13 @@ class SwitchFacts:
         return self.switch.loopback.split("/")[0] if self.switch.loopback else None
 
 
-def build_switch_facts(plan: ClusterPlan) -> tuple[SwitchFacts, ...]:
+def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -> tuple[SwitchFacts, ...]:
     """Facts for every switch of an on-prem plan, in plan order (spines, then leaves).
+
+    Args:
+        plan: the cluster plan.
+        only: the names of the switches wanted (a share of a parallel render); None: every switch. Each switch's facts
+            are the same either way: the whole cabling plan is read, only the wanted switches' ports are built.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -107,23 +113,26 @@ def build_switch_facts(plan: ClusterPlan) -> tuple[SwitchFacts, ...]:
     if fabric is None:
         return ()
     by_name = {s.name: s for s in fabric.switches}
+    wanted = by_name.keys() if only is None else frozenset(only)
     lossless = plan.plane("compute").transport == "roce"
     ports: dict[str, list[PortFacts]] = defaultdict(list)
     neighbors: dict[str, list[NeighborFacts]] = defaultdict(list)
     originated: dict[str, list[str]] = defaultdict(list)
     for link in fabric.links:
-        ports[link.a_device].append(_port(link, "a", fabric.mtu, lossless))
+        if link.a_device in wanted:
+            ports[link.a_device].append(_port(link, "a", fabric.mtu, lossless))
         if link.kind == "host":
             if link.subnet is not None:
                 originated[link.a_device].append(link.subnet)
             continue
-        ports[link.b_device].append(_port(link, "b", fabric.mtu, lossless))
+        if link.b_device in wanted:
+            ports[link.b_device].append(_port(link, "b", fabric.mtu, lossless))
         for here, there, port, address in (
             (link.a_device, link.b_device, link.a_port, link.b_address),
             (link.b_device, link.a_device, link.b_port, link.a_address),
         ):
             remote = by_name[there].asn
-            if remote is not None:
+            if remote is not None and here in wanted:
                 neighbors[here].append(NeighborFacts(there, port, address, remote))
     prefixes = _fabric_prefixes(plan, fabric)
     return tuple(
@@ -142,6 +151,7 @@ def build_switch_facts(plan: ClusterPlan) -> tuple[SwitchFacts, ...]:
             sm_priority=_sm_priority(plan.infiniband, switch.name),
         )
         for switch in fabric.switches
+        if switch.name in wanted
     )
 
 

@@ -5,7 +5,7 @@ Each renderer takes one switch's facts (``fabric.plan.facts``) and returns its f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from fabric.plan.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
@@ -22,7 +22,16 @@ from fabric.render.sonic import render_sonic
 from fabric.render.storage import render_storage
 from fabric.render.topology import topology_svgs
 
-__all__ = ["RENDERERS", "render_avd_configs", "render_cabling", "render_configs", "render_switch", "topology_svgs"]
+__all__ = [
+    "RENDERERS",
+    "render_avd_configs",
+    "render_cabling",
+    "render_configs",
+    "render_plan_files",
+    "render_switch",
+    "render_switch_files",
+    "topology_svgs",
+]
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
@@ -44,7 +53,8 @@ def render_switch(facts: SwitchFacts) -> dict[str, str]:
 def render_configs(plan: ClusterPlan) -> dict[str, str]:
     """Every rendered file of a plan, by relative path: ``switches/<name>/<file>``, ``cabling.csv``, ``topology-<plane>.svg``.
 
-    ``plan.json`` is not among them: the CLI streams it (``fabric.plan.serialize.write_plan_json``).
+    ``plan.json`` is not among them: the CLI streams it (``fabric.plan.serialize.write_plan_json``). The files of the
+    plan as a whole come first, then the compute switches in plan order: the first ``RenderError`` in that order is raised.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -52,12 +62,36 @@ def render_configs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(render_configs(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
         ['cabling.csv', 'dhcp/kea-dhcp4.json']
     """
+    files = render_plan_files(plan)
+    files.update(render_switch_files(build_switch_facts(plan)))
+    return dict(sorted(files.items()))
+
+
+def render_plan_files(plan: ClusterPlan) -> dict[str, str]:
+    """The files of the plan as a whole, compute switches aside: cabling, DHCP, storage and OOB switches, diagrams.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> sorted(render_plan_files(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
+        ['cabling.csv', 'dhcp/kea-dhcp4.json']
+    """
     files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan), **render_oob(plan)}
     files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
-    for facts in build_switch_facts(plan):
-        for name, text in render_switch(facts).items():
-            files[f"switches/{facts.switch.name}/{name}"] = text
-    return dict(sorted(files.items()))
+    return files
+
+
+def render_switch_files(facts: Iterable[SwitchFacts]) -> dict[str, str]:
+    """The files of these compute switches, by relative path ``switches/<name>/<file>``, in the order given.
+
+    Raises:
+        RenderError: the first switch, in the order given, that its NOS cannot express.
+    """
+    files: dict[str, str] = {}
+    for switch in facts:
+        for name, text in render_switch(switch).items():
+            files[f"switches/{switch.switch.name}/{name}"] = text
+    return files
 
 
 def render_avd_configs(plan: ClusterPlan) -> dict[str, str]:
