@@ -1,9 +1,10 @@
-"""A Grafana dashboard per fabric: a row per rail (RDMA traffic, PFC pauses on the RoCE priority or IB port errors)
-and, on Ethernet fabrics, a row per switch tier (BGP sessions of that tier's switches), then the GPUs (pure: plan → JSON).
+"""A Grafana dashboard per fabric: a row per rail (RDMA traffic, PFC pauses on the RoCE priority or IB port errors),
+on Ethernet fabrics a row per switch tier and the leaf side per rail (``telemetry_dashboard_switch``), then the GPUs
+(pure: plan → JSON).
 
-The JSON is Grafana's dashboard model (schemaVersion 39: ``panels`` with ``type: "row"`` panels that hold the
-panels below them, ``gridPos`` on a 24-column grid, Prometheus ``targets`` with ``expr``); the datasource is the
-import-time input ``${DS_PROMETHEUS}``. Every expression is checked by ``promtool`` in the tests.
+The JSON is Grafana's dashboard model (schemaVersion 39, layout and datasource variable: ``telemetry_layout``).
+Every expression is checked by ``promtool`` in the tests, and every metric it names against what the scrape and
+gnmic configs produce.
 """
 
 from __future__ import annotations
@@ -11,54 +12,13 @@ from __future__ import annotations
 import json
 import re
 
+from fabric.export.telemetry_dashboard_switch import switch_rows
+from fabric.export.telemetry_layout import DATASOURCE_VARIABLE, SCHEMA_VERSION, Layout
 from fabric.export.telemetry_rails import RAIL_RECORD, rail_devices
 from fabric.plan.types import ClusterPlan
 
-DATASOURCE = {"type": "prometheus", "uid": "${DS_PROMETHEUS}"}
-SCHEMA_VERSION = 39
-_WIDTH = 12  # two panels per row of the 24-column grid
-_HEIGHT = 8
 
-
-class _Layout:
-    """Panel ids and grid positions in reading order."""
-
-    def __init__(self) -> None:
-        self.panels: list[dict[str, object]] = []
-        self._y = 0
-        self._x = 0
-
-    def row(self, title: str) -> None:
-        if self._x:
-            self._y += _HEIGHT
-            self._x = 0
-        self.panels.append({"id": len(self.panels) + 1, "type": "row", "title": title, "collapsed": False, "gridPos": self._pos(24, 1), "panels": []})
-        self._y += 1
-
-    def panel(self, title: str, unit: str, targets: list[tuple[str, str]]) -> None:
-        self.panels.append(
-            {
-                "id": len(self.panels) + 1,
-                "type": "timeseries",
-                "title": title,
-                "datasource": DATASOURCE,
-                "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-                "gridPos": self._pos(_WIDTH, _HEIGHT),
-                "targets": [
-                    {"refId": chr(ord("A") + i), "datasource": DATASOURCE, "expr": e, "legendFormat": legend} for i, (e, legend) in enumerate(targets)
-                ],
-            }
-        )
-        self._x += _WIDTH
-        if self._x >= 24:
-            self._x = 0
-            self._y += _HEIGHT
-
-    def _pos(self, w: int, h: int) -> dict[str, int]:
-        return {"x": self._x, "y": self._y, "w": w, "h": h}
-
-
-def _rail_rows(plan: ClusterPlan, layout: _Layout) -> None:
+def _rail_rows(plan: ClusterPlan, layout: Layout) -> None:
     infiniband = plan.fabric is not None and plan.fabric.link_layer == "infiniband"
     for rail, hcas in rail_devices(plan).items():
         devices = "|".join(re.escape(h) for h in hcas)
@@ -110,30 +70,11 @@ def _rail_rows(plan: ClusterPlan, layout: _Layout) -> None:
             )
 
 
-def _tier_rows(plan: ClusterPlan, layout: _Layout) -> None:
-    fabric = plan.fabric
-    if fabric is None or fabric.link_layer == "infiniband":
-        return  # an InfiniBand fabric runs no BGP; its switches report through the subnet manager (UFM), not scraped here
-    for tier in sorted({s.tier for s in fabric.switches}, key=("leaf", "spine", "superspine").index):
-        names = sorted(s.name for s in fabric.switches if s.tier == tier)
-        layout.row(f"{tier.capitalize()} tier ({len(names)} switches)")
-        layout.panel(
-            f"{tier} BGP sessions established",
-            "short",
-            [(f'sum by (instance) (frr_bgp_peer_state{{tier="{tier}"}} == 1)', "{{instance}}")],
-        )
-        layout.panel(
-            f"{tier} BGP sessions down",
-            "short",
-            [(f'count by (instance) (frr_bgp_peer_state{{tier="{tier}"}} == 0)', "{{instance}}")],
-        )
-
-
 def dashboard(plan: ClusterPlan) -> dict[str, object]:
     """The dashboard model: rails, switch tiers, GPUs."""
-    layout = _Layout()
+    layout = Layout()
     _rail_rows(plan, layout)
-    _tier_rows(plan, layout)
+    switch_rows(plan, layout)
     if any(n.gpus for n in plan.nodes):
         layout.row("GPUs")
         layout.panel("GPU utilisation", "percent", [("avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL)", "{{Hostname}}")])
@@ -144,7 +85,7 @@ def dashboard(plan: ClusterPlan) -> dict[str, object]:
         "timezone": "utc",
         "schemaVersion": SCHEMA_VERSION,
         "time": {"from": "now-6h", "to": "now"},
-        "__inputs": [{"name": "DS_PROMETHEUS", "label": "Prometheus", "type": "datasource", "pluginId": "prometheus"}],
+        "templating": {"list": [DATASOURCE_VARIABLE]},
         "panels": layout.panels,
     }
 

@@ -4,7 +4,6 @@ control stay silent."""
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,6 +19,7 @@ from fabric.export.telemetry_switch import switch_rules
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import DATA, ROOT
+from tests.export.promseries import relabel
 
 PROMTOOL = shutil.which("promtool")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool (Debian package prometheus) is not installed (./dev setup)")
@@ -38,16 +38,6 @@ def test_the_name_rule_gives_gnmics_documented_example() -> None:
     )
     assert gnmic_metric_name(CARRIER) == "gnmic_interfaces_interface_state_counters_carrier_transitions"
     assert gnmic_metric_name(CARRIER, prefix="") == "interfaces_interface_state_counters_carrier_transitions"
-
-
-def _relabel(name: str, rules: list[dict[str, str]]) -> tuple[str, dict[str, str]]:
-    """Prometheus' ``replace`` relabelling of ``__name__`` (anchored regex, ``$N`` groups) on one series name."""
-    labels = {"__name__": name}
-    for rule in rules:
-        match = re.fullmatch(rule["regex"], labels[rule["source_labels"][0]])
-        if match:
-            labels[rule["target_label"]] = match.expand(re.sub(r"\$(\d)", r"\\\1", rule["replacement"]))
-    return labels.pop("__name__"), labels
 
 
 def _sonic_relabel() -> list[dict[str, str]]:
@@ -91,14 +81,14 @@ PFC3 = "COUNTERS/Ethernet*/SAI_PORT_STAT_PFC_3_RX_PKTS"
 def test_the_sonic_relabel_moves_ports_queues_and_neighbors_into_labels(
     path: str, key: str, field: str, expected: tuple[str, dict[str, str]]
 ) -> None:
-    assert _relabel(sonic_metric_name(path, key, field), _sonic_relabel()) == expected
+    assert relabel(sonic_metric_name(path, key, field), _sonic_relabel()) == expected
     assert expected[0] in subscribed_names(plan_cluster(load_cluster(SONIC)))  # the names the rules may read
 
 
 def test_the_sonic_relabel_leaves_other_series_alone() -> None:
     rules = _sonic_relabel()
     for name in (gnmic_metric_name(CARRIER), sonic_metric_name("NEIGH_STATE_TABLE", "10.0.0.57", "peerType")):
-        assert _relabel(name, rules) == (name, {})
+        assert relabel(name, rules) == (name, {})
 
 
 def test_gnmic_output_is_the_one_the_names_assume() -> None:
