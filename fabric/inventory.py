@@ -9,6 +9,7 @@ import yaml
 
 from fabric.export.nccl import nccl_env, nccl_groups
 from fabric.export.nccl_cloud import cloud_nccl_env
+from fabric.inventory_compact import compact_interfaces
 from fabric.plan.cloud_stack import gpu_stack
 from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.types import ClusterPlan, NodePlan
@@ -89,8 +90,11 @@ NETWORK_OS: dict[str, str] = {
 
 SWITCH_TIERS = ("leaf", "spine", "superspine", "core")
 """The groups of switches, by tier (all of them children of ``fabric``)."""
-PER_HOST: frozenset[str] = frozenset({"ansible_host", "gpufabric_interfaces", "gpufabric_loopback", "gpufabric_sm_priority"})
-"""Variables that stay on the host even where a group's hosts agree: its own addresses, loopback and SM priority."""
+PER_HOST: frozenset[str] = frozenset(
+    {"ansible_host", "gpufabric_interfaces", "gpufabric_interface_addresses", "gpufabric_loopback", "gpufabric_sm_priority"}
+)
+"""Variables that stay on the host even where a group's hosts agree: its own addresses, loopback and SM priority
+(``gpufabric_interfaces``: the template joining the group's interface layout with them, ``fabric.inventory_compact``)."""
 
 
 def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
@@ -105,7 +109,9 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     vars: planes, the RoCE contract and the InfiniBand settings (partitions by name and pkey, without members).
 
     A value every host of a node group (``group_<name>``) or a switch tier shares is set once, as that group's variable,
-    not on each host (``share_group_vars``): what a host sees is ``onprem_host_vars`` either way.
+    not on each host (``share_group_vars``), and ``gpufabric_interfaces`` is the template that joins the group's
+    interface layout with the host's addresses (``fabric.inventory_compact``): what a host sees once Ansible templates
+    it is ``onprem_host_vars`` either way.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -116,8 +122,10 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
         >>> groups = inv["all"]["children"]
         >>> groups["group_gpu"]["vars"]["gpufabric_hardware"], "gpufabric_hardware" in groups["gpu_nodes"]["hosts"]["dgx01"]
         ('dgx-h100', False)
+        >>> "gpufabric_interface_shape" in groups["group_gpu"]["vars"], groups["gpu_nodes"]["hosts"]["dgx01"]["gpufabric_interfaces"][:2]
+        (True, '{{')
     """
-    return share_group_vars(_flat_inventory(plan))
+    return share_group_vars(compact_interfaces(_flat_inventory(plan)))
 
 
 def onprem_host_vars(plan: ClusterPlan) -> dict[str, dict[str, Any]]:

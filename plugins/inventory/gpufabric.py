@@ -4,6 +4,10 @@ It validates and plans the definition with the ``fabric`` package of this reposi
 ``gpu_nodes``, ``storage_nodes``, ``mgmt_nodes``, ``login_nodes``, ``sm_nodes``, ``group_<name>``, ``leaf``,
 ``spine`` (…) with every plane's addresses, MTUs, the RoCE contract and the InfiniBand partitions as variables.
 An invalid definition fails the inventory with the full validation report.
+
+Strings are set trusted for templating only where that cannot change them (no ``{``) and for the one template the
+inventory writes itself (``gpufabric_interfaces``: ``fabric.inventory_compact.INTERFACES_TEMPLATE``); every other
+string, anything from the definition with a brace included, stays untrusted, so Ansible never templates it.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ class InventoryModule(BaseInventoryPlugin):
         try:
             from fabric.errors import FabricError, InputError
             from fabric.inventory import onprem_inventory
+            from fabric.inventory_compact import InventoryTemplate
             from fabric.validate import validate_file
         except ImportError as exc:
             msg = f"{path}: the gpufabric Python package is not importable by Ansible's Python ({sys.executable}): {exc}; pip install gpufabric"
@@ -60,43 +65,46 @@ class InventoryModule(BaseInventoryPlugin):
         if plan.target != "onprem":
             msg = f"{path}: a {plan.target} cluster gets its inventory from the Pulumi stack output (pulumi stack output ansible_inventory)"
             raise AnsibleParserError(msg)
-        self._populate(onprem_inventory(plan)["all"])
+        self._populate(onprem_inventory(plan)["all"], InventoryTemplate)
 
-    def _populate(self, top: dict[str, Any]) -> None:
+    def _populate(self, top: dict[str, Any], template: type[str]) -> None:
         inventory = self.inventory
         if inventory is None:  # parse() sets it before populating; no assert (stripped under -O, refused by ansible-test)
             msg = "the gpufabric inventory plugin populated no inventory"
             raise AnsibleParserError(msg)
         for key, value in top["vars"].items():
-            inventory.set_variable("all", key, _inert(value))
+            inventory.set_variable("all", key, _inert(value, template))
         for group, body in top["children"].items():
             inventory.add_group(group)
             for key, value in body.get("vars", {}).items():  # values every host of the group shares (share_group_vars)
-                inventory.set_variable(group, key, _inert(value))
+                inventory.set_variable(group, key, _inert(value, template))
             for host, host_vars in body["hosts"].items():
                 inventory.add_host(host, group=group)
                 for key, value in (host_vars or {}).items():
-                    inventory.set_variable(host, key, _inert(value))
+                    inventory.set_variable(host, key, _inert(value, template))
         inventory.add_group("fabric")
         for tier in ("leaf", "spine", "superspine", "core"):
             if tier in inventory.groups:
                 inventory.add_child("fabric", tier)
 
 
-def _inert(value: Any) -> Any:  # noqa: ANN401 - any inventory value
+def _inert(value: Any, template: type[str]) -> Any:  # noqa: ANN401 - any inventory value
     """``value`` with every string that holds no ``{`` marked trusted for templating (ansible-core 2.19 and later).
 
     Such a string cannot open a Jinja block (``{{``, ``{%``, ``{#``), so templating it gives it back unchanged: hosts
     see the same values. Ansible then writes it plain in ``ansible-inventory --list`` (as every inventory string was
     before 2.19) instead of as an ``{"__ansible_unsafe": ...}`` object, which is what its JSON encoder spends its time
-    on at thousands of hosts. A string with a ``{`` stays untrusted.
+    on at thousands of hosts. A string with a ``{`` stays untrusted, unless it is of type ``template``: a template the
+    inventory code wrote itself (``InventoryTemplate``; no string from the definition is ever one).
     """
     if isinstance(value, str):
+        if type(value) is template:
+            return _trust(str(value))
         return value if "{" in value else _trust(value)
     if isinstance(value, dict):
-        return {k: _inert(v) for k, v in value.items()}
+        return {k: _inert(v, template) for k, v in value.items()}
     if isinstance(value, list):
-        return [_inert(v) for v in value]
+        return [_inert(v, template) for v in value]
     return value
 
 

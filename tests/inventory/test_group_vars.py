@@ -1,5 +1,5 @@
 """The on-prem inventory sets what a node group or switch tier shares once, on the group, and every host still sees
-the same values: through ``effective_host_vars`` and through Ansible itself (the inventory plugin, ``ansible-inventory``)."""
+the same values: through ``effective_host_vars`` and through Ansible itself (the inventory plugin, ``hostvars``)."""
 
 from __future__ import annotations
 
@@ -11,39 +11,58 @@ from typing import Any
 import pytest
 
 from fabric.inventory import PER_HOST, effective_host_vars, onprem_host_vars, onprem_inventory, share_group_vars
+from fabric.inventory_compact import COMPACT_VARS, INTERFACES_TEMPLATE
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT
+from tests.inventory.ansible_view import ansible_view
 
 SITES = ("lab", "onprem-roce", "onprem-ib")
 BIN = ROOT / ".venv" / "bin"
+ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg")}
 
 
 def _unsafe_to_str(d: dict[str, Any]) -> Any:
     return d["__ansible_unsafe"] if list(d) == ["__ansible_unsafe"] else d
 
 
-def _ansible_inventory(site: str, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg")}
-    done = subprocess.run(
-        [str(BIN / "ansible-inventory"), "-i", f"inventories/{site}/cluster.yaml", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def _run(*command: str) -> str:
+    done = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout, object_hook=_unsafe_to_str)
+    return done.stdout
+
+
+def _ansible_inventory(site: str, *args: str) -> dict[str, Any]:
+    done = _run(str(BIN / "ansible-inventory"), "-i", f"inventories/{site}/cluster.yaml", *args)
+    return json.loads(done, object_hook=_unsafe_to_str)
 
 
 @pytest.mark.parametrize("site", SITES)
 def test_ansible_gives_each_host_what_the_plan_says(site: str) -> None:
-    """Hostvars as Ansible combines them (all, group, host) are the flat per-host values, key for key."""
+    """Hostvars as Ansible combines (all, group, host) and templates them are the flat per-host values, key for key.
+
+    ``onprem_host_vars`` is the plan's per-host view with every interface spelled out (what the plugin set on each host
+    before the interfaces were split into a group layout and host addresses); ``ansible_view`` reads every variable of
+    every host through ``hostvars[host]``, as plays and the roles' filters do. The two helper variables are the only extra.
+    """
     want = onprem_host_vars(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")))
-    got = _ansible_inventory(site, "--list")["_meta"]["hostvars"]
-    assert got == want
+    got = ansible_view(f"inventories/{site}/cluster.yaml")
+    assert set(got) == set(want)
+    for host, seen in got.items():
+        helpers = set(COMPACT_VARS) if "gpufabric_interfaces" in want[host] else set()
+        assert set(seen) == set(want[host]) | helpers, host
+        assert {k: v for k, v in seen.items() if k not in helpers} == want[host], host
+    assert any(isinstance(seen.get("gpufabric_interfaces"), list) and seen["gpufabric_interfaces"] for seen in got.values())
+
+
+def test_the_interfaces_are_a_group_layout_and_host_addresses() -> None:
+    """``gpufabric_interfaces`` is set as the template; the layout once on the node group, the addresses on each host."""
+    exported = _ansible_inventory("onprem-roce", "--host", "gpu001")
+    assert exported["gpufabric_interfaces"] == INTERFACES_TEMPLATE
+    shape, addresses = (json.loads(exported[k]) for k in COMPACT_VARS)
+    assert len(shape) == len(addresses) > 0
+    assert all(set(a) == {"address", "peer_address"} for a in addresses)
+    assert not any({"address", "peer_address"} & set(i) for i in shape)
 
 
 @pytest.mark.parametrize("site", SITES)
@@ -55,7 +74,8 @@ def test_shared_values_are_group_vars_and_hosts_keep_only_their_own(site: str) -
     assert gpu["vars"]["gpufabric_group"] == "gpu"
     host = groups["gpu_nodes"]["hosts"][next(iter(gpu["hosts"]))]
     assert not set(host) & set(gpu["vars"])
-    assert {"ansible_host", "gpufabric_interfaces"} <= set(host)
+    assert {"ansible_host", "gpufabric_interfaces", "gpufabric_interface_addresses"} <= set(host)
+    assert "gpufabric_interface_shape" in gpu["vars"]  # every gpu node has the same ports
     assert {"ansible_network_os", "gpufabric_nos"} <= set(groups["leaf"]["vars"])
     assert all({"ansible_host", "gpufabric_loopback"} <= set(v or {}) for v in groups["leaf"]["hosts"].values())
 
@@ -65,7 +85,9 @@ def test_ansible_keeps_shared_values_on_the_group() -> None:
     exported = _ansible_inventory("onprem-roce", "--list", "--export")
     assert exported["group_gpu"]["vars"]["gpufabric_hardware"] == "dgx-h100"
     assert "gpufabric_nccl_env" in exported["group_gpu"]["vars"]
-    assert set(exported["_meta"]["hostvars"]["gpu001"]) == {"ansible_host", "gpufabric_bonds", "gpufabric_interfaces"}
+    assert "gpufabric_interface_shape" in exported["group_gpu"]["vars"]
+    own = {"ansible_host", "gpufabric_bonds", "gpufabric_interfaces", "gpufabric_interface_addresses"}
+    assert set(exported["_meta"]["hostvars"]["gpu001"]) == own
 
 
 def test_a_value_one_host_lacks_or_holds_differently_stays_on_every_host() -> None:

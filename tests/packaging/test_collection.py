@@ -90,6 +90,15 @@ def test_site_playbook_from_the_installed_collection(installed: Installed) -> No
     assert all(hosts for _, hosts in listing)
 
 
+def test_the_installed_plugins_interfaces_template_resolves_to_the_planned_ports(installed: Installed) -> None:
+    """``gpufabric_interfaces`` is a template over the group's layout and the host's addresses (ansible-core's own
+    filters only), so it resolves the same from the installed collection as from the checkout."""
+    query = "msg={{ (gpufabric_interfaces | map(attribute='address') | select | list | length) ~ '/' ~ gpufabric_interfaces[0].name }}"
+    done = installed.ansible("adhoc", "gpu001", "-i", "onprem-roce/cluster.yaml", "-m", "ansible.builtin.debug", "-a", query)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '"msg": "10/enp24s0np0"' in done.stdout, done.stdout
+
+
 def test_filters_resolve_by_their_collection_name(installed: Installed) -> None:
     done = installed.ansible("adhoc", "localhost", "-m", "ansible.builtin.debug", "-a", "msg={{ [] | gpufabric.fabric.gpufabric_failed_pings }}")
     assert done.returncode == 0, done.stdout + done.stderr
