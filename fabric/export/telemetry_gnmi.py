@@ -78,7 +78,11 @@ SONIC_BGP_PATH = "NEIGH_STATE_TABLE"
 # named with a leading digit (telemetry_sonic docstring): drop the watchdog's and peerType's, make a BGP state a number
 # (gnmic docs/user_guide/event_processors/event_delete.md, event_strings.md; the prometheus output's event-processors)
 SONIC_PROCESSORS: dict[str, dict[str, object]] = {
-    "sonic-drop-strings": {"event-delete": {"value-names": ["/PFC_WD_(ACTION|STATUS)$", f"{SONIC_BGP_PATH}/[^/]+/peerType$"]}},
+    # a queue's string fields: sonic-gnmi doc/grpc_telemetry.md (PFC_WD_ACTION, PFC_WD_STATUS), sonic-swss
+    # tests/test_pfcwd.py (BIG_RED_SWITCH_MODE, DEBUG_STORM); bgpmon's peerType
+    "sonic-drop-strings": {
+        "event-delete": {"value-names": ["/(PFC_WD_ACTION|PFC_WD_STATUS|BIG_RED_SWITCH_MODE|DEBUG_STORM)$", f"{SONIC_BGP_PATH}/[^/]+/peerType$"]}
+    },
     "sonic-bgp-state": {
         "event-strings": {
             "value-names": [f"{SONIC_BGP_PATH}/[^/]+/state$"],

@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,23 @@ def _export(definition: Path) -> tuple[dict[str, object], dict[str, str]]:
 def test_the_dashboard_is_well_formed_and_reads_only_produced_metrics(definition: Path) -> None:
     dashboard, files = _export(definition)
     assert problems(dashboard, files) == []
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool (Debian package prometheus) is not installed (./dev setup)")
+@pytest.mark.parametrize("definition", DEFINITIONS, ids=lambda p: p.parent.name)
+def test_promtool_parses_every_panel_expression(definition: Path, tmp_path: Path) -> None:
+    """Each expression as a recording rule: ``promtool check rules`` parses it with Prometheus' own PromQL parser."""
+    dashboard, _ = _export(definition)
+    panels = dashboard["panels"]
+    assert isinstance(panels, list)
+    exprs = [t["expr"] for p in panels for t in p.get("targets", [])]
+    rules = {"groups": [{"name": "dashboard", "rules": [{"record": f"dashboard:expr_{i}", "expr": e} for i, e in enumerate(exprs)]}]}
+    (tmp_path / "exprs.yml").write_text(yaml.safe_dump(rules, width=1000), encoding="utf-8")
+    promtool = shutil.which("promtool")
+    assert promtool is not None
+    result = subprocess.run([promtool, "check", "rules", "exprs.yml"], capture_output=True, text=True, cwd=tmp_path, check=False, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(exprs)} rules found" in result.stdout
 
 
 @pytest.mark.parametrize("definition", DEFINITIONS[1:], ids=lambda p: p.parent.name)

@@ -4,6 +4,7 @@ control stay silent."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -395,3 +396,45 @@ def test_the_sonic_and_nxos_rule_tests_can_fail(definition: Path, cases: list[di
     assert result.returncode != 0
     for check in cases[0]["alert_rule_test"]:
         assert f"alertname: {check['alertname']}" in result.stdout + result.stderr
+
+
+def _apply_processors(values: dict[str, str]) -> dict[str, str]:
+    """gnmic's event-delete then event-strings ``replace`` (value names matched unanchored, as Go's MatchString; each
+    transform on the previous one's result) as gnmic.yaml configures them for SONiC."""
+    processors = yaml.safe_load(export_telemetry(plan_cluster(load_cluster(SONIC)))["telemetry/gnmic.yaml"])["processors"]
+    deletes = processors["sonic-drop-strings"]["event-delete"]["value-names"]
+    values = {k: v for k, v in values.items() if not any(re.search(r, k) for r in deletes)}
+    strings = processors["sonic-bgp-state"]["event-strings"]
+    for key in list(values):
+        if any(re.search(r, key) for r in strings["value-names"]):
+            for transform in strings["transforms"]:
+                values[key] = re.sub(transform["replace"]["old"], transform["replace"]["new"], str(values[key]))
+    return values
+
+
+def test_the_sonic_processors_leave_only_numbers() -> None:
+    """A watchdog queue as sonic-gnmi's doc answers it (strings PFC_WD_ACTION, PFC_WD_STATUS; BIG_RED_SWITCH_MODE and
+    DEBUG_STORM as sonic-swss tests set them) and bgpmon's neighbors: after the processors every value parses as a
+    number (so strings-as-labels adds no label), and a BGP state is 1 only when established."""
+    queue = "/COUNTERS/Ethernet*/Queues/etp10:3/"
+    bgp = "/NEIGH_STATE_TABLE/"
+    values = {
+        f"{queue}PFC_WD_ACTION": "drop",
+        f"{queue}PFC_WD_STATUS": "stormed",
+        f"{queue}BIG_RED_SWITCH_MODE": "enable",
+        f"{queue}DEBUG_STORM": "enabled",
+        f"{queue}PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": "1",
+        f"{queue}SAI_QUEUE_STAT_PACKETS": "527",
+        f"{bgp}10.0.0.57/state": "Established",
+        f"{bgp}10.0.0.57/peerType": "e-BGP",
+        f"{bgp}fc00::7a/state": "Active",
+        f"{bgp}10.0.0.61/state": "Idle (Admin)",
+    }
+    after = _apply_processors(values)
+    assert {k: float(v) for k, v in after.items()} == {
+        f"{queue}PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": 1,
+        f"{queue}SAI_QUEUE_STAT_PACKETS": 527,
+        f"{bgp}10.0.0.57/state": 1,
+        f"{bgp}fc00::7a/state": 0,
+        f"{bgp}10.0.0.61/state": 0,
+    }
