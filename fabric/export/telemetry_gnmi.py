@@ -223,8 +223,10 @@ def _nxos(_: ClusterPlan) -> dict[str, object]:
 SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos, "nxos": _nxos}
 EXTRA_SUBSCRIPTIONS = {"sonic": {"sonic-bgp": _sonic_bgp}}  # a second database (gNMI target) of the same switches
 NOTES = {
+    "sonic": "# sonic: the queues' ECN marks appear once `counterpoll wredqueue enable` turns the WRED_ECN_QUEUE flex counters on "
+    "(off by default; SONiC ECN_and_WRED_statistics_HLD); the processors below keep SONiC's string fields out of the labels\n",
     "nxos": "# nxos: PFC pauses, PFC watchdog, ECN marks and queue depth come from the native model (origin device, every queue "
-    "class); the queue depth is the current one sampled every 10s, not a peak (see README)\n"
+    "class); the queue depth is the current one sampled every 10s, not a peak (see README)\n",
 }
 
 
