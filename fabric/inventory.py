@@ -9,7 +9,7 @@ import yaml
 
 from fabric.export.nccl import nccl_env, nccl_groups
 from fabric.export.nccl_cloud import cloud_nccl_env
-from fabric.inventory_compact import compact_interfaces
+from fabric.inventory_compact import json_texts, split_interfaces
 from fabric.plan.cloud_stack import gpu_stack
 from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.types import ClusterPlan, NodePlan
@@ -109,9 +109,9 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     vars: planes, the RoCE contract and the InfiniBand settings (partitions by name and pkey, without members).
 
     A value every host of a node group (``group_<name>``) or a switch tier shares is set once, as that group's variable,
-    not on each host (``share_group_vars``), and ``gpufabric_interfaces`` is the template that joins the group's
-    interface layout with the host's addresses (``fabric.inventory_compact``): what a host sees once Ansible templates
-    it is ``onprem_host_vars`` either way.
+    not on each host (``share_group_vars``); ``gpufabric_interfaces`` is the template that joins the group's interface
+    layout with the host's addresses, and each list or dict value is set as its JSON text (``<name>_json``) read back
+    by a template (``fabric.inventory_compact``): what a host sees once Ansible templates it is ``onprem_host_vars``.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -125,7 +125,7 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
         >>> "gpufabric_interface_shape" in groups["group_gpu"]["vars"], groups["gpu_nodes"]["hosts"]["dgx01"]["gpufabric_interfaces"][:2]
         (True, '{{')
     """
-    return share_group_vars(compact_interfaces(_flat_inventory(plan)))
+    return json_texts(share_group_vars(split_interfaces(_flat_inventory(plan))))
 
 
 def onprem_host_vars(plan: ClusterPlan) -> dict[str, dict[str, Any]]:

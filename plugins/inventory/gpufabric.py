@@ -5,9 +5,10 @@ It validates and plans the definition with the ``fabric`` package of this reposi
 ``spine`` (…) with every plane's addresses, MTUs, the RoCE contract and the InfiniBand partitions as variables.
 An invalid definition fails the inventory with the full validation report.
 
-Strings are set trusted for templating only where that cannot change them (no ``{``) and for the one template the
-inventory writes itself (``gpufabric_interfaces``: ``fabric.inventory_compact.INTERFACES_TEMPLATE``); every other
-string, anything from the definition with a brace included, stays untrusted, so Ansible never templates it.
+Strings are set trusted for templating only where that cannot change them (no ``{``) and for the templates the
+inventory code writes itself (``fabric.inventory_compact``: ``gpufabric_interfaces`` and each structured value read
+from its JSON text); every other string, anything from the definition with a brace included, stays untrusted, so
+Ansible never templates it.
 """
 
 from __future__ import annotations

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fabric.inventory import PER_HOST, effective_host_vars, onprem_host_vars, onprem_inventory, share_group_vars
-from fabric.inventory_compact import COMPACT_VARS, INTERFACES_TEMPLATE
+from fabric.inventory_compact import INTERFACES_TEMPLATE, SPLIT_VARS
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT
@@ -43,15 +44,19 @@ def test_ansible_gives_each_host_what_the_plan_says(site: str) -> None:
 
     ``onprem_host_vars`` is the plan's per-host view with every interface spelled out (what the plugin set on each host
     before the interfaces were split into a group layout and host addresses); ``ansible_view`` reads every variable of
-    every host through ``hostvars[host]``, as plays and the roles' filters do. The two helper variables are the only extra.
+    every host through ``hostvars[host]``, as plays and the roles' filters do. The only extra variables are the
+    interfaces' two halves and the JSON texts behind the structured values (``fabric.inventory_compact``).
     """
     want = onprem_host_vars(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")))
     got = ansible_view(f"inventories/{site}/cluster.yaml")
     assert set(got) == set(want)
     for host, seen in got.items():
-        helpers = set(COMPACT_VARS) if "gpufabric_interfaces" in want[host] else set()
-        assert set(seen) == set(want[host]) | helpers, host
-        assert {k: v for k, v in seen.items() if k not in helpers} == want[host], host
+        split = set(SPLIT_VARS) if "gpufabric_interfaces" in want[host] else set()
+        structured = {k for k, v in want[host].items() if isinstance(v, list | dict) and v} - {"gpufabric_interfaces"}  # split instead
+        texts = {f"{k}_json" for k in structured | split}
+        assert set(seen) == set(want[host]) | split | texts, host
+        assert {k: v for k, v in seen.items() if k not in split | texts} == want[host], host
+        assert all(json.loads(seen[k]) == seen[k.removesuffix("_json")] for k in texts), host
     assert any(isinstance(seen.get("gpufabric_interfaces"), list) and seen["gpufabric_interfaces"] for seen in got.values())
 
 
@@ -59,7 +64,8 @@ def test_the_interfaces_are_a_group_layout_and_host_addresses() -> None:
     """``gpufabric_interfaces`` is set as the template; the layout once on the node group, the addresses on each host."""
     exported = _ansible_inventory("onprem-roce", "--host", "gpu001")
     assert exported["gpufabric_interfaces"] == INTERFACES_TEMPLATE
-    shape, addresses = (json.loads(exported[k]) for k in COMPACT_VARS)
+    assert exported["gpufabric_interface_shape"] == "{{ gpufabric_interface_shape_json | from_json }}"
+    shape, addresses = (json.loads(exported[f"{k}_json"]) for k in SPLIT_VARS)
     assert len(shape) == len(addresses) > 0
     assert all(set(a) == {"address", "peer_address"} for a in addresses)
     assert not any({"address", "peer_address"} & set(i) for i in shape)
@@ -75,7 +81,7 @@ def test_shared_values_are_group_vars_and_hosts_keep_only_their_own(site: str) -
     host = groups["gpu_nodes"]["hosts"][next(iter(gpu["hosts"]))]
     assert not set(host) & set(gpu["vars"])
     assert {"ansible_host", "gpufabric_interfaces", "gpufabric_interface_addresses"} <= set(host)
-    assert "gpufabric_interface_shape" in gpu["vars"]  # every gpu node has the same ports
+    assert "gpufabric_interface_shape_json" in gpu["vars"]  # every gpu node has the same ports
     assert {"ansible_network_os", "gpufabric_nos"} <= set(groups["leaf"]["vars"])
     assert all({"ansible_host", "gpufabric_loopback"} <= set(v or {}) for v in groups["leaf"]["hosts"].values())
 
@@ -85,9 +91,21 @@ def test_ansible_keeps_shared_values_on_the_group() -> None:
     exported = _ansible_inventory("onprem-roce", "--list", "--export")
     assert exported["group_gpu"]["vars"]["gpufabric_hardware"] == "dgx-h100"
     assert "gpufabric_nccl_env" in exported["group_gpu"]["vars"]
-    assert "gpufabric_interface_shape" in exported["group_gpu"]["vars"]
-    own = {"ansible_host", "gpufabric_bonds", "gpufabric_interfaces", "gpufabric_interface_addresses"}
+    assert "gpufabric_interface_shape_json" in exported["group_gpu"]["vars"]
+    own = {"ansible_host", "gpufabric_bonds", "gpufabric_bonds_json", "gpufabric_interfaces"}
+    own |= {"gpufabric_interface_addresses", "gpufabric_interface_addresses_json"}
     assert set(exported["_meta"]["hostvars"]["gpu001"]) == own
+
+
+def test_the_exported_inventory_gives_hosts_the_same_values(tmp_path: Path) -> None:
+    """What AWX imports (``--list --export``) and serves back as an inventory script: the templates stay templates,
+    the JSON texts stay data (``__ansible_unsafe``), and every host resolves the same values as from the definition."""
+    exported = tmp_path / "export.json"
+    exported.write_text(_run(str(BIN / "ansible-inventory"), "-i", "inventories/onprem-roce/cluster.yaml", "--list", "--export"), encoding="utf-8")
+    script = tmp_path / "inventory.sh"
+    script.write_text(f'#!/bin/sh\nif [ "$1" = --list ]; then cat {exported}; else echo {{}}; fi\n', encoding="utf-8")
+    script.chmod(0o755)
+    assert ansible_view(script, plugins="script") == ansible_view("inventories/onprem-roce/cluster.yaml")
 
 
 def test_a_value_one_host_lacks_or_holds_differently_stays_on_every_host() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from ansible.template import Templar, is_trusted_as_template
 
-from fabric.inventory_compact import INTERFACES_TEMPLATE, InventoryTemplate, compact_interfaces
+from fabric.inventory_compact import INTERFACES_TEMPLATE, InventoryTemplate, json_texts, split_interfaces
 from plugins.inventory.gpufabric import _inert
 
 
@@ -32,7 +32,7 @@ def test_only_the_inventorys_own_template_is_trusted() -> None:
 def _host(name: str) -> dict[str, Any]:
     port = {"name": name, "plane": "compute", "index": 0, "address": "10.0.0.1/31", "mtu": 9000, "peer_address": "10.0.0.0"}
     flat = {"all": {"vars": {}, "children": {"gpu_nodes": {"hosts": {"h1": {"gpufabric_interfaces": [port]}}}}}}
-    return compact_interfaces(flat)["all"]["children"]["gpu_nodes"]["hosts"]["h1"]
+    return json_texts(split_interfaces(flat))["all"]["children"]["gpu_nodes"]["hosts"]["h1"]
 
 
 @pytest.mark.parametrize("name", ["enp24s0np0", "{{ 6 * 7 }}", "{% raw %}x"])
@@ -42,3 +42,14 @@ def test_a_definition_string_inside_the_interfaces_is_never_templated(name: str)
     seen = Templar(variables=host).template(host["gpufabric_interfaces"])
     assert seen == [{"name": name, "plane": "compute", "index": 0, "address": "10.0.0.1/31", "mtu": 9000, "peer_address": "10.0.0.0"}]
     assert not any(is_trusted_as_template(v) for i in seen for v in i.values() if isinstance(v, str))
+
+
+@pytest.mark.parametrize("name", ["x-y", "{{ x }}", "X"])
+def test_only_a_plain_variable_name_goes_into_a_template(name: str) -> None:
+    with pytest.raises(ValueError, match="cannot be set as JSON text"):
+        json_texts({"all": {"vars": {name: [1]}, "children": {}}})
+
+
+def test_a_name_whose_json_text_name_is_taken_is_refused() -> None:
+    with pytest.raises(ValueError, match="x_json is taken"):
+        json_texts({"all": {"vars": {"x": [1], "x_json": "[2]"}, "children": {}}})
