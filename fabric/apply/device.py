@@ -169,7 +169,7 @@ class DeviceRun:
             self.progress(self.name, what)
 
         if target.l2 is not None:
-            l2_before = read_l2(adapter.nos, session)
+            l2_before = read_l2(adapter.nos, session, vpc=target.l2.vpc)
             check = l2_post_check(adapter.nos, target.l2, l2_before, timeout_s=timeout_s, hold_s=self.options.post_check_hold_s, waiting=waiting)
         else:
             check = fabric_post_check(

@@ -18,23 +18,28 @@ the kernel bridge ``Bridge``'s (SONiC Architecture, "vlanmgrd"). On EOS, ``show 
 ``interfaces``, where ``Cpu`` stands for the SVI and ``PeerEthernet…`` for the MLAG peer's ports) and
 ``show interfaces | json`` (``lineProtocolStatus``; a LAG member's ``interfaceMembership`` is
 ``"Member of Port-Channel5"``), the eAPI forms napalm's EOS driver and ANTA's test data read; not yet checked on a
-device here. A port the switch does not have (a breakout not yet
+device here. On NX-OS, ``show vlan brief``, ``show interface brief``, ``show port-channel summary`` and, on a vPC pair,
+``show vpc brief``, all ``| json`` (``fabric.apply.l2_nxos``, which cites its sources); a vPC pair's peer adjacency,
+peer link and every vPC up before the change must be up after it. The plan's LAGs are watched under the NOS's own
+names (``bond_name``: ``peerlink`` is NX-OS's ``port-channel2000``). A port the switch does not have (a breakout not yet
 applied; on the twin, a port left uncabled) is not checked; a VLAN missing from the bridge always is.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fabric.apply.checks import Waiting, hold_clean
+from fabric.apply.l2_nxos import read_nxos_l2
+from fabric.apply.l2state import VPC_PREFIX, L2State
 from fabric.apply.session import Session
 from fabric.apply.transaction import PostCheck
 from fabric.errors import PushError
+from fabric.plan.storage_facts import bond_name
 from fabric.plan.types import ClusterPlan
 
-L2_READERS = frozenset({"cumulus", "sonic", "eos"})
+L2_READERS = frozenset({"cumulus", "sonic", "eos", "nxos"})
 _TRUNKS = ("peerlink", "uplink")
 
 
@@ -45,21 +50,14 @@ class L2Expect:
     Attributes:
         vlans: ``(vlan, plane)`` of every VLAN on its bridge.
         ports: ``(port, vlans, what)`` of every planned port: the VLANs it must carry and what it is cabled to.
-        lags: the LAGs the plan names on it (``peerlink``, ``up1``): up before, up after.
+        lags: the LAGs the plan gives it, by the NOS's names (``peerlink``, ``port-channel2000``): up before, up after.
+        vpc: one side of an NX-OS vPC pair: its peer adjacency, peer link and every vPC up before are up after.
     """
 
     vlans: tuple[tuple[int, str], ...]
     ports: tuple[tuple[str, tuple[int, ...], str], ...]
     lags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class L2State:
-    """What an L2 switch's bridge carries now: its VLANs, each port's VLANs, which links are up."""
-
-    vlans: frozenset[int]
-    ports: Mapping[str, frozenset[int]]
-    up: Mapping[str, bool]
+    vpc: bool = False
 
 
 def l2_expect(plan: ClusterPlan, name: str) -> L2Expect:
@@ -76,18 +74,20 @@ def l2_expect(plan: ClusterPlan, name: str) -> L2Expect:
         (((101, 'storage'), (102, 'inband')), (('swp64s3', (101, 102), 'stor-a peerlink'),), ('peerlink',))
     """
     for net in plan.storage:
-        if any(s.name == name for s in net.switches):
+        switch = next((s for s in net.switches if s.name == name), None)
+        if switch is not None:
             every = tuple(sorted(seg.vlan for seg in net.segments))
             ports: list[tuple[str, tuple[int, ...], str]] = []
             lags: set[str] = set()
             for x in net.links:
                 if x.a_device == name:
                     ports.append((x.a_port, every if x.kind in _TRUNKS else (x.vlan,) if x.vlan else (), f"{x.b_device} {x.kind}"))
-                    lags |= {x.bond} if x.bond and x.kind in _TRUNKS else set()
+                    lags |= {bond_name(switch.nos, x.bond)} if x.bond and x.kind in _TRUNKS else set()
                 elif x.b_device == name and x.kind in _TRUNKS:
                     ports.append((x.b_port, every, f"{x.a_device} {x.kind}"))
-                    lags |= {x.b_bond} if x.b_bond else set()
-            return L2Expect(tuple(sorted((seg.vlan, seg.plane) for seg in net.segments)), tuple(ports), tuple(sorted(lags)))
+                    lags |= {bond_name(switch.nos, x.b_bond)} if x.b_bond else set()
+            paired = switch.nos == "nxos" and any(x.kind == "peerlink" and name in (x.a_device, x.b_device) for x in net.links)
+            return L2Expect(tuple(sorted((seg.vlan, seg.plane) for seg in net.segments)), tuple(ports), tuple(sorted(lags)), vpc=paired)
     oob = plan.oob
     if oob is not None and any(s.name == name for s in oob.switches):
         ports = [(x.a_port, (oob.vlan,), f"{x.b_device} {x.kind}") for x in oob.links if x.a_device == name]
@@ -96,15 +96,18 @@ def l2_expect(plan: ClusterPlan, name: str) -> L2Expect:
     raise PushError(msg)
 
 
-def read_l2(nos: str, session: Session) -> L2State:
-    """The bridge state of a switch (see the module docstring).
+def read_l2(nos: str, session: Session, *, vpc: bool = False) -> L2State:
+    """The bridge state of a switch (see the module docstring); ``vpc``: an NX-OS vPC pair's state too.
 
     Raises:
-        PushError: a NOS this check cannot read yet (its L2 planes cannot be pushed until it can).
+        PushError: a NOS this check cannot read yet (its L2 planes cannot be pushed until it can), or a reply it
+            cannot trust (``fabric.apply.l2_nxos.NxosReplyError``).
     """
     if nos not in L2_READERS:
         msg = f"no L2 post-check reader for {nos} yet (reads {', '.join(sorted(L2_READERS))}); push its plane once one exists"
         raise PushError(msg)
+    if nos == "nxos":
+        return read_nxos_l2(session.show, vpc=vpc)
     if nos == "eos":
         return eos_l2_state(session.show("show vlan | json"), session.show("show interfaces | json"))
     return l2_state(session.show("ip -j link show"), session.show("bridge -j vlan show"))
@@ -159,7 +162,8 @@ def l2_state(links_json: str, vlans_json: str) -> L2State:
 
 
 def l2_problems(expect: L2Expect, now: L2State, before: L2State | None = None) -> list[str]:
-    """VLANs missing from the bridge, planned ports without their VLANs, and ports or LAGs up before and down now.
+    """VLANs missing from the bridge, planned ports without their VLANs, and ports, LAGs or (``expect.vpc``) vPC state
+    up before and down now.
 
     Example:
         >>> expect = L2Expect(((101, "storage"), (102, "inband")), (("swp1", (101,), "node1 storage"),))
@@ -177,11 +181,16 @@ def l2_problems(expect: L2Expect, now: L2State, before: L2State | None = None) -
     if before is not None:
         watched = [(p, what) for p, _, what in expect.ports] + [(lag, "LAG") for lag in expect.lags]
         problems += [f"{p} ({what}) is down after the change" for p, what in watched if before.up.get(p) and not now.up.get(p)]
+        if expect.vpc:
+            vpc = sorted(k for k, was_up in before.up.items() if k.startswith(VPC_PREFIX) and was_up)
+            problems += [f"{k} is down after the change" for k in vpc if not now.up.get(k)]
     return problems
 
 
 def l2_post_check(nos: str, expect: L2Expect, before: L2State, *, timeout_s: float, hold_s: float, waiting: Waiting | None) -> PostCheck:
     """The post-check of one L2 switch: clean (``l2_problems``) for ``hold_s`` within ``timeout_s``."""
-    return lambda session: hold_clean(
-        lambda: l2_problems(expect, read_l2(nos, session), before), timeout_s=timeout_s, hold_s=hold_s, waiting=waiting, what="L2 post-check"
-    )
+
+    def sample(session: Session) -> list[str]:
+        return l2_problems(expect, read_l2(nos, session, vpc=expect.vpc), before)
+
+    return lambda session: hold_clean(lambda: sample(session), timeout_s=timeout_s, hold_s=hold_s, waiting=waiting, what="L2 post-check")
