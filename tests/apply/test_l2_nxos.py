@@ -5,6 +5,7 @@ pipeline on its recorded transcript (``tests/data/transcripts/nxos-l2``), to a c
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -16,7 +17,8 @@ from fabric.apply.l2_nxos import CHANNELS, INTERFACES, MAX_REPLY, VLANS, VPC, Nx
 from fabric.apply.l2check import L2_READERS, l2_expect, l2_problems, read_l2
 from fabric.apply.l2state import L2State
 from fabric.apply.nos import ADAPTERS
-from fabric.apply.rollout import RolloutOptions, push_fabric
+from fabric.apply.planes import select_devices
+from fabric.apply.rollout import RolloutOptions, push_fabric, targets
 from fabric.apply.session import DeviceAccess
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
@@ -248,3 +250,49 @@ def test_the_nxos_adapter_diff_of_the_recorded_running_config_touches_only_owned
     running = script()["replies"]["running"]
     diff = ADAPTERS["nxos"].diff(running, candidates(plan(), ("storage",))[SWITCH])
     assert diff[:3] == ["interface port-channel2000", "  switchport trunk allowed vlan 101,102", "  exit"]
+
+
+def as_nxos_reports(config: str) -> tuple[str, str, str, str]:
+    """The four replies a switch running ``config`` gives, as NX-OS derives them: a VLAN's ports are its access ports,
+    the trunks allowing it and the port-channels, never a member (``channel-group N``: bundled into port-channelN, flag
+    P); every interface is up; a ``vpc domain`` has its peer adjacency formed, its peer link and every ``vpc N`` up."""
+    ids = re.findall(r"^vlan (\d+)$", config, re.MULTILINE)
+    blocks = {m[1]: m[2] for m in re.finditer(r"^interface (\S+)\n((?:  .*\n)*)", config, re.MULTILINE)}
+    members: dict[str, list[str]] = {}
+    carried: dict[str, list[str]] = {vid: [] for vid in ids}
+    for name, body in blocks.items():
+        if group := re.search(r"channel-group (\d+)", body):
+            members.setdefault(f"port-channel{group[1]}", []).append(name)
+            continue
+        access = re.search(r"switchport access vlan (\d+)", body)
+        allowed = re.search(r"switchport trunk allowed vlan (\S+)", body)
+        for vid in [access[1]] if access else allowed[1].split(",") if allowed else []:
+            carried[vid].append(name)
+    vlans = [{"vlanshowbr-vlanid": vid, "vlanshowbr-vlanstate": "active", "vlanshowplist-ifidx": ",".join(ports)} for vid, ports in carried.items()]
+    links = [{"interface": name, "state": "up"} for name in blocks]
+    channels = [
+        {"port-channel": pc, "status": "U", "TABLE_member": {"ROW_member": [{"port": m, "port-status": "P"} for m in ms]}}
+        for pc, ms in members.items()
+    ]
+    peer = next((name for name, body in blocks.items() if "vpc peer-link" in body), None)
+    vpcs = [{"vpc-id": m[1], "vpc-port-state": "1"} for m in re.finditer(r"^  vpc (\d+)$", config, re.MULTILINE)]
+    vpc = {
+        "vpc-peer-status": "peer-ok",
+        **json.loads(table("peerlink", {"peerlink-ifindex": peer, "peer-link-port-state": "1"})),
+        **json.loads(table("vpc", vpcs)),
+    }
+    return table("vlanbriefxbrief", vlans), table("interface", links), table("channel", channels), json.dumps(vpc if peer else {})
+
+
+@pytest.mark.parametrize("case", ["storage/nxos", "render/nxos"])
+def test_every_rendered_nxos_storage_and_oob_switch_is_a_target_now_and_passes_the_check_as_rendered(case: str) -> None:
+    cluster = plan_cluster(load_cluster(ROOT / "tests" / "data" / case / "cluster.yaml"))
+    devices = [d for d in select_devices(cluster, ("oob", "storage")) if d.nos == "nxos"]
+    assert devices, case
+    rendered = candidates(cluster, ("oob", "storage"))
+    access = {d.name: DeviceAccess(d.name, "192.0.2.1", 22, "admin", None, "/dev/null") for d in devices}
+    for target in targets(cluster, rendered, access, {}, devices):  # no longer refused
+        assert target.l2 is not None
+        assert target.l2.vpc == (target.name.startswith("stor-")), "only a storage pair runs vPC"
+        reports = as_nxos_reports(target.candidate)
+        assert l2_problems(target.l2, state(*reports), state(*reports)) == [], target.name
