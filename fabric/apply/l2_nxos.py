@@ -28,7 +28,7 @@ that row itself (an object), of several rows as a list: both are read. The comma
   ``show vpc | json-pretty`` of a switch whose peer link is down. Before ``feature vpc`` is on, NX-OS refuses the
   command (``% Invalid command``): the switch has no vPC state yet (a first push turns the feature on).
 
-Short names (``Eth1/1``, ``Po10``) become NX-OS's full ones. A reply larger than ``MAX_REPLY`` bytes, a table of more
+Short names (``Eth1/1``, ``Po10``) become NX-OS's full ones. A reply longer than ``MAX_REPLY`` characters, a table of more
 than ``MAX_ROWS`` rows, a port range wider than ``MAX_RANGE``, a name that is no interface name, a VLAN outside
 1-4094, a member flag NX-OS does not document, or any other shape than the above is an ``NxosReplyError`` naming the
 command and what is wrong: the post-check fails and the change is rolled back, never confirmed on a reading it cannot
@@ -49,7 +49,7 @@ VLANS = "show vlan brief | json"
 INTERFACES = "show interface brief | json"
 CHANNELS = "show port-channel summary | json"
 VPC = "show vpc brief | json"
-MAX_REPLY = 4 * 1024 * 1024  # bytes: a 64-cage switch broken out 4x answers `show interface brief` in well under 1 MiB
+MAX_REPLY = 4 * 1024 * 1024  # characters: a 64-cage switch broken out 4x answers `show interface brief` in well under 1 MiB
 MAX_ROWS = 8192  # rows of one table: 4094 VLANs, or every port of a chassis
 MAX_RANGE = 4096  # ports in one `a-b` range of a VLAN's port list
 MEMBER_FLAGS = frozenset("PpDIHsrb")
@@ -101,7 +101,7 @@ def nxos_l2_state(vlans: str, interfaces: str, channels: str, vpc: str | None = 
 def _reply(command: str, text: str) -> dict[str, Any]:
     """The reply as a JSON object (an empty reply: no rows); too large, not JSON or not an object is an error."""
     if len(text) > MAX_REPLY:
-        msg = f"{command!r}: reply of {len(text)} bytes, more than the {MAX_REPLY} this reader takes"
+        msg = f"{command!r}: reply of {len(text)} characters, more than the {MAX_REPLY} this reader takes"
         raise NxosReplyError(msg)
     if not text.strip():
         return {}
