@@ -31,7 +31,7 @@ import json
 from dataclasses import dataclass
 
 from fabric.apply.checks import Waiting, hold_clean
-from fabric.apply.l2_nxos import read_nxos_l2
+from fabric.apply.l2_nxos import NxosReplyError, read_nxos_l2
 from fabric.apply.l2state import VPC_PREFIX, L2State
 from fabric.apply.session import Session
 from fabric.apply.transaction import PostCheck
@@ -191,6 +191,9 @@ def l2_post_check(nos: str, expect: L2Expect, before: L2State, *, timeout_s: flo
     """The post-check of one L2 switch: clean (``l2_problems``) for ``hold_s`` within ``timeout_s``."""
 
     def sample(session: Session) -> list[str]:
-        return l2_problems(expect, read_l2(nos, session, vpc=expect.vpc), before)
+        try:
+            return l2_problems(expect, read_l2(nos, session, vpc=expect.vpc), before)
+        except NxosReplyError as exc:  # a reply it cannot trust: a problem like any other (waited on, then reverted)
+            return [f"unreadable reply: {exc}"]
 
     return lambda session: hold_clean(lambda: sample(session), timeout_s=timeout_s, hold_s=hold_s, waiting=waiting, what="L2 post-check")

@@ -246,6 +246,27 @@ def test_an_nxos_storage_push_that_downs_the_peer_link_is_rolled_back() -> None:
     assert sessions[1].sent == [], "the L2 check failed first: no fresh login was needed"
 
 
+def test_a_reply_it_cannot_trust_after_the_change_fails_the_check_and_the_checkpoint_is_rolled_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    commit = script()["pushes"]["commit"]
+    change = commit["change"]
+    steps = [dict(step) for step in commit["steps"][:12]]
+    assert steps[8]["show"] == VLANS
+    steps[8]["reply"] = "% Permission denied for the role\n"
+    steps += [
+        {"show": f"rollback running-config checkpoint gpufabric-{change}", "reply": "Rollback completed successfully."},
+        {"show": f"no checkpoint gpufabric-{change}", "reply": ""},
+        {"show": "show running-config", "reply": script()["replies"]["running"]},
+    ]
+    monkeypatch.setitem(script()["pushes"], "hostile", {"change": change, "steps": steps, "reach": []})
+    _, results, _ = push("hostile")
+    result = results[SWITCH]
+    assert (result.committed, result.rolled_back) == (False, True)
+    assert result.error == (
+        "post-check failed: unreadable reply: 'show vlan brief | json': the reply is not JSON (JSONDecodeError), "
+        "it starts '% Permission denied for the role'"
+    )
+
+
 def test_the_nxos_adapter_diff_of_the_recorded_running_config_touches_only_owned_lines() -> None:
     running = script()["replies"]["running"]
     diff = ADAPTERS["nxos"].diff(running, candidates(plan(), ("storage",))[SWITCH])
