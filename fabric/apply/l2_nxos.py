@@ -21,6 +21,8 @@ that row itself (an object), of several rows as a list: both are read. The comma
   prints above the text form: ``P`` up in port-channel, ``p`` up in delay-lacp mode, ``D`` down, ``I`` individual,
   ``H`` hot-standby, ``s`` suspended, ``r`` module removed, ``b`` BFD session wait (NX-OS 7.0(3)I5 to 10.x device
   output). Only a ``P`` member forwards as part of its port-channel, so only it carries the port-channel's VLANs.
+  Source for the keys: Ansible's NX-OS modules (``nxos_linkagg`` ``get_portchannel``, ``nxos_vpc_interface``
+  ``get_portchannel_list``: ``ROW_channel`` an object for one channel, ``group`` a number or a string).
 - ``show vpc brief | json``, on one side of a vPC pair: ``vpc-peer-status`` (``peer-ok`` once the adjacency is
   formed; ``peer-link-down`` …), ``TABLE_peerlink`` / ``ROW_peerlink`` with ``peerlink-ifindex`` (``Po1``) and
   ``peer-link-port-state`` (``1`` up, ``0`` down), ``TABLE_vpc`` / ``ROW_vpc`` with ``vpc-id``, ``vpc-ifindex`` and
