@@ -163,7 +163,7 @@ def l2_state(links_json: str, vlans_json: str) -> L2State:
 
 def l2_problems(expect: L2Expect, now: L2State, before: L2State | None = None) -> list[str]:
     """VLANs missing from the bridge, planned ports without their VLANs, and ports, LAGs or (``expect.vpc``) vPC state
-    up before and down now.
+    up before and down now; without ``before`` (``verify``), a vPC pair's state down or missing.
 
     Example:
         >>> expect = L2Expect(((101, "storage"), (102, "inband")), (("swp1", (101,), "node1 storage"),))
@@ -178,12 +178,15 @@ def l2_problems(expect: L2Expect, now: L2State, before: L2State | None = None) -
         missing = [v for v in vlans if v not in now.ports.get(port, frozenset())]
         if missing:
             problems.append(f"{port} ({what}): VLAN {', '.join(map(str, missing))} not on it")
+    vpc = {k: is_up for k, is_up in now.up.items() if k.startswith(VPC_PREFIX)} if expect.vpc else {}
+    if before is None and expect.vpc:  # verify: the pair must be formed, whatever it was
+        problems += [f"{k} is down" for k, is_up in sorted(vpc.items()) if not is_up] if vpc else ["no vPC state: is feature vpc on?"]
     if before is not None:
         watched = [(p, what) for p, _, what in expect.ports] + [(lag, "LAG") for lag in expect.lags]
         problems += [f"{p} ({what}) is down after the change" for p, what in watched if before.up.get(p) and not now.up.get(p)]
         if expect.vpc:
-            vpc = sorted(k for k, was_up in before.up.items() if k.startswith(VPC_PREFIX) and was_up)
-            problems += [f"{k} is down after the change" for k in vpc if not now.up.get(k)]
+            was = sorted(k for k, was_up in before.up.items() if k.startswith(VPC_PREFIX) and was_up)
+            problems += [f"{k} is down after the change" for k in was if not vpc.get(k)]
     return problems
 
 

@@ -74,7 +74,8 @@ def verify_fabric(
                 _check(verdict, facts[name], adapter, session, candidate=candidates[name], previous=before, routes=expected.get(name, {}))
             else:
                 verdict.drift = adapter.diff(adapter.running(session), candidates[name], before)
-                verdict.problems += l2_problems(l2_expect(plan, name), read_l2(adapter.nos, session))
+                expect = l2_expect(plan, name)
+                verdict.problems += l2_problems(expect, read_l2(adapter.nos, session, vpc=expect.vpc))
         except Exception as exc:  # noqa: BLE001 - reported per device
             verdict.problems.append(f"session failed: {exc}")
         finally:

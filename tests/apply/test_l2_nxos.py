@@ -151,6 +151,14 @@ def table(name: str, row: object) -> str:
     return json.dumps({f"TABLE_{name}": {f"ROW_{name}": row}})
 
 
+def test_verify_wants_the_vpc_pair_formed_whatever_it_was_before() -> None:
+    r, expect = script()["replies"], l2_expect(plan(), SWITCH)
+    down = state(r["vlans_peerlink_down"], r["links_peerlink_down"], r["channels_peerlink_down"], r["vpc_peerlink_down"])
+    assert l2_problems(expect, down)[-2:] == ["vPC peer adjacency is down", "vPC peer-link is down"]
+    assert l2_problems(expect, state(**replies(vpc="% Invalid command at '^' marker.\n"))) == ["no vPC state: is feature vpc on?"]
+    assert l2_problems(expect, state(**replies())) == []
+
+
 VLAN_ROW = {"vlanshowbr-vlanid": "101", "vlanshowbr-vlanstate": "active"}
 PEER_LINK_WORD = {"vpc-peer-status": "peer-ok", "TABLE_peerlink": {"ROW_peerlink": {"peer-link-port-state": "up"}}}
 BAD_MEMBER = {"port-channel": "Po1", "status": "U", "TABLE_member": {"ROW_member": {"port": "Eth1/1", "port-status": "X"}}}
