@@ -66,7 +66,16 @@ class EthernetNetworkSpec(SpecModel):
     separation: Literal["vlan", "vrf"] = Field(
         default="vrf", description="vlan: one VLAN per plane. vrf: also one VRF per plane for its gateway, so no route joins them."
     )
-    leaf_pairs_per_su: Annotated[int, Field(ge=1, le=8)] = Field(default=1, description="MLAG leaf pairs per scalable unit.")
+    leaf_pairs: Literal["per-su", "packed"] = Field(
+        default="per-su",
+        description="per-su: leaf_pairs_per_su MLAG leaf pairs in every scalable unit (<net>-su<s>-<k>-a/b). packed: leaf "
+        "pairs shared across SUs, as many SU slots on each as its port budget holds ((leaf ports - 2 x uplinks_per_spine - "
+        "peerlink_ports) // ports a slot takes per side): slot g = (su-1) x su_size + slot - 1 goes to pair "
+        "<net>-leaf<g // slots_per_pair + 1>-a/b, so slots are reserved, adding a node moves no other cable and a node's "
+        "bond never spans two pairs (the DGX SuperPOD H100 RA's in-band network, README 'SuperPOD switch counts'). "
+        "leaf-spine only.",
+    )
+    leaf_pairs_per_su: Annotated[int, Field(ge=1, le=8)] = Field(default=1, description="leaf_pairs: per-su only: MLAG leaf pairs per scalable unit.")
     uplinks_per_spine: Annotated[int, Field(ge=1, le=16)] = Field(default=4, description="Cables from every leaf to each spine.")
     peerlink_ports: Annotated[int, Field(ge=1, le=8)] = Field(default=2, description="Members of the MLAG peerlink bond.")
     roce: bool = Field(
@@ -79,7 +88,7 @@ class EthernetNetworkSpec(SpecModel):
         default=None,
         description="Default 512 for planes.storage.network, 640 for planes.inband.network. "
         "Switch N's management address is mgmt_pool[mgmt_offset + N]; N is 0/1 for the spines, 2/3 for the services "
-        "pair and 2(p+1)/2(p+1)+1 for leaf pair p (p = (su-1)*leaf_pairs_per_su + k).",
+        "pair and 2(p+1)/2(p+1)+1 for leaf pair p (p = (su-1)*leaf_pairs_per_su + k; packed: p of <net>-leaf<p>).",
     )
     cable_m: Annotated[int, Field(ge=1, le=2000)] = Field(default=5, description="Cable length of host and peerlink cables.")
     uplink_cable_m: Annotated[int, Field(ge=1, le=2000)] = Field(default=30, description="Cable length of leaf-spine cables.")

@@ -6,6 +6,10 @@ every leaf has ``uplinks_per_spine`` cables to each switch of the spine pair, bu
 tiers. The plane gateways (VRR) live on the spine pair (on the one pair when collapsed). ``topology: collapsed`` is a
 single pair taking every node.
 
+``leaf_pairs: packed`` shares leaf pairs ``<net>-leaf<p>-a/b`` across SUs instead: SU slots in order (slot ``g`` =
+``(su-1) * su_size + slot - 1`` over the cluster) fill pair 1, then pair 2, as many per pair as its host ports hold
+(leaf ports less uplinks and peerlink, over the ports a slot takes per side), so a node's bond stays on one pair.
+
 Ports are reserved, not packed, so adding a node never moves another's cable: slot ``k`` of an SU leaf pair takes a block
 of ``sum(ceil(max_ports_per_node / 2))`` ports on each side (over the planes the network carries), node port ``i`` of a
 plane on side ``a`` when ``i`` is even and ``b`` when odd. The peerlink takes a switch's last ports, the uplinks the ports
@@ -104,7 +108,39 @@ def _check(spec: ClusterSpec, net: _Net) -> list[Finding]:
         problems.append(Finding((*net.path, "roce"), msg))
     problems.extend(_check_tiers(net))
     problems.extend(_check_planes(spec, net))
+    if net.spec.leaf_pairs == "packed" and not problems:
+        problems.extend(_check_packed(spec, net))
     return problems
+
+
+def _check_packed(spec: ClusterSpec, net: _Net) -> list[Finding]:
+    where = (*net.path, "leaf_pairs")
+    if net.spec.topology == "collapsed":
+        return [Finding(where, "leaf_pairs: packed shares leaf pairs behind a spine pair; use topology: leaf-spine or leave leaf_pairs out")]
+    if "leaf_pairs_per_su" in net.spec.model_fields_set:
+        return [Finding(where, "leaf_pairs: packed sizes the pairs by their ports; remove leaf_pairs_per_su (it counts pairs per SU)")]
+    if _slots_per_pair(spec, net) < 1:
+        host, slot = _host_ports(net), sum(_per_side(spec, net.planes).values())
+        return [
+            Finding(
+                where,
+                f"a {net.spec.leaf.model} leaf has {max(host, 0)} host ports at {net.spec.speed_gbps} Gb/s after {2 * net.spec.uplinks_per_spine} "
+                f"uplink and {net.spec.peerlink_ports} peerlink ports but a node slot takes {slot}; lower uplinks_per_spine or peerlink_ports, "
+                "or pick a leaf with more ports",
+            )
+        ]
+    return []
+
+
+def _host_ports(net: _Net) -> int:
+    """Ports a leaf keeps for hosts: its radix at the network's speed less its uplinks and peerlink."""
+    radix = SWITCH_MODELS[net.spec.leaf.model].radix(net.spec.speed_gbps) or 0
+    return radix - 2 * net.spec.uplinks_per_spine - net.spec.peerlink_ports
+
+
+def _slots_per_pair(spec: ClusterSpec, net: _Net) -> int:
+    """``leaf_pairs: packed``: the SU slots one leaf pair holds (its host ports over the ports a slot takes per side)."""
+    return _host_ports(net) // sum(_per_side(spec, net.planes).values())
 
 
 def _check_tiers(net: _Net) -> list[Finding]:
@@ -156,6 +192,9 @@ def _pairs(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> dict[st
     collapsed = net.spec.topology == "collapsed"
     su_size = spec.fabric.su_size if spec.fabric else 0
     per_pair = -(-su_size // net.spec.leaf_pairs_per_su) if su_size else 1
+    packed = net.spec.leaf_pairs == "packed" and not collapsed
+    if packed:
+        per_pair = _slots_per_pair(spec, net)
     sus = max((n.scalable_unit or 0 for n in nodes), default=0)
     svc_next = sus * su_size if collapsed else 0
 
@@ -176,6 +215,9 @@ def _pairs(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> dict[st
             svc_next += 1
         elif collapsed:
             pair("pair", 1).blocks[(node.scalable_unit - 1) * su_size + node.slot - 1] = host
+        elif packed:
+            p, block = divmod((node.scalable_unit - 1) * su_size + node.slot - 1, per_pair)
+            pair(f"leaf{p + 1}", p + 2).blocks[block] = host
         else:
             k, block = divmod(node.slot - 1, per_pair)
             p = (node.scalable_unit - 1) * net.spec.leaf_pairs_per_su + k + 1
@@ -191,6 +233,15 @@ def _build(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> tuple[S
         pairs.setdefault("pair", _Pair("pair", 1))
     spine_pair = None if collapsed else _Pair("spine", 0)
     leaf_pairs = sorted(pairs.values(), key=lambda p: p.pair_id)
+    needed = max(p.pair_id for p in leaf_pairs) * 2 * net.spec.uplinks_per_spine + net.spec.peerlink_ports
+    radix = spine_model.radix(net.spec.speed_gbps) or 0
+    if spine_pair is not None and needed > radix:  # checked first: the leaves' uplinks name spine ports
+        msg = (
+            f"{PREFIX[net.name]}-spine-a needs {needed} ports at {net.spec.speed_gbps} Gb/s ({len(leaf_pairs)} leaf pairs x 2 leaves x "
+            f"{net.spec.uplinks_per_spine} uplinks + {net.spec.peerlink_ports} peerlink) but the {spine_model.name} has {radix}; "
+            "lower uplinks_per_spine or pick a spine with more ports"
+        )
+        return None, [Finding((*net.path, "spine", "model"), msg)]
     findings: list[Finding] = []
     switches: list[StorageSwitchPlan] = []
     links: list[StorageLink] = []
@@ -204,20 +255,8 @@ def _build(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> tuple[S
         links.extend(built[1])
         ratios.extend(built[2])
     if spine_pair is not None:
-        needed = max(p.pair_id for p in leaf_pairs) * 2 * net.spec.uplinks_per_spine + net.spec.peerlink_ports
-        radix = spine_model.radix(net.spec.speed_gbps) or 0
-        if needed > radix:
-            findings.append(
-                Finding(
-                    (*net.path, "spine", "model"),
-                    f"{PREFIX[net.name]}-spine-a needs {needed} ports at {net.spec.speed_gbps} Gb/s ({len(leaf_pairs)} leaf pairs x 2 leaves x "
-                    f"{net.spec.uplinks_per_spine} uplinks + {net.spec.peerlink_ports} peerlink) but the {spine_model.name} has {radix}; "
-                    "lower uplinks_per_spine or pick a spine with more ports",
-                )
-            )
-        else:
-            switches[:0] = _switches(spec, net, spine_pair, role="spine", used=needed, radix=radix)
-            links.extend(_peerlink(net, spine_pair, spine_model, radix))
+        switches[:0] = _switches(spec, net, spine_pair, role="spine", used=needed, radix=radix)
+        links.extend(_peerlink(net, spine_pair, spine_model, radix))
     if findings:
         return None, findings
     segments = tuple(
