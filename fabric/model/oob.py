@@ -46,6 +46,21 @@ class OobNetworkSpec(SpecModel):
         "rack: one switch per rack of nodes_per_rack slots, plus one per SU for its leaves. Spines, nodes outside any SU "
         "(storage, management) and leaves without an SU go to the management-rack switch 'oob-mgmt'.",
     )
+    switches_per_su: Annotated[int, Field(ge=1, le=8)] = Field(
+        default=1,
+        description="placement su only: management switches per scalable unit. Above 1 they are oob-su<s>-<k> (k = 1..N): "
+        "with q = ceil(su_size / N), switch k takes node slots (k-1)q+1 to kq on ports 1 to q, and the SU's j-th switch "
+        "(its compute leaves, then its storage leaf pairs, j from 0) goes to switch j mod N + 1, port q + j div N + 1. "
+        "The PDUs (devices) name their switch and port. The DGX SuperPOD H100 RA's 4-SU build has 8 SN2201 "
+        "(README 'SuperPOD switch counts').",
+    )
+    mgmt_switch: bool = Field(
+        default=True,
+        description="true: the management-rack switch oob-mgmt takes the compute spines, the storage / in-band switches "
+        "outside any SU and the nodes outside any SU. false: no oob-mgmt; those take the spare ports of the other "
+        "management switches (above each one's node slots, leaves and devices), from its last access port down, switch "
+        "after switch in switch-id order; too few spare ports is an error with the numbers.",
+    )
     nodes_per_rack: Annotated[int, Field(ge=1, le=48)] = Field(
         default=4, description="placement rack only: node slots per rack (4 DGX H100 per rack in the SuperPOD RA)."
     )
@@ -54,7 +69,8 @@ class OobNetworkSpec(SpecModel):
     mgmt_offset: Annotated[int, Field(ge=1, le=65535)] = Field(
         default=768,
         description="Management switch N's own address is mgmt_pool[mgmt_offset + N] (fabric.management.mgmt_pool). "
-        "N is 0 for oob-mgmt, s for oob-su<s>, 16(s-1)+r for oob-su<s>-r<r> and 16s for oob-su<s>-net.",
+        "N is 0 for oob-mgmt, s for oob-su<s>, 16(s-1)+k for oob-su<s>-<k>, 16(s-1)+r for oob-su<s>-r<r> and 16s for "
+        "oob-su<s>-net.",
     )
     access_cable_m: Annotated[int, Field(ge=1, le=100)] = Field(default=3, description="Cable length of BMC and switch-management ports.")
     uplink_cable_m: Annotated[int, Field(ge=1, le=2000)] = Field(default=30, description="Cable length of an uplink to the core.")

@@ -7,8 +7,11 @@ Placement follows the SuperPOD way of building a separate OOB fabric per scalabl
   the ``su_size`` slots (leaf ``j`` of the SU, in switch-id order, on port ``su_size + j``).
 - ``placement: rack``: switch ``oob-su<s>-r<r>`` takes the ``nodes_per_rack`` slots of rack ``r``; ``oob-su<s>-net`` the
   SU's leaves.
+- ``switches_per_su: N`` (placement su) splits the SU switch into ``oob-su<s>-<k>``: switch ``k`` takes a block of
+  ``q = ceil(su_size / N)`` slots on ports 1 to ``q``, the SU's leaves go round the N switches after them.
 - ``oob-mgmt`` (the management rack) takes the spines, then leaves without an SU, then nodes outside any SU (storage,
-  management) in node-id order: only this switch's ports move when such a node is added.
+  management) in node-id order: only this switch's ports move when such a node is added. ``mgmt_switch: false`` puts
+  them on the other switches' spare ports instead, from the last access port down, switch after switch.
 
 Every switch has ``uplinks`` cables to the OOB core on its dedicated uplink cages where the model has them (SN2201:
 4 x 100G QSFP28, SONiC ``other_ports`` etp49-etp52, Cumulus ``swp49``-``swp52``), else on its last access ports.
@@ -75,8 +78,9 @@ def build_oob(
     if len(uplink_ports) < net.uplinks:  # no dedicated uplink cages: the last access ports carry the uplinks
         access_total -= net.uplinks
         uplink_ports = tuple(model.port_name(net.nos, access_total + k, model.speed_gbps) for k in range(net.uplinks))
-    groups = _groups(spec, net, nodes, fabric, storage)
+    groups, mgmt = _groups(spec, net, nodes, fabric, storage)
     findings.extend(_place_devices(spec, net, groups))
+    findings.extend(_spill(net, groups, mgmt, access_total))
     switches: list[OobSwitchPlan] = []
     links: list[OobLink] = []
     mgmt_pool = _mgmt_pool(spec)
@@ -152,6 +156,9 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
         problems.append(Finding((*_PATH, "model"), f"'{net.model}' is not an Ethernet switch; pick an Ethernet management switch such as sn2201"))
     if net.nos not in model.nos:
         problems.append(Finding((*_PATH, "nos"), f"'{net.model}' does not run {net.nos}; it runs {', '.join(sorted(model.nos))}"))
+    if net.placement == "rack" and net.switches_per_su > 1:
+        msg = "switches_per_su splits the SU switch of placement: su; placement: rack has a switch per rack already, remove switches_per_su"
+        problems.append(Finding((*_PATH, "switches_per_su"), msg))
     su_size = spec.fabric.su_size if spec.fabric else 0
     racks = -(-su_size // net.nodes_per_rack)
     if net.placement == "rack" and racks > MAX_RACKS_PER_SU:
@@ -167,40 +174,77 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
 
 def _groups(
     spec: ClusterSpec, net: OobNetworkSpec, nodes: tuple[NodePlan, ...], fabric: FabricPlan | None, storage: tuple[StorageNetworkPlan, ...]
-) -> dict[str, _Group]:
+) -> tuple[dict[str, _Group], list[_Endpoint]]:
+    """The management switches with their slots and leaves, and the management rack's endpoints (in placement order)."""
     groups: dict[str, _Group] = {}
     su_size = spec.fabric.su_size if spec.fabric else 0
+    n = net.switches_per_su
+    per = -(-su_size // n)
 
-    def group(location: str, switch_id: int) -> _Group:
-        return groups.setdefault(location, _Group(location, switch_id))
+    def group(location: str, switch_id: int, slots: int) -> _Group:
+        return groups.setdefault(location, _Group(location, switch_id, reserved=slots))
 
-    mgmt_next = 0
+    def su_switch(su: int, k: int) -> _Group:
+        if n == 1:
+            return group(f"su{su}", su, per)
+        return group(f"su{su}-{k + 1}", _IDS_PER_SU * (su - 1) + k + 1, max(0, min(per, su_size - k * per)))
 
-    def to_mgmt(end: _Endpoint) -> None:
-        nonlocal mgmt_next
-        mgmt_next += 1
-        group("mgmt", 0).ports[mgmt_next] = end
-
+    mgmt: list[_Endpoint] = []
+    taken: dict[int, int] = {}  # SU -> switches of the SU placed so far
     for end, su in _switch_ports(fabric, storage):  # an SU's switches after its node slots, in this order
         if su is None:
-            to_mgmt(end)
+            mgmt.append(end)
             continue
-        location, switch_id, first = (f"su{su}", su, su_size) if net.placement == "su" else (f"su{su}-net", _IDS_PER_SU * su, 0)
-        ports = group(location, switch_id).ports
-        ports[max([first, *ports]) + 1] = end
+        j = taken[su] = taken.get(su, -1) + 1
+        if net.placement == "su":
+            su_switch(su, j % n).ports[per + j // n + 1] = end
+        else:
+            group(f"su{su}-net", _IDS_PER_SU * su, 0).ports[j + 1] = end
     for node in nodes:
         bmc = next((i for i in node.interfaces if i.kind == "bmc"), None)
         if bmc is None:
             continue
         end = _Endpoint("bmc", node.hostname, bmc.name, bmc.address)
         if node.scalable_unit is None or node.slot is None:
-            to_mgmt(end)
+            mgmt.append(end)
         elif net.placement == "su":
-            group(f"su{node.scalable_unit}", node.scalable_unit).ports[node.slot] = end
+            k, port = divmod(node.slot - 1, per)
+            su_switch(node.scalable_unit, k).ports[port + 1] = end
         else:
             rack, port = divmod(node.slot - 1, net.nodes_per_rack)
-            group(f"su{node.scalable_unit}-r{rack + 1}", _IDS_PER_SU * (node.scalable_unit - 1) + rack + 1).ports[port + 1] = end
-    return groups
+            location = f"su{node.scalable_unit}-r{rack + 1}"
+            group(location, _IDS_PER_SU * (node.scalable_unit - 1) + rack + 1, net.nodes_per_rack).ports[port + 1] = end
+    if net.mgmt_switch and mgmt:
+        group("mgmt", 0, 0).ports.update({i + 1: end for i, end in enumerate(mgmt)})
+        return groups, []
+    return groups, mgmt
+
+
+def _spill(net: OobNetworkSpec, groups: dict[str, _Group], ends: list[_Endpoint], access_total: int) -> list[Finding]:
+    """``mgmt_switch: false``: the management rack's endpoints on the other switches' spare ports, top port down.
+
+    A switch's spare ports lie above its node slots, its leaves and the devices below them; they are taken from its last
+    access port down, switch after switch in switch-id order, so an endpoint appended to the management rack moves no
+    other cable.
+    """
+    if not ends:
+        return []
+    spare: list[tuple[_Group, int]] = []
+    for g in sorted(groups.values(), key=lambda g: g.switch_id):
+        floor = max([g.reserved, *(p for p, e in g.ports.items() if e.kind != "device")])
+        spare.extend((g, port) for port in range(access_total, floor, -1) if port not in g.ports)
+    if len(spare) < len(ends):
+        bmcs = sum(1 for e in ends if e.kind == "bmc")
+        msg = (
+            f"mgmt_switch: false puts the management rack's {len(ends)} ports ({len(ends) - bmcs} switch-management, {bmcs} BMC) on "
+            f"the other management switches' spare ports, but they have {len(spare)}; set mgmt_switch: true"
+            + (", raise switches_per_su" if net.placement == "su" else "")
+            + " or pick a management switch with more ports"
+        )
+        return [Finding((*_PATH, "mgmt_switch"), msg)]
+    for (g, port), end in zip(spare, ends, strict=False):
+        g.ports[port] = end
+    return []
 
 
 def _switch_ports(fabric: FabricPlan | None, storage: tuple[StorageNetworkPlan, ...]) -> list[tuple[_Endpoint, int | None]]:
@@ -252,7 +296,7 @@ def _over_budget(net: OobNetworkSpec, group: _Group, name: str, used: int, total
     mgmt = len(group.ports) - bmcs - devices
     free = used - len(group.ports)
     reserved = (f", {devices} PDU/console" if devices else "") + (f", {free} ports reserved for empty node slots" if free else "")
-    fix = "use placement: rack" if net.placement == "su" else "lower nodes_per_rack"
+    fix = "raise switches_per_su, use placement: rack" if net.placement == "su" else "lower nodes_per_rack"
     return Finding(
         (*_PATH, "placement"),
         f"{name} needs {used} access ports ({bmcs} BMC, {mgmt} switch-management{reserved}) but the {net.model} has {total}; "

@@ -28,7 +28,7 @@ class OobSwitchPlan:
     """A management switch: where it sits, its own address and how full it is.
 
     Attributes:
-        location: ``su<s>``, ``su<s>-r<r>``, ``su<s>-net`` or ``mgmt`` (the management rack).
+        location: ``su<s>``, ``su<s>-<k>``, ``su<s>-r<r>``, ``su<s>-net`` or ``mgmt`` (the management rack).
         ports_used: highest access port index in use (slots are reserved: an SU's empty slots keep their ports).
     """
 

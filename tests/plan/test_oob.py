@@ -135,7 +135,7 @@ def test_a_pdu_takes_its_named_port_and_gets_a_dhcp_pool(tmp_path: Path) -> None
         (
             "{name: p, kind: console, switch: oob-su1, port: 49, address: 10.103.250.1}",
             "oob-su1 needs 49 access ports (32 BMC, 10 switch-management, 1 PDU/console, 6 ports reserved for empty node slots) but the sn2201 "
-            "has 48; use placement: rack, or pick a management switch with more ports",
+            "has 48; raise switches_per_su, use placement: rack, or pick a management switch with more ports",
         ),
     ],
     ids=["no-such-switch", "port-taken", "outside-plane", "over-budget"],
