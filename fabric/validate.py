@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +38,26 @@ def validate_file(path: str | Path) -> Validated:
         PlanError: a pool is exhausted or two allocations collide.
     """
     file = str(path)
-    spec, source = parse_cluster(read_definition(path), file)
-    checked, plan = check_and_plan(spec)
+    with _collector_paused():
+        spec, source = parse_cluster(read_definition(path), file)
+        checked, plan = check_and_plan(spec)
     findings = [source.locate(f) for f in checked]
     if plan is None:
         raise InputError(findings, file)
     return Validated(spec, tuple(findings), file, plan)
+
+
+@contextmanager
+def _collector_paused() -> Generator[None, None, None]:
+    """No cyclic garbage collection inside (reference counting still frees everything), as it was after.
+
+    The plan of a 4,096-node cluster is some two million objects, all alive until the end: every full collection while
+    they are built walks them all again (about 0.3 s of a 2.5 s plan), and finds nothing to free.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

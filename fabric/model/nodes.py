@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from ipaddress import IPv4Address
 from typing import Annotated, Literal, cast
 
@@ -166,4 +167,15 @@ def format_hostname(pattern: str, index: int) -> str:
         >>> format_hostname("gpu{index:03d}", 7)
         'gpu007'
     """
-    return _INDEX_FIELD.sub(lambda m: f"{index:0{m.group(1) or 1}d}", pattern, count=1)
+    head, width, tail = _index_field(pattern)
+    return pattern if width == 0 else f"{head}{index:0{width}d}{tail}"
+
+
+@lru_cache(maxsize=256)
+def _index_field(pattern: str) -> tuple[str, int, str]:
+    """``pattern`` around its first index field, and the field's width (0: no field): parsed once per pattern, as a
+    4,096-node plan names each node several times."""
+    found = _INDEX_FIELD.search(pattern)
+    if found is None:
+        return pattern, 0, ""
+    return pattern[: found.start()], int(found.group(1) or 1), pattern[found.end() :]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
@@ -171,38 +173,48 @@ def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:
 
 
 def _assert_unique_addresses(plan: ClusterPlan) -> None:
+    """Every address of the plan is allocated once: gateways, node ports, switch loopbacks and management, fabric links.
+
+    Raises:
+        PlanError: the first address, in claim order, that is claimed twice, and both owners.
+    """
+    claims = [claim for claim in _address_claims(plan) if claim[0] is not None]
+    addresses = {claim[0].partition("/")[0] for claim in claims if claim[0] is not None}
+    if len(addresses) == len(claims):  # the common case: no owner is named, no message is built
+        return
     owner: dict[str, str] = {}
-
-    def claim(address: str | None, who: str) -> None:
-        if address is None:
-            return
-        ip = address.split("/")[0]
+    for address, who, *parts in claims:
+        assert address is not None
+        ip = address.partition("/")[0]
         if ip in owner:
-            msg = f"address {ip} is allocated twice: {owner[ip]} and {who}; move an explicit address or a pool"
+            msg = f"address {ip} is allocated twice: {owner[ip]} and {who.format(*parts)}; move an explicit address or a pool"
             raise PlanError(msg)
-        owner[ip] = who
+        owner[ip] = who.format(*parts)
 
+
+def _address_claims(plan: ClusterPlan) -> Iterator[tuple[str | None, str, *tuple[str, ...]]]:
+    """Each address the plan allocates, in a fixed order, with its owner as a format and its words (formatted only when
+    an address is claimed twice: a 4,096-node plan claims some 170,000)."""
     for plane in PLANE_NAMES:
-        gateway = plan.plane(plane).gateway
-        claim(gateway, f"planes.{plane}.gateway")
+        yield plan.plane(plane).gateway, "planes.{}.gateway", plane
     for node in plan.nodes:
         for iface in node.interfaces:
-            claim(iface.address, f"{node.hostname}:{iface.name}")
-            claim(iface.peer_address, f"leaf side of {node.hostname}:{iface.name}")
+            yield iface.address, "{}:{}", node.hostname, iface.name
+            yield iface.peer_address, "leaf side of {}:{}", node.hostname, iface.name
     if plan.fabric is not None:
         for switch in plan.fabric.switches:
-            claim(switch.loopback, f"{switch.name} loopback")
-            claim(switch.mgmt_address, f"{switch.name} management")
+            yield switch.loopback, "{} loopback", switch.name
+            yield switch.mgmt_address, "{} management", switch.name
         for link in plan.fabric.links:
             if link.kind == "fabric":
-                claim(link.a_address, f"{link.a_device}:{link.a_port}")
-                claim(link.b_address, f"{link.b_device}:{link.b_port}")
+                yield link.a_address, "{}:{}", link.a_device, link.a_port
+                yield link.b_address, "{}:{}", link.b_device, link.b_port
     for oob_switch in plan.oob.switches if plan.oob else ():
-        claim(oob_switch.mgmt_address, f"{oob_switch.name} management")
+        yield oob_switch.mgmt_address, "{} management", oob_switch.name
     for switch in (s for net in plan.storage for s in net.switches):
-        claim(switch.mgmt_address, f"{switch.name} management")
+        yield switch.mgmt_address, "{} management", switch.name
         for plane, _, _, address, _ in switch.gateways:
-            claim(address, f"{switch.name} {plane} gateway interface")
+            yield address, "{} {} gateway interface", switch.name, plane
     for cable in plan.oob.links if plan.oob else ():
         if cable.kind == "device":
-            claim(cable.b_address, f"{cable.b_device} (planes.oob.network.devices)")
+            yield cable.b_address, "{} (planes.oob.network.devices)", cable.b_device

@@ -131,7 +131,7 @@ def guard(nos: str, value: object) -> object:
     Raises:
         RenderError: text with a line break or control character; anything else that is not a safe token of ``nos``.
     """
-    if type(value) is int or (type(value) is str and _is_word(nos, value)):  # the common cases (bool is not int's type)
+    if type(value) is int or (type(value) is str and is_word(nos, value)):  # the common cases (bool is not int's type)
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return token(value, nos)
@@ -142,8 +142,14 @@ def guard(nos: str, value: object) -> object:
     return value
 
 
-def _is_word(nos: str, value: str) -> bool:
-    """``value`` matches ``TOKEN_RE[nos]``: a set lookup for a word seen before (port names on every switch), else the regex."""
+def is_word(nos: str, value: str) -> bool:
+    """``value`` matches the whole of ``TOKEN_RE[nos]``: a set lookup for a word seen before (port names on every switch),
+    else the regex.
+
+    Example:
+        >>> is_word("sonic", "Ethernet0"), is_word("sonic", "Ethernet0|x"), is_word("eos", "a\\n")
+        (True, False, False)
+    """
     words = _WORDS[nos]
     if value in words:
         return True
