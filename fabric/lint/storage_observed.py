@@ -13,6 +13,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from fabric.render.vlan_list import vlan_ids
+
 
 @dataclass(slots=True)
 class L2Interface:
@@ -70,7 +72,7 @@ def parse_nvue_l2(device: str, text: str) -> L2Config:
             continue
         words = shlex.split(line)[2:]
         if words[:3] == ["bridge", "domain", "br_default"] and words[3:4] == ["vlan"]:
-            config.vlans.update(_vlans(words[4]))
+            config.vlans.update(vlan_ids(words[4]))
         elif words[:1] == ["interface"] and len(words) >= 3:
             _interface(config.interfaces.setdefault(words[1], L2Interface()), words[2:])
         elif words[:1] == ["vrf"] and words[2:4] == ["router", "static"] and len(words) >= 7:
@@ -87,7 +89,7 @@ def _interface(iface: L2Interface, words: list[str]) -> None:
         case ["bridge", "domain", "br_default", "access", value]:
             iface.access = int(value)
         case ["bridge", "domain", "br_default", "vlan", value]:
-            iface.trunk.update(_vlans(value))
+            iface.trunk.update(vlan_ids(value))
         case ["link", "mtu", value]:
             iface.mtu = int(value)
         case ["ip", "vrf", value]:
@@ -100,15 +102,6 @@ def _interface(iface: L2Interface, words: list[str]) -> None:
             iface.watchdog = True
         case _:
             pass
-
-
-def _vlans(value: str) -> set[int]:
-    """``10``, ``10,20`` or ``10-12`` as a set of VLAN ids."""
-    out: set[int] = set()
-    for part in value.split(","):
-        low, _, high = part.partition("-")
-        out.update(range(int(low), int(high or low) + 1))
-    return out
 
 
 def parse_config_db_l2(device: str, text: str) -> L2Config:
@@ -228,7 +221,7 @@ def _eos_line(config: L2Config, name: str, iface: L2Interface, words: list[str])
         case ["switchport", "access", "vlan", number]:
             iface.access = int(number)
         case ["switchport", "trunk", "allowed", "vlan", value]:
-            iface.trunk.update(_vlans(value))
+            iface.trunk.update(vlan_ids(value))
         case ["l2", "mtu", value] | ["mtu", value]:
             iface.mtu = int(value)
         case ["vrf", value]:

@@ -21,7 +21,7 @@ entry by the template's name and the SHA-1 of its source, and its header by the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache, partial
 from pathlib import Path
 from typing import cast
@@ -31,6 +31,7 @@ from jinja2.bccache import Bucket
 
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
+from fabric.render.vlan_list import vlan_ranges
 
 # One CLI word: letters, digits and _ . : / @ + -, not starting with '-'. Per NOS, what ends a word or starts a comment:
 # EOS and NX-OS CLI: whitespace ends a word, '!' / '#' start comments, '?' asks for help, '|' pipes output;
@@ -118,6 +119,7 @@ def _environment(nos: str) -> Environment:
     filters["text"] = text
     filters["nvue_text"] = nvue_text
     filters["seconds"] = _seconds
+    filters["vlan_ranges"] = _vlan_ranges
     return env
 
 
@@ -192,6 +194,11 @@ def token(value: object, nos: str = "eos") -> str:
         msg = f"refusing to render {word[:80]!r} where one {nos} word goes: only letters, digits and _ . : / @ + - are allowed (not a leading -)"
         raise RenderError(msg)
     return word
+
+
+def _vlan_ranges(vlans: Iterable[int]) -> Text:
+    """``vlan_ranges`` as printable text: built from integers alone, its commas cannot break a line or a word."""
+    return Text(vlan_ranges(int(v) for v in vlans))
 
 
 def text(value: object) -> Text:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fabric.plan.storage_facts import StorageBond, StoragePort, StorageSwitchFacts
 from fabric.render.breakout import eos_speed
+from fabric.render.vlan_list import vlan_ranges
 
 Structured = dict[str, Any]
 PEER_VLAN = 4094
@@ -90,7 +91,7 @@ def _port_channel(bond: StorageBond) -> Structured:
     elif bond.vlan is not None:
         entry["switchport"] = {"enabled": True, "mode": "access", "access_vlan": bond.vlan}
     else:
-        entry["switchport"] = {"enabled": True, "mode": "trunk", "trunk": {"allowed_vlan": ",".join(str(v) for v in bond.trunk)}}
+        entry["switchport"] = {"enabled": True, "mode": "trunk", "trunk": {"allowed_vlan": vlan_ranges(bond.trunk)}}
     if bond.mlag_id is not None:
         entry["mlag"] = bond.mlag_id
     return entry
