@@ -20,14 +20,17 @@ across:
   Ethernet switches, 2 UFM Back-to-Back, 108 PDUs" and "16, 100 Gbps, Two uplinks per OOB to in-band".
 
 The RA states in-band and OOB switch counts for the 4-SU build only, with no port map and no count per SU. The definition
-(``tests/data/plan/superpod-h100/cluster.yaml``) is that build with the project's per-SU layouts; where its plan differs
-from Tables 7 and 8, ``FOUR_SUS`` pins both figures and README "SuperPOD switch counts" says why.
+(``tests/data/plan/superpod-h100/cluster.yaml``) is that build read from Table 8 (README "SuperPOD switch counts"): in-band
+leaf pairs shared across SUs by port budget plus a core pair, two SN2201 per SU taking the management rack's gear on their
+spare ports, two in-band ports per DGX; the test adds the RA's 108 PDUs, 27 per SU. ``FOUR_SUS`` holds, per row, the RA's
+figure, its words and the plan's; where the two still differ README "SuperPOD switch counts" says why. 1 and 2 SUs follow
+the same rules (``PER_SU``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import yaml
@@ -42,22 +45,60 @@ SUPERPOD_H100 = DATA / "plan" / "superpod-h100" / "cluster.yaml"
 # Table 4: (SUs, nodes, InfiniBand leaves, InfiniBand spines).
 TABLE_4 = [(1, 31, 8, 4), (2, 63, 16, 8), (4, 127, 32, 16)]
 
-# At 4 SUs: (the RA's figure, Table 7 or 8; this plan's). README "SuperPOD switch counts" explains each difference.
+# At 4 SUs: (the RA's figure, its words in Table 7 or 8, this plan's figure). README "SuperPOD switch counts" explains
+# each row whose figures differ.
 FOUR_SUS = {
-    "compute fabric switches": (48, 48),
-    "in-band switches": (8, 10),
-    "OOB switches": (8, 5),
-    "in-band cables to DGX systems": (254, 127),
-    "OOB cables to DGX BMCs": (127, 127),
-    "OOB cables to in-band switches": (8, 10),
-    "OOB uplinks": (16, 10),
+    "compute fabric switches": (48, "Compute Fabric: 48 Fabric switches", 48),
+    "in-band switches": (8, "8 In-band management, NVIDIA SN4600C switch", 8),
+    "OOB switches": (8, "8 OOB management, NVIDIA SN2201 switch", 8),
+    "in-band cables to DGX systems": (254, "254, 200 Gbps QSFP56 AOC, DGX H100 system", 254),
+    "in-band leaf-core cables": (24, "24 ... Leaf – Core cables", 24),
+    "in-band ISL cables": (6, "6 ... ISL Cables", 8),
+    "OOB cables to DGX BMCs": (127, "127 DGX H100 systems", 127),
+    "OOB cables to InfiniBand switches": (64, "64 InfiniBand Switches", 48),
+    "OOB cables to in-band switches": (8, "8 In-band Ethernet switches", 8),
+    "OOB cables to PDUs": (108, "108 PDUs", 108),
+    "OOB uplinks": (16, "16, 100 Gbps, Two uplinks per OOB to in-band", 16),
 }
+
+
+class Size(NamedTuple):
+    """The same rules at every size: in-band ceil(SU slots / 58) leaf pairs + the core pair; OOB 2 SN2201 per SU."""
+
+    sus: int
+    nodes: int
+    inband: int
+    oob: int
+    dgx_cables: int
+    leaf_core: int
+    isl: int
+
+
+PER_SU = [Size(1, 31, 4, 2, 62, 8, 4), Size(2, 63, 6, 4, 126, 16, 6), Size(4, 127, 8, 8, 254, 24, 8)]
+
+PDUS_PER_SU = 27
+"""Table 8: 108 PDUs at 4 SUs, on OOB; 27 per SU (the RA gives no split: ours)."""
+
+
+def ra_pdus(sus: int) -> list[dict[str, Any]]:
+    """The RA's PDUs of ``sus`` SUs as OOB devices: per SU 14 on ``oob-su<s>-1`` and 13 on ``oob-su<s>-2`` from port 21,
+    after the switch's 16 BMC slots and its 4 of the SU's 8 leaves."""
+    pdus: list[dict[str, Any]] = []
+    for su in range(1, sus + 1):
+        for i in range(PDUS_PER_SU):
+            switch, k = divmod(i, 14)
+            n = (su - 1) * PDUS_PER_SU + i + 1
+            pdus.append(
+                {"name": f"pdu-su{su}-{i + 1:02d}", "kind": "pdu", "switch": f"oob-su{su}-{switch + 1}", "port": 21 + k, "address": f"10.103.250.{n}"}
+            )
+    return pdus
 
 
 def superpod_h100(nodes: int) -> ClusterPlan:
     """The plan of the RA build with ``nodes`` DGX H100 systems (31, 63 or 127 for 1, 2 or 4 SUs)."""
     data: dict[str, Any] = yaml.safe_load(SUPERPOD_H100.read_text(encoding="utf-8"))
     data["nodes"][0]["count"] = nodes
+    data["planes"]["oob"]["network"]["devices"] = ra_pdus(-(-nodes // 32))
     return plan_cluster(ClusterSpec.model_validate(data))
 
 
@@ -90,20 +131,58 @@ def test_every_oob_cable_table_8_lists_for_what_the_plan_builds(sus: int, nodes:
     assert Counter(x.a_device for x in plan.oob.links if x.kind == "uplink") == {s.name: 2 for s in plan.oob.switches}
 
 
-def test_four_sus_against_tables_7_and_8() -> None:
-    plan = superpod_h100(127)
+def _measured(plan: ClusterPlan) -> dict[str, int]:
     assert plan.fabric is not None
     assert plan.oob is not None
     (inband,) = plan.storage
+    kinds = Counter(x.kind for x in inband.links)
+    compute = {s.name for s in plan.fabric.switches}
+    managed = Counter("InfiniBand" if x.b_device in compute else "in-band" for x in plan.oob.links if x.kind == "switch-mgmt")
     oob = Counter(x.kind for x in plan.oob.links)
-    inband_names = {s.name for s in inband.switches}
-    measured = {
+    return {
         "compute fabric switches": len(plan.fabric.switches),
         "in-band switches": len(inband.switches),
         "OOB switches": len(plan.oob.switches),
-        "in-band cables to DGX systems": sum(1 for x in inband.links if x.kind == "inband"),
+        "in-band cables to DGX systems": kinds["inband"],
+        "in-band leaf-core cables": kinds["uplink"],
+        "in-band ISL cables": kinds["peerlink"],
         "OOB cables to DGX BMCs": oob["bmc"],
-        "OOB cables to in-band switches": sum(1 for x in plan.oob.links if x.b_device in inband_names),
+        "OOB cables to InfiniBand switches": managed["InfiniBand"],
+        "OOB cables to in-band switches": managed["in-band"],
+        "OOB cables to PDUs": oob["device"],
         "OOB uplinks": oob["uplink"],
     }
-    assert measured == {name: planned for name, (_, planned) in FOUR_SUS.items()}
+
+
+def test_four_sus_against_tables_7_and_8() -> None:
+    assert _measured(superpod_h100(127)) == {name: planned for name, (_, _, planned) in FOUR_SUS.items()}
+
+
+def test_only_the_rows_the_readme_explains_differ_from_the_ra() -> None:
+    differ = {name for name, (ra, _, planned) in FOUR_SUS.items() if ra != planned}
+    assert differ == {"in-band ISL cables", "OOB cables to InfiniBand switches"}
+
+
+@pytest.mark.parametrize("size", PER_SU, ids=[f"{size.sus}su" for size in PER_SU])
+def test_one_two_and_four_sus_follow_the_same_rules(size: Size) -> None:
+    sus, nodes, inband, oob, dgx_cables, leaf_core, isl = size
+    plan = superpod_h100(nodes)
+    assert plan.oob is not None
+    measured = _measured(plan)
+    assert (measured["in-band switches"], measured["OOB switches"]) == (inband, oob)
+    assert (measured["in-band cables to DGX systems"], measured["in-band leaf-core cables"], measured["in-band ISL cables"]) == (
+        dgx_cables,
+        leaf_core,
+        isl,
+    )
+    assert (measured["OOB cables to PDUs"], measured["OOB uplinks"]) == (PDUS_PER_SU * sus, 2 * oob)
+    assert [s.name for s in plan.oob.switches] == [f"oob-su{s}-{k}" for s in range(1, sus + 1) for k in (1, 2)]
+    assert all(s.ports_used <= s.ports_total == 48 for s in plan.oob.switches)
+    # Each DGX's two in-band ports: one bond over the two switches of one leaf pair.
+    (net,) = plan.storage
+    sides: dict[str, set[str]] = {}
+    for x in net.links:
+        if x.kind == "inband":
+            sides.setdefault(x.b_device, set()).add(x.a_device)
+    assert len(sides) == nodes
+    assert all(len(pair) == 2 and len({side[:-2] for side in pair}) == 1 for pair in sides.values())
