@@ -31,6 +31,12 @@ def storage_clusters(draw: st.DrawFn) -> dict[str, Any]:
             {"name": f"nas{i}", "ports": draw(st.integers(1, 4)), "address": f"10.101.255.{i + 1}"} for i in range(draw(st.integers(0, 3)))
         ],
     }
+    if network["topology"] == "leaf-spine" and draw(st.booleans()):  # pairs shared across SUs, sized by the leaf's ports
+        network["leaf_pairs"] = "packed"
+        del network["leaf_pairs_per_su"]
+        if draw(st.booleans()):  # SN4600C at 100G: 64 ports, so several pairs (23-27 slots each) and SUs sharing one
+            tier = {"model": "sn4600c", "nos": "cumulus"}
+            network.update(leaf=tier, spine=tier, speed_gbps=100)
     return {
         "name": "prop",
         "target": "onprem",
