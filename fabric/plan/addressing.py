@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Network
+from socket import inet_ntoa
 
 from fabric.errors import PlanError
 
@@ -26,7 +27,7 @@ def _host_int(pool: IPv4Network, offset: int, what: str, fix: str) -> int:
 def _dotted(address: int) -> str:
     """``a.b.c.d`` of an integer address: the text ``str(IPv4Address(address))`` gives, without building the object
     (the plan of a 32k-GPU fabric formats some 200,000 addresses)."""
-    return f"{address >> 24}.{(address >> 16) & 255}.{(address >> 8) & 255}.{address & 255}"
+    return inet_ntoa(address.to_bytes(4, "big"))
 
 
 def allocate_plane_address(cidr: IPv4Network, node_id: int, port: int, stride: int, plane: str) -> str:
