@@ -58,7 +58,7 @@ class OobNetworkSpec(SpecModel):
         default=True,
         description="true: the management-rack switch oob-mgmt takes the compute spines, the storage / in-band switches "
         "outside any SU and the nodes outside any SU. false: no oob-mgmt; those take the spare ports of the other "
-        "management switches (above each one's node slots, leaves and devices), from its last access port down, switch "
+        "management switches (the free ports above each one's node slots and leaves), from its last access port down, switch "
         "after switch in switch-id order; too few spare ports is an error with the numbers.",
     )
     nodes_per_rack: Annotated[int, Field(ge=1, le=48)] = Field(

@@ -223,7 +223,7 @@ def _groups(
 def _spill(net: OobNetworkSpec, groups: dict[str, _Group], ends: list[_Endpoint], access_total: int) -> list[Finding]:
     """``mgmt_switch: false``: the management rack's endpoints on the other switches' spare ports, top port down.
 
-    A switch's spare ports lie above its node slots, its leaves and the devices below them; they are taken from its last
+    A switch's spare ports are the free ports above its node slots and leaves (devices keep theirs); they are taken from its last
     access port down, switch after switch in switch-id order, so an endpoint appended to the management rack moves no
     other cable.
     """
