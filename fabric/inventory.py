@@ -97,7 +97,15 @@ PER_HOST: frozenset[str] = frozenset(
 (``gpufabric_interfaces``: the template joining the group's interface layout with them, ``fabric.inventory_compact``)."""
 
 
-def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
+COMPACT_ABOVE_HOSTS = 1024
+"""Above this many hosts the inventory takes its compact form (``fabric.inventory_compact``); at or below it every
+value is plain, as ``ansible-inventory --host`` shows it. Measured at 4,096 nodes (5,376 hosts): ``ansible-inventory
+--list`` 20.7-22.8 s plain, 6.5-7.8 s compact (README, "Inventory scale")."""
+COMPACT_MODES = ("auto", "always", "never")
+"""``GPUFABRIC_INVENTORY_COMPACT`` (the plugin's): ``auto`` (by ``COMPACT_ABOVE_HOSTS``), ``always`` or ``never``."""
+
+
+def onprem_inventory(plan: ClusterPlan, *, compact: bool | None = None) -> dict[str, Any]:
     """Inventory of an on-prem cluster: role groups, ``sm_nodes``, ``leaf``/``spine``, every plane per host.
 
     Host vars: ``ansible_host`` (in-band address), ``gpufabric_interfaces`` (name, plane, address, MTU, link layer,
@@ -109,9 +117,10 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
     vars: planes, the RoCE contract and the InfiniBand settings (partitions by name and pkey, without members).
 
     A value every host of a node group (``group_<name>``) or a switch tier shares is set once, as that group's variable,
-    not on each host (``share_group_vars``); ``gpufabric_interfaces`` is the template that joins the group's interface
-    layout with the host's addresses, and each list or dict value is set as its JSON text (``<name>_json``) read back
-    by a template (``fabric.inventory_compact``): what a host sees once Ansible templates it is ``onprem_host_vars``.
+    not on each host (``share_group_vars``). ``compact`` (default: above ``COMPACT_ABOVE_HOSTS`` hosts) also makes
+    ``gpufabric_interfaces`` the template that joins the group's interface layout with the host's addresses, and sets
+    each list or dict value as its JSON text (``<name>_json``) read back by a template (``fabric.inventory_compact``).
+    Either way, what a host sees once Ansible templates it is ``onprem_host_vars``.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -122,10 +131,18 @@ def onprem_inventory(plan: ClusterPlan) -> dict[str, Any]:
         >>> groups = inv["all"]["children"]
         >>> groups["group_gpu"]["vars"]["gpufabric_hardware"], "gpufabric_hardware" in groups["gpu_nodes"]["hosts"]["dgx01"]
         ('dgx-h100', False)
-        >>> "gpufabric_interface_shape" in groups["group_gpu"]["vars"], groups["gpu_nodes"]["hosts"]["dgx01"]["gpufabric_interfaces"][:2]
-        (True, '{{')
+        >>> groups["gpu_nodes"]["hosts"]["dgx01"]["gpufabric_interfaces"][0]["plane"]
+        'compute'
+        >>> compact = onprem_inventory(plan_cluster(load_cluster("inventories/onprem-ib/cluster.yaml")), compact=True)
+        >>> compact["all"]["children"]["gpu_nodes"]["hosts"]["dgx01"]["gpufabric_interfaces"][:2]
+        '{{'
     """
-    return json_texts(share_group_vars(split_interfaces(_flat_inventory(plan))))
+    flat = _flat_inventory(plan)
+    if compact is None:
+        compact = len({h for body in flat["all"]["children"].values() for h in body["hosts"]}) > COMPACT_ABOVE_HOSTS
+    if not compact:
+        return share_group_vars(flat)
+    return json_texts(share_group_vars(split_interfaces(flat)))
 
 
 def onprem_host_vars(plan: ClusterPlan) -> dict[str, dict[str, Any]]:

@@ -19,14 +19,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def ansible_view(source: str | Path, plugins: str | None = None) -> dict[str, dict[str, Any]]:
+def ansible_view(source: str | Path, plugins: str | None = None, compact: str = "auto") -> dict[str, dict[str, Any]]:
     """``templated_host_vars(source)`` from a fresh interpreter with the repository's ansible.cfg (run from ``ROOT``).
 
     Args:
         source: The inventory source.
         plugins: Inventory plugins to enable instead of ansible.cfg's (``ANSIBLE_INVENTORY_ENABLED``), e.g. ``script``.
+        compact: The plugin's ``GPUFABRIC_INVENTORY_COMPACT`` (``auto``, ``always``, ``never``).
     """
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), **({"ANSIBLE_INVENTORY_ENABLED": plugins} if plugins else {})}
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "GPUFABRIC_INVENTORY_COMPACT": compact}
+    env |= {"ANSIBLE_INVENTORY_ENABLED": plugins} if plugins else {}
     command = [sys.executable, str(Path(__file__).resolve()), str(source)]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr

@@ -20,7 +20,7 @@ from tests.inventory.ansible_view import ansible_view
 
 SITES = ("lab", "onprem-roce", "onprem-ib")
 BIN = ROOT / ".venv" / "bin"
-ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg")}
+ENV = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "GPUFABRIC_INVENTORY_COMPACT": "always"}  # the examples are small: force it
 
 
 def _unsafe_to_str(d: dict[str, Any]) -> Any:
@@ -38,8 +38,9 @@ def _ansible_inventory(site: str, *args: str) -> dict[str, Any]:
     return json.loads(done, object_hook=_unsafe_to_str)
 
 
+@pytest.mark.parametrize("compact", ["always", "never"])
 @pytest.mark.parametrize("site", SITES)
-def test_ansible_gives_each_host_what_the_plan_says(site: str) -> None:
+def test_ansible_gives_each_host_what_the_plan_says(site: str, compact: str) -> None:
     """Hostvars as Ansible combines (all, group, host) and templates them are the flat per-host values, key for key.
 
     ``onprem_host_vars`` is the plan's per-host view with every interface spelled out (what the plugin set on each host
@@ -48,12 +49,12 @@ def test_ansible_gives_each_host_what_the_plan_says(site: str) -> None:
     interfaces' two halves and the JSON texts behind the structured values (``fabric.inventory_compact``).
     """
     want = onprem_host_vars(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")))
-    got = ansible_view(f"inventories/{site}/cluster.yaml")
+    got = ansible_view(f"inventories/{site}/cluster.yaml", compact=compact)
     assert set(got) == set(want)
     for host, seen in got.items():
-        split = set(SPLIT_VARS) if "gpufabric_interfaces" in want[host] else set()
+        split = set(SPLIT_VARS) if "gpufabric_interfaces" in want[host] and compact == "always" else set()
         structured = {k for k, v in want[host].items() if isinstance(v, list | dict) and v} - {"gpufabric_interfaces"}  # split instead
-        texts = {f"{k}_json" for k in structured | split}
+        texts = {f"{k}_json" for k in structured | split} if compact == "always" else set()
         assert set(seen) == set(want[host]) | split | texts, host
         assert {k: v for k, v in seen.items() if k not in split | texts} == want[host], host
         assert all(json.loads(seen[k]) == seen[k.removesuffix("_json")] for k in texts), host
@@ -73,7 +74,7 @@ def test_the_interfaces_are_a_group_layout_and_host_addresses() -> None:
 
 @pytest.mark.parametrize("site", SITES)
 def test_shared_values_are_group_vars_and_hosts_keep_only_their_own(site: str) -> None:
-    inventory = onprem_inventory(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")))
+    inventory = onprem_inventory(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")), compact=True)
     groups = inventory["all"]["children"]
     gpu = groups["group_gpu"]
     assert {"gpufabric_group", "gpufabric_role", "gpufabric_hardware", "gpufabric_gpus"} <= set(gpu["vars"])
@@ -105,7 +106,7 @@ def test_the_exported_inventory_gives_hosts_the_same_values(tmp_path: Path) -> N
     script = tmp_path / "inventory.sh"
     script.write_text(f'#!/bin/sh\nif [ "$1" = --list ]; then cat {exported}; else echo {{}}; fi\n', encoding="utf-8")
     script.chmod(0o755)
-    assert ansible_view(script, plugins="script") == ansible_view("inventories/onprem-roce/cluster.yaml")
+    assert ansible_view(script, plugins="script") == ansible_view("inventories/onprem-roce/cluster.yaml", compact="always")
 
 
 def test_a_value_one_host_lacks_or_holds_differently_stays_on_every_host() -> None:
@@ -124,3 +125,27 @@ def test_a_value_one_host_lacks_or_holds_differently_stays_on_every_host() -> No
     assert effective_host_vars(shared) == effective_host_vars(flat)
     single = {"all": {"vars": {}, "children": {"gpu_nodes": {"hosts": {"a": {"x": 1}}}, "group_g": {"hosts": {"a": None}}}}}
     assert "vars" not in share_group_vars(single)["all"]["children"]["group_g"]  # one host: nothing to share
+
+
+def test_small_clusters_get_plain_values_and_large_ones_the_compact_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``auto`` by host count: the examples stay readable (``--host`` shows values), above the limit templates."""
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / "onprem-roce" / "cluster.yaml"))
+    plain = onprem_inventory(plan)["all"]["children"]["gpu_nodes"]["hosts"]["gpu001"]
+    assert isinstance(plain["gpufabric_interfaces"], list)
+    assert not any(k.endswith("_json") for k in plain)
+    command = [str(BIN / "ansible-inventory"), "-i", "inventories/onprem-roce/cluster.yaml", "--host", "gpu001"]
+    env = {**ENV, "GPUFABRIC_INVENTORY_COMPACT": "auto"}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+    shown = json.loads(done.stdout, object_hook=_unsafe_to_str)
+    assert isinstance(shown["gpufabric_interfaces"], list)  # with GPUFABRIC_INVENTORY_COMPACT=always (ENV) the template
+    hosts = len({h for body in onprem_inventory(plan)["all"]["children"].values() for h in body["hosts"]})
+    monkeypatch.setattr("fabric.inventory.COMPACT_ABOVE_HOSTS", hosts - 1)
+    assert onprem_inventory(plan)["all"]["children"]["gpu_nodes"]["hosts"]["gpu001"]["gpufabric_interfaces"] == INTERFACES_TEMPLATE
+
+
+def test_a_compact_mode_ansible_does_not_know_is_refused_naming_the_variable() -> None:
+    env = {**ENV, "GPUFABRIC_INVENTORY_COMPACT": "sometimes"}
+    command = [str(BIN / "ansible-inventory"), "-i", "inventories/lab/cluster.yaml", "--list"]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode != 0
+    assert "GPUFABRIC_INVENTORY_COMPACT='sometimes': not one of auto, always, never" in done.stderr
