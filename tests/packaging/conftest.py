@@ -90,9 +90,9 @@ class Installed:
     collections: Path  # the collections path the tarball was installed into
     venv: ToolVenv
 
-    def ansible(self, program: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    def ansible(self, program: str, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         """An Ansible CLI (``playbook``, ``adhoc``, ``doc``…) of the wheel's venv, run in its working directory."""
-        return self.venv.run("python", "-m", f"ansible.cli.{program}", *argv, env={"NO_COLOR": "1"})
+        return self.venv.run("python", "-m", f"ansible.cli.{program}", *argv, env={"NO_COLOR": "1", **(env or {})})
 
 
 @pytest.fixture(scope="session")
