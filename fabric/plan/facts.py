@@ -112,28 +112,26 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
     fabric = plan.fabric
     if fabric is None:
         return ()
-    by_name = {s.name: s for s in fabric.switches}
-    wanted = by_name.keys() if only is None else frozenset(only)
+    asn = {s.name: s.asn for s in fabric.switches}
+    wanted = asn.keys() if only is None else frozenset(only)
     lossless = plan.plane("compute").transport == "roce"
+    mtu = fabric.mtu
     ports: dict[str, list[PortFacts]] = defaultdict(list)
     neighbors: dict[str, list[NeighborFacts]] = defaultdict(list)
     originated: dict[str, list[str]] = defaultdict(list)
-    for link in fabric.links:
-        if link.a_device in wanted:
-            ports[link.a_device].append(_port(link, "a", fabric.mtu, lossless))
-        if link.kind == "host":
-            if link.subnet is not None:
-                originated[link.a_device].append(link.subnet)
-            continue
-        if link.b_device in wanted:
-            ports[link.b_device].append(_port(link, "b", fabric.mtu, lossless))
-        for here, there, port, address in (
-            (link.a_device, link.b_device, link.a_port, link.b_address),
-            (link.b_device, link.a_device, link.b_port, link.a_address),
-        ):
-            remote = by_name[there].asn
-            if remote is not None and here in wanted:
-                neighbors[here].append(NeighborFacts(there, port, address, remote))
+    for link in fabric.links:  # each switch's lists in cabling order; one pass, only the wanted switches' facts built
+        a, b = link.a_device, link.b_device
+        if a in wanted:
+            ports[a].append(_port(link, "a", mtu, lossless))
+            if link.kind == "host":
+                if link.subnet is not None:
+                    originated[a].append(link.subnet)
+            elif (remote := asn[b]) is not None:
+                neighbors[a].append(NeighborFacts(b, link.a_port, link.b_address, remote))
+        if link.kind == "fabric" and b in wanted:
+            ports[b].append(_port(link, "b", mtu, lossless))
+            if (remote := asn[a]) is not None:
+                neighbors[b].append(NeighborFacts(a, link.b_port, link.a_address, remote))
     prefixes = _fabric_prefixes(plan, fabric)
     return tuple(
         SwitchFacts(
