@@ -26,6 +26,7 @@ from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render.vlan_list import vlan_ids
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 
@@ -230,7 +231,8 @@ class FakeEos:
             text = "\n".join(body)
             access = re.search(r"switchport access vlan (\d+)", text)
             allowed = re.search(r"switchport trunk allowed vlan (\S+)", text)
-            carried = [access.group(1)] if access else allowed.group(1).split(",") if allowed else ids if "switchport mode trunk" in text else []
+            listed = [str(v) for v in sorted(vlan_ids(allowed.group(1)))] if allowed else None  # EOS prints 101-102
+            carried = [access.group(1)] if access else listed if listed is not None else ids if "switchport mode trunk" in text else []
             for vid in carried:
                 if vid in out:
                     out[vid]["interfaces"][name] = {}
