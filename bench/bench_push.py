@@ -23,15 +23,15 @@ from typing import Any
 
 import yaml
 
-from fabric.apply.cli import candidates, push_and_record
-from fabric.apply.lab import lab_down, lab_namespaces, lab_up
+from fabric.apply.checks.verify import verify_fabric
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, push_fabric
 from fabric.apply.session import DeviceAccess
-from fabric.apply.traffic import Flood, cross_rack_pairs
-from fabric.apply.verify import verify_fabric
+from fabric.cli.apply import candidates, push_and_record
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.twin.lab import lab_down, lab_namespaces, lab_up
+from fabric.twin.traffic import Flood, cross_rack_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 QUIET = lambda *_: None  # noqa: E731 - a progress sink

@@ -3,7 +3,7 @@
 Per case, interleaved run by run (so both tools see the same machine load):
 - ``render``:  ``python -m fabric render FILE -o DIR`` — switch configs, cabling, diagram, plan.json;
 - ``configs``: the switch configs alone (validate, plan, facts, render, write, in render's worker processes:
-  ``fabric.parallel``), this script in a child process;
+  ``fabric.cli.render_workers``), this script in a child process;
 - ``report``:  ``python -m fabric report FILE -o DIR`` — the HTML page (renders and lints in memory);
 - ``pyavd``:   pyavd 6.4.0 on the same fabric (bench/pyavd_fabric.py) in its own venv, when one exists
   (``./dev bench`` makes ``.venv-pyavd``; or pass ``--pyavd PYTHON``).
@@ -80,7 +80,7 @@ def eos_fabric(spines: int, leaves: int) -> str:
 def configs_only(definition: Path, target: Path) -> None:
     """The switch configs alone, as ``render`` writes them: in its worker processes (runs in a child: imports count)."""
     sys.path.insert(0, str(ROOT))
-    from fabric.parallel import SwitchWorkers
+    from fabric.cli.render_workers import SwitchWorkers
     from fabric.validate import validate_file
 
     plan = validate_file(definition).plan

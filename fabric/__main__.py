@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fabric.errors import FabricError, Finding, InputError, PlanError, RenderError
-from fabric.report import print_findings, print_plan, summary_line
+from fabric.reports.console import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def schema_json() -> str:
     return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
-APPLY_COMMANDS = ("diff", "push", "rollback", "verify")  # registered by fabric.apply.cli, imported only when used
+APPLY_COMMANDS = ("diff", "push", "rollback", "verify")  # registered by fabric.cli.apply, imported only when used
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -87,15 +87,15 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     lab.add_argument("--json", action="store_true", help="the result as JSON (status is always JSON)")
     if command is None or command in APPLY_COMMANDS or command not in COMMANDS:
-        from fabric.apply.cli import add_commands
+        from fabric.cli.apply import add_commands
 
         add_commands(sub)
     if command is None or command == "nodes" or command not in COMMANDS:
-        from fabric.nodes.cli import add_command
+        from fabric.cli.nodes import add_command
 
         add_command(sub)
     if command is None or command == "export" or command not in COMMANDS:
-        from fabric.export.cli import add_command as add_export
+        from fabric.cli.export import add_command as add_export
 
         add_export(sub)
     schema = sub.add_parser("schema", help="print the JSON Schema of the cluster definition")
@@ -186,7 +186,7 @@ def _template_cache() -> None:
 
 
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.parallel import SwitchWorkers, write_files
+    from fabric.cli.render_workers import SwitchWorkers, write_files
     from fabric.render import render_avd_configs, render_plan_files
 
     _template_cache()
@@ -199,7 +199,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     switches = f"{sum(counts.values())} switches"
     if len(counts) > 1:
         switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
-    # The compute switches render in worker processes (fabric.parallel) while this one renders the rest; nothing is
+    # The compute switches render in worker processes (fabric.cli.render_workers) while this one renders the rest; nothing is
     # written before every file has rendered.
     with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
         with _status(err, f"rendering {switches}"):
@@ -293,12 +293,12 @@ def _oob_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | N
 
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
-    from fabric.export.telemetry_gnmi import gnmic_config
+    from fabric.export.telemetry.gnmi import gnmic_config
     from fabric.lint import config_paths, lint_configs, read_configs
     from fabric.lint.gnmi import lint_gnmi, read_gnmic
     from fabric.lint.nccl import lint_nccl, read_nccl_files
-    from fabric.lint.observed import CONFIG_FILE
     from fabric.lint.oob import lint_oob
+    from fabric.lint.parse.qos import CONFIG_FILE
     from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
@@ -337,9 +337,9 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> int:
     """Reachability inside the OOB plane and none across to compute, on the twin."""
-    from fabric.apply.lab import namespace
-    from fabric.apply.lab_oob import oob_checks, oob_devices
-    from fabric.apply.lab_storage import storage_checks
+    from fabric.twin.lab import namespace
+    from fabric.twin.oob import oob_checks, oob_devices
+    from fabric.twin.storage import storage_checks
 
     devices = [*oob_devices(plan), *(n.hostname for n in plan.nodes)]
     ns = {d: namespace(plan.name, d) for d in devices}
@@ -357,8 +357,8 @@ def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> in
 
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
-    from fabric.apply.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
-    from fabric.apply.traffic import cross_rack_ping
+    from fabric.twin.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
+    from fabric.twin.traffic import cross_rack_ping
 
     plan = validate_file(args.file).plan
     state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
@@ -406,8 +406,8 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
 
 
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.htmlreport import build_report
-    from fabric.parallel import write_files
+    from fabric.cli.render_workers import write_files
+    from fabric.reports.html import build_report
 
     _template_cache()
     with _status(err, f"validating and planning {args.file}"):
@@ -435,19 +435,19 @@ def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _run_apply(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.apply.cli import run
+    from fabric.cli.apply import run
 
     return run(args, out, err)
 
 
 def _run_export(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.export.cli import run
+    from fabric.cli.export import run
 
     return run(args, out, err)
 
 
 def _run_nodes(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.nodes.cli import run
+    from fabric.cli.nodes import run
 
     return run(args, out, err)
 

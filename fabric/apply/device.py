@@ -2,7 +2,7 @@
 confirm or revert; a session that dies mid-change is reached again and the backup restored.
 
 The post-check depends on the device's plane: a compute switch's BGP sessions and routes (and its neighbours'), an L2
-switch's VLANs and ports (``fabric.apply.l2check``); both end with a fresh SSH login, so no change that locks the
+switch's VLANs and ports (``fabric.apply.checks.l2``); both end with a fresh SSH login, so no change that locks the
 management path out is ever confirmed.
 """
 
@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from fabric.apply.checks import all_of, fabric_post_check, reachable_after
+from fabric.apply.checks.l2 import L2Expect, l2_post_check, read_l2
+from fabric.apply.checks.neighbours import Neighbour, NeighbourView, Paths, SessionPool, fewer_paths
+from fabric.apply.checks.routing import all_of, fabric_post_check, reachable_after
 from fabric.apply.hitless import Drain
-from fabric.apply.l2check import L2Expect, l2_post_check, read_l2
-from fabric.apply.neighbours import Neighbour, NeighbourView, Paths, SessionPool, fewer_paths
 from fabric.apply.nos import Adapter
 from fabric.apply.planes import PLANES
 from fabric.apply.record import ChangeRecord

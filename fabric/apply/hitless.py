@@ -18,9 +18,9 @@ import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from fabric.apply.checks import Waiting, hold_clean
+from fabric.apply.checks.neighbours import NeighbourView, Paths, fewer_paths, not_drained, only_through
+from fabric.apply.checks.routing import Waiting, hold_clean
 from fabric.apply.drain import DrainError, drain_policy, has_bgp
-from fabric.apply.neighbours import NeighbourView, Paths, fewer_paths, not_drained, only_through
 from fabric.apply.nos import Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.session import Session

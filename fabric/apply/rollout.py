@@ -16,7 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fabric.apply.checks import planned_routes
+from fabric.apply.checks.l2 import L2_READERS, l2_expect
+from fabric.apply.checks.neighbours import SessionPool, neighbours_of
+from fabric.apply.checks.routing import planned_routes
 from fabric.apply.device import (
     COMPUTE,
     Connector,
@@ -30,9 +32,6 @@ from fabric.apply.device import (
     outcome,
 )
 from fabric.apply.drain import refuse_undrainable
-from fabric.apply.l2check import L2_READERS, l2_expect
-from fabric.apply.lab import LabState
-from fabric.apply.neighbours import SessionPool, neighbours_of
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import PlaneDevice, plane_batches, select_devices
 from fabric.apply.record import ChangeRecord
@@ -41,8 +40,9 @@ from fabric.apply.session import DeviceAccess, Session
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 from fabric.model.access import SwitchAccessSpec
-from fabric.plan.facts import SwitchFacts, build_switch_facts
+from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
+from fabric.twin.lab import LabState
 
 __all__ = [
     "COMPUTE",

@@ -36,7 +36,7 @@ NOS_RELEASES: dict[str, NosReleases] = {
     "eos": NosReleases(("4.32", "4.33", "4.34"), "4.33", "Arista AVD eos_cli_config_gen templates (pyavd 6.4)"),
     # NX-OS 10.x on Nexus 9000: the 10.5x QoS guide (PFC watchdog multipliers) and the 9.3(x)+ BGP link-local peering.
     "nxos": NosReleases(("10.3", "10.4", "10.5"), "10.4", "Cisco Nexus 9000 NX-OS 10.x configuration guides"),
-    # SONiC community branches (sonic-buildimage 202405 / 202411); rendered by fabric/render/sonic.py.
+    # SONiC community branches (sonic-buildimage 202405 / 202411); rendered by fabric/render/nos/sonic/compute.py.
     "sonic": NosReleases(("202405", "202411"), "202411", "sonic-net/sonic-buildimage release branches"),
     # MLNX-OS 3.12 (NVIDIA MLNX-OS user manual v3.12.2400 LTS): Quantum-2 `ib 1/<cage>/<port>` names, `ib sm sm-priority`.
     "mlnx-os": NosReleases(("3.11", "3.12"), "3.12", "NVIDIA MLNX-OS user manual v3.11 / v3.12"),

@@ -11,8 +11,8 @@ from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
 from fabric.inventory import cloud_inventory, inventory_yaml
 from fabric.model.cloud import AwsSpec
-from fabric.plan.cloud_aws import SSM_ENDPOINTS
-from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule
+from fabric.plan.cloud.aws import SSM_ENDPOINTS
+from fabric.plan.cloud.types import CloudGroupPlan, FirewallRule
 
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"
 BASTION_TYPE = "t3.micro"

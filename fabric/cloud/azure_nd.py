@@ -13,8 +13,8 @@ from fabric.errors import StackConfigError
 from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
 from fabric.model.cloud import AzureSpec
-from fabric.plan.cloud_stack import gpu_stack
-from fabric.plan.cloud_types import CloudGroupPlan, FirewallRule, ScaleSetPlan
+from fabric.plan.cloud.stack import gpu_stack
+from fabric.plan.cloud.types import CloudGroupPlan, FirewallRule, ScaleSetPlan
 
 ADMIN_USER = "gpufabric"
 _PROTOCOLS = {"all": "*", "tcp": "Tcp", "udp": "Udp", "icmp": "Icmp"}

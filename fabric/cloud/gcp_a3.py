@@ -11,7 +11,7 @@ from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
 from fabric.inventory import cloud_inventory, inventory_yaml
 from fabric.model.cloud import GcpSpec
-from fabric.plan.cloud_types import CloudGroupPlan, CloudNetwork, CloudSubnet, FirewallRule
+from fabric.plan.cloud.types import CloudGroupPlan, CloudNetwork, CloudSubnet, FirewallRule
 
 SERVICE_NETWORKING = "servicenetworking.googleapis.com"
 RESERVATION_KEY = "compute.googleapis.com/reservation-name"

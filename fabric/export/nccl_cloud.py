@@ -1,6 +1,6 @@
 """NCCL environment for the clouds' GPU fabrics: AWS EFA, GCP GPUDirect-TCPXO and NCCL/gIB, Azure ND InfiniBand.
 
-The stack of each group is ``fabric.plan.cloud_stack.gpu_stack`` (the same the cloud inventories give the
+The stack of each group is ``fabric.plan.cloud.stack.gpu_stack`` (the same the cloud inventories give the
 ``cloud_fabric`` role). Sources:
 
     AWS: libfabric's fi_efa(7) man page (``FI_EFA_USE_DEVICE_RDMA``: use the EFA device's RDMA read, which p4d and
@@ -29,8 +29,8 @@ through ``/etc/profile.d``).
 
 from __future__ import annotations
 
-from fabric.plan.cloud_stack import gpu_stack
-from fabric.plan.cloud_types import CloudGroupPlan
+from fabric.plan.cloud.stack import gpu_stack
+from fabric.plan.cloud.types import CloudGroupPlan
 from fabric.plan.types import ClusterPlan
 
 # The ND sizes whose topology file the Azure HPC images install (Azure/azhpc-images topology/ and customizations).

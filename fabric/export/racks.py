@@ -2,7 +2,7 @@
 
 The definition knows racks only through ``planes.oob.network.placement: rack`` (``nodes_per_rack`` node slots per
 rack, one management switch ``oob-su<s>-r<r>`` each, the SuperPOD way): a node's rack is the location of the switch
-that takes its BMC (``fabric.plan.oob``). Under ``placement: su`` (or without an OOB network) the plan has no racks
+that takes its BMC (``fabric.plan.oob.build``). Under ``placement: su`` (or without an OOB network) the plan has no racks
 and no rack is named.
 """
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fabric.errors import Finding, InputError
-from fabric.lint.observed import CONFIG_FILE
+from fabric.lint.parse.qos import CONFIG_FILE
 from fabric.lint.rules import LintFinding, lint_configs
 from fabric.plan.types import ClusterPlan
 

@@ -120,7 +120,7 @@ def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, 
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
         >>> from fabric.render import render_configs
-        >>> from fabric.export.telemetry_gnmi import gnmic_config
+        >>> from fabric.export.telemetry.gnmi import gnmic_config
         >>> plan = plan_cluster(load_cluster("tests/data/render/eos/cluster.yaml"))
         >>> files = render_configs(plan)
         >>> configs = {s.name: files[f"switches/{s.name}/startup-config"] for s in plan.fabric.switches}

@@ -93,7 +93,7 @@ def lint_cloud_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFin
         'nccl/gpu.env: NCCL_IB_TC: the gib stack needs the value its provider documents (expected 52, found 106)'
     """
     from fabric.export.nccl_cloud import CONTRACT_KEYS, cloud_nccl_env  # the clouds' documented settings
-    from fabric.plan.cloud_stack import gpu_stack
+    from fabric.plan.cloud.stack import gpu_stack
 
     assert plan.cloud is not None
     provider = plan.cloud.provider

@@ -15,9 +15,9 @@ from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Network, ip_network
 
 from fabric.errors import Finding, InputError
-from fabric.lint.oob_observed import OOB_CONFIG_FILE, OOB_PARSERS, OobObserved
+from fabric.lint.parse.oob import OOB_CONFIG_FILE, OOB_PARSERS, OobObserved
 from fabric.lint.rules import LintFinding
-from fabric.plan.oob_types import OobPlan
+from fabric.plan.oob.types import OobPlan
 from fabric.plan.types import ClusterPlan
 
 

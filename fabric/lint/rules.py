@@ -10,11 +10,11 @@ from hier_config.exceptions import DuplicateChildError
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
-from fabric.lint.observed import CONFIG_FILE, PARSERS, SwitchQos
+from fabric.lint.parse.qos import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.lint.watchdog import watchdog_findings
 from fabric.model.qos import RoceSpec
 from fabric.model.rules import ETHERNET_OVERHEAD
-from fabric.plan.facts import PortFacts, SwitchFacts, build_switch_facts
+from fabric.plan.compute.facts import PortFacts, SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
 
 

@@ -22,11 +22,11 @@ from ipaddress import IPv4Interface, IPv4Network
 
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
-from fabric.lint.observed import PARSERS
+from fabric.lint.parse.l2 import L2_PARSERS, L2Config
+from fabric.lint.parse.qos import PARSERS
 from fabric.lint.rules import LintFinding, contract_findings
-from fabric.lint.storage_observed import L2_PARSERS, L2Config
-from fabric.plan.storage_facts import StorageSwitchFacts, bond_name, build_storage_facts
-from fabric.plan.storage_types import StorageNetworkPlan
+from fabric.plan.storage.facts import StorageSwitchFacts, bond_name, build_storage_facts
+from fabric.plan.storage.types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
 
 STORAGE_CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config", "nxos": "running-config"}

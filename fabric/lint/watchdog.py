@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 from fabric.model.qos import PfcWatchdogSpec
-from fabric.render.nxos import nxos_watchdog
+from fabric.render.nos.nxos.compute import nxos_watchdog
 
 Settings = dict[str, str]
 _EOS = {"timeout": "detection_ms", "recovery-time": "restoration_ms", "polling-interval": "polling_ms"}

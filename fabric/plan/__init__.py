@@ -10,14 +10,14 @@ from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
-from fabric.plan.fabric import HostAttachment, build_fabric
+from fabric.plan.compute.sizing import fabric_members, size_fabric
+from fabric.plan.compute.three_tier import build_three_tier, check_pods, size_pods
+from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
 from fabric.plan.nodes import build_nodes
-from fabric.plan.oob import build_oob
+from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
-from fabric.plan.storage import build_storage
-from fabric.plan.tiers import build_three_tier, check_pods, size_pods
-from fabric.plan.topology import fabric_members, size_fabric
+from fabric.plan.storage.build import build_storage
 from fabric.plan.types import ClusterPlan, FabricPlan, HardwarePlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from fabric.plan.storage_types import StorageNetworkPlan
+from fabric.plan.storage.types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan, NodePlan
 
 

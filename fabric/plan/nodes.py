@@ -12,7 +12,7 @@ from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
 from fabric.plan import addressing
-from fabric.plan.fabric import HostAttachment
+from fabric.plan.compute.two_tier import HostAttachment
 from fabric.plan.types import HostInterface, NodePlan
 
 # Lazy catalogs (read at first use): an on-prem plan never reads the cloud data files.

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
-from fabric.plan.cable_types import Cable
-from fabric.plan.oob_types import OobPlan
-from fabric.plan.storage_types import StorageNetworkPlan
+from fabric.plan.cables import Cable
+from fabric.plan.oob.types import OobPlan
+from fabric.plan.storage.types import StorageNetworkPlan
 
 if TYPE_CHECKING:  # an annotation only: on-prem runs never import the cloud plan types
-    from fabric.plan.cloud_types import CloudPlan
+    from fabric.plan.cloud.types import CloudPlan
 
 Tier = Literal["leaf", "spine", "superspine"]
 LinkLayer = Literal["ethernet", "infiniband"]

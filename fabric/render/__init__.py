@@ -1,26 +1,26 @@
 """Stage 3 — render: pure functions from the plan to text, one module per NOS. No I/O.
 
-Each renderer takes one switch's facts (``fabric.plan.facts``) and returns its files; none looks across devices.
+Each renderer takes one switch's facts (``fabric.plan.compute.facts``) and returns its files; none looks across devices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fabric.plan.facts import SwitchFacts, build_switch_facts
+from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
-from fabric.render.avd import render_avd
+from fabric.render.avd.compute import render_avd
 from fabric.render.cabling import render_cabling
-from fabric.render.cumulus import render_cumulus
-from fabric.render.eos import render_eos
-from fabric.render.frr import render_frr
+from fabric.render.diagrams.topology import topology_svgs
 from fabric.render.kea import render_kea
-from fabric.render.mlnxos import render_mlnxos
-from fabric.render.nxos import render_nxos
+from fabric.render.nos.cumulus.compute import render_cumulus
+from fabric.render.nos.eos.compute import render_eos
+from fabric.render.nos.frr import render_frr
+from fabric.render.nos.mlnxos import render_mlnxos
+from fabric.render.nos.nxos.compute import render_nxos
+from fabric.render.nos.sonic.compute import render_sonic
 from fabric.render.oob import render_oob
-from fabric.render.sonic import render_sonic
 from fabric.render.storage import render_storage
-from fabric.render.topology import topology_svgs
 
 __all__ = [
     "RENDERERS",

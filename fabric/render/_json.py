@@ -8,7 +8,7 @@ renderer builds (string keys; strings, lists and nested objects as values; ASCII
 non-ASCII text (``json.dumps`` escapes it as ``\\u`` and four hex digits, orjson keeps UTF-8), and any value orjson refuses (a
 non-string key, an integer beyond 64 bits). Floats must not reach it: orjson writes ``1e16`` where ``json.dumps``
 writes ``1e+16``, and finding one would cost a walk as long as the encoding; config_db holds none (every field is a
-string or a list of strings, which ``fabric.render.sonic`` checks as it visits each field).
+string or a list of strings, which ``fabric.render.nos.sonic.compute`` checks as it visits each field).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from fabric.catalog.switches import SWITCH_MODELS
-from fabric.plan.facts import SwitchFacts
+from fabric.plan.compute.facts import SwitchFacts
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ import csv
 import io
 from collections.abc import Iterable
 
-from fabric.plan.oob_types import OobLink
-from fabric.plan.storage_types import StorageLink
+from fabric.plan.oob.types import OobLink
+from fabric.plan.storage.types import StorageLink
 from fabric.plan.types import ClusterPlan, Link
 
 COLUMNS = ("device", "port", "peer_device", "peer_port", "speed_gbps", "cable_m", "plane", "kind", "rack", "u", "peer_rack", "peer_u")

@@ -13,7 +13,8 @@ Kea 2.2 (Debian 12) has no open-source ``flex-id`` hook and its ``circuit-id`` h
 ``<hostname>:<port alias>`` in circuit-id and a MAC in remote-id, so a SONiC switch's class tests
 ``relay4[1].hex == '<switch>:<alias>'`` alone, as SONiC's own port-based DHCP design does (sonic-net/SONiC
 ``doc/dhcp_server/port_based_dhcp_server_high_level_design.md``); an EOS switch's class tests
-``relay4[1].hex == '<switch>:<interface>'`` (circuit-id format ``%h:%p``, ``fabric.render.oob_eos``) (Kea ARM, "Using Expressions in Classification",
+``relay4[1].hex == '<switch>:<interface>'`` (circuit-id format ``%h:%p``,
+``fabric.render.nos.eos.oob``) (Kea ARM, "Using Expressions in Classification",
 https://kea.readthedocs.io/en/kea-2.2.0/arm/classify.html), and a one-address pool guarded by that class
 (``client-class`` on a pool, https://kea.readthedocs.io/en/kea-2.2.0/arm/dhcp4-srv.html). A device on an unplanned port
 matches no class and gets no address. A replaced BMC (new MAC, same port) gets its address once the old lease expires
@@ -26,9 +27,9 @@ import json
 from ipaddress import IPv4Network
 from typing import Any
 
-from fabric.plan.oob_types import OobLink
+from fabric.plan.oob.types import OobLink
 from fabric.plan.types import ClusterPlan
-from fabric.render.oob_sonic import sonic_aliases
+from fabric.render.nos.sonic.oob import sonic_aliases
 
 KEA_FILE = "dhcp/kea-dhcp4.json"
 
@@ -51,7 +52,7 @@ def render_kea(plan: ClusterPlan) -> dict[str, str]:
     pools: list[dict[str, Any]] = []
     aliases = {s.name: sonic_aliases(s.model) if s.nos == "sonic" else None for s in plan.oob.switches}
     hostname_circuit = {s.name for s in plan.oob.switches if s.nos == "eos"}  # circuit-id <hostname>:<interface>
-    no_relay = {s.name for s in plan.oob.switches if s.nos == "nxos"}  # NX-OS switches relay nothing (fabric.plan.oob)
+    no_relay = {s.name for s in plan.oob.switches if s.nos == "nxos"}  # NX-OS switches relay nothing (fabric.plan.oob.build)
     for link in (x for x in plan.oob.links if x.b_address is not None and x.a_device not in no_relay):
         name = f"{link.a_device}-{link.a_port}"  # one class per switch port: stable, and says where the cable lands
         address = str(link.b_address).split("/")[0]

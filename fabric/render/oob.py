@@ -1,6 +1,6 @@
 """The OOB management switches' configs: one L2 segment per plane, DHCP relay with option 82, SSH only from the plane.
 
-Every management switch (``fabric.plan.oob``) gets the same design, per NOS:
+Every management switch (``fabric.plan.oob.build``) gets the same design, per NOS:
 
 - every cabled access port (BMC, switch management port, PDU, console) untagged on the OOB VLAN (``planes.oob.vlan``,
   default 100), described with what it takes;
@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fabric.errors import RenderError
-from fabric.plan.oob_types import OobLink, OobPlan, OobSwitchPlan
+from fabric.plan.oob.types import OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.types import ClusterPlan
-from fabric.render.oob_eos import render_oob_eos
-from fabric.render.oob_nxos import render_oob_nxos
-from fabric.render.oob_sonic import build_oob_config_db, config_db_text
+from fabric.render.nos.eos.oob import render_oob_eos
+from fabric.render.nos.nxos.oob import render_oob_nxos
+from fabric.render.nos.sonic.oob import build_oob_config_db, config_db_text
 from fabric.render.sections import Section, render_sections
 
 CUMULUS_SECTIONS = (Section("cumulus/oob.j2"),)

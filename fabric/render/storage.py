@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
+from fabric.plan.storage.facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
-from fabric.render.storage_cumulus import render_storage_cumulus
-from fabric.render.storage_eos import render_storage_eos
-from fabric.render.storage_nxos import render_storage_nxos
-from fabric.render.storage_sonic import render_storage_sonic
+from fabric.render.nos.cumulus.storage import render_storage_cumulus
+from fabric.render.nos.eos.storage import render_storage_eos
+from fabric.render.nos.nxos.storage import render_storage_nxos
+from fabric.render.nos.sonic.storage import render_storage_sonic
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
 

@@ -6,7 +6,7 @@ It validates and plans the definition with the ``fabric`` package of this reposi
 An invalid definition fails the inventory with the full validation report.
 
 Strings are set trusted for templating only where that cannot change them (no ``{``) and for the templates the
-inventory code writes itself (``fabric.inventory_compact``: ``gpufabric_interfaces`` and each structured value read
+inventory code writes itself (``fabric.inventory.compact``: ``gpufabric_interfaces`` and each structured value read
 from its JSON text); every other string, anything from the definition with a brace included, stays untrusted, so
 Ansible never templates it.
 """
@@ -53,7 +53,7 @@ class InventoryModule(BaseInventoryPlugin):
         try:
             from fabric.errors import FabricError, InputError
             from fabric.inventory import COMPACT_ABOVE_HOSTS, COMPACT_MODES, onprem_inventory
-            from fabric.inventory_compact import InventoryTemplate
+            from fabric.inventory.compact import InventoryTemplate
             from fabric.validate import validate_file
         except ImportError as exc:
             msg = f"{path}: the gpufabric Python package is not importable by Ansible's Python ({sys.executable}): {exc}; pip install gpufabric"

@@ -141,9 +141,9 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
 
 def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_file: str | None) -> dict[str, Any]:  # noqa: ANN401
     """Device access as the CLI resolves it (the twin's, else the definition's), with the module's overrides on top."""
-    from fabric.apply.lab import load_state
     from fabric.apply.planes import parse_planes
     from fabric.apply.rollout import device_access, lab_access
+    from fabric.twin.lab import load_state
 
     lab = load_state(state)
     planes = parse_planes(params["planes"])
@@ -160,9 +160,9 @@ def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_
 
 def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     """Run the push (or its check-mode dry run); returns the module result. Raises the fabric's errors."""
-    from fabric.apply.cli import candidates, offline_diff, push_and_record
     from fabric.apply.planes import parse_planes
     from fabric.apply.rollout import RolloutOptions
+    from fabric.cli.apply import candidates, offline_diff, push_and_record
     from fabric.plan import plan_cluster
     from fabric.validate import validate_file
 

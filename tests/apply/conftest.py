@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabric.apply.lab import LabState, lab_down, lab_namespaces, lab_up
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up
 from tests.conftest import ROOT
 
 # Namespaces are <cluster>-<device>: a name of this run's own (two checkouts running these tests at once on one machine

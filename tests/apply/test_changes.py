@@ -9,13 +9,13 @@ from typing import Any
 
 import yaml
 
-from fabric.apply.cli import push_and_record
-from fabric.apply.lab import LabState
 from fabric.apply.nos import Adapter
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session
 from fabric.apply.session import DeviceAccess, Session
+from fabric.cli.apply import push_and_record
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState
 from tests.apply.conftest import CONVERGE_S
 from tests.apply.test_push_cli import fabric
 from tests.conftest import ROOT

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from fabric.apply.cli import candidates, push_and_record
+from fabric.apply.checks.verify import verify_fabric
 from fabric.apply.drain import DrainError
-from fabric.apply.lab import LabState
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
-from fabric.apply.traffic import Flood, cross_rack_pairs, forwarded
 from fabric.apply.transaction import PushResult
-from fabric.apply.verify import verify_fabric
+from fabric.cli.apply import candidates, push_and_record
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState
+from fabric.twin.traffic import Flood, cross_rack_pairs, forwarded
 from tests.apply.test_changes import definition
 
 QUIET = lambda *_: None  # noqa: E731 - a progress sink

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabric.apply.lab import LabState, namespace
-from fabric.apply.lab_oob import oob_checks, oob_devices
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState, namespace
+from fabric.twin.oob import oob_checks, oob_devices
 from tests.apply.conftest import CLUSTER, netns_list
 
 

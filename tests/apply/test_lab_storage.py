@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fabric.apply.lab import LabState, namespace
-from fabric.apply.lab_oob import oob_devices
-from fabric.apply.lab_storage import storage_checks, storage_devices, storage_hosts
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState, namespace
+from fabric.twin.oob import oob_devices
+from fabric.twin.storage import storage_checks, storage_devices, storage_hosts
 from tests.apply.conftest import CLUSTER, netns_list
 
 

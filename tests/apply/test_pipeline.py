@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from fabric.apply.lab import LabState
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from fabric.apply.lab import LabState
 from fabric.apply.record import push_lock
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState
 from tests.conftest import ROOT
 
 FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackhole); here it only costs time

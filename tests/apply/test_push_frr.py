@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from fabric.apply.lab import LabState, namespace
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.session import DeviceAccess, Session, connect
 from fabric.apply.transaction import PostCheck, PushResult, bgp_no_regression, transaction
 from fabric.plan import ClusterPlan
 from fabric.render import render_configs
+from fabric.twin.lab import LabState, namespace
 from tests.apply.conftest import CONVERGE_S
 
 FRR = FrrAdapter()

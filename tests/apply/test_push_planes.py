@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 
 from fabric.__main__ import main
-from fabric.apply.cli import candidates, push_and_record
-from fabric.apply.l2check import l2_expect, l2_problems, read_l2
-from fabric.apply.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
+from fabric.apply.checks.l2 import l2_expect, l2_problems, read_l2
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import PLANES, plane_batches, plane_devices, select_devices
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, batches, lab_access, open_session, push_fabric
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
+from fabric.cli.apply import candidates, push_and_record
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.vlan_list import vlan_ids
+from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import yaml
 
-from fabric.apply.cli import candidates, push_and_record
-from fabric.apply.lab import LabState
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
 from fabric.apply.transaction import PushResult
+from fabric.cli.apply import candidates, push_and_record
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.twin.lab import LabState
 from tests.apply.test_changes import definition, run_json
 from tests.apply.test_push_cli import fabric
 
@@ -107,7 +107,7 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
     assert (broken.committed, broken.rolled_back) == (False, True)
     assert "FABRIC-IN" not in show(lab, "spine01", "show running-config")
 
-    # the change would lock us out: the twin enforces each switch's management ACL at login (twin_login.py), so the
+    # the change would lock us out: the twin enforces each switch's management ACL at login (fabric/twin/login_gate.py), so the
     # fresh login before confirm is refused for real; the change is reverted, never confirmed, and leaf02 stays reachable
     excluding = rendered["leaf02"].replace("seq 10 permit 10.103.0.0/16", "seq 10 permit 10.199.0.0/16")
     record = ChangeRecord(state, "lockout")
@@ -255,9 +255,9 @@ def test_sigint_then_sigkill_mid_rollout_leave_a_complete_record_and_rollback_re
 
 
 def test_adding_a_leaf_and_removing_it_again_both_push_and_roll_back(plan: ClusterPlan, state_dir: Path) -> None:
-    from fabric.apply.lab import lab_down, lab_namespaces, lab_up
-    from fabric.apply.verify import verify_fabric
+    from fabric.apply.checks.verify import verify_fabric
     from fabric.model import ClusterSpec
+    from fabric.twin.lab import lab_down, lab_namespaces, lab_up
 
     four = definition(state_dir, plan.name)
     six = definition(state_dir, plan.name, nodes=6)

@@ -132,7 +132,7 @@ def test_render_imports_neither_the_apply_nor_the_nodes_stage(tmp_path: Path) ->
     code = (
         "import sys\nfrom fabric.__main__ import main\n"
         f"assert main(['render', 'inventories/lab/cluster.yaml', '-o', {str(tmp_path)!r}]) == 0\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('fabric.apply', 'fabric.nodes', 'fabric.lint', 'fabric.htmlreport'))))"
+        "print(sorted(m for m in sys.modules if m.startswith(('fabric.apply', 'fabric.nodes', 'fabric.lint', 'fabric.reports.html'))))"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from fabric import __main__ as cli
-from fabric.apply import lab
-from fabric.apply.lab import LabState, LabSwitch
 from fabric.plan.types import ClusterPlan
+from fabric.twin import lab
+from fabric.twin.lab import LabState, LabSwitch
 from tests.conftest import ROOT
 
 LAB = ROOT / "inventories" / "lab" / "cluster.yaml"

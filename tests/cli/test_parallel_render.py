@@ -1,4 +1,4 @@
-"""The render's worker processes (fabric.parallel): the serial render's bytes, its errors and exit codes, nothing written
+"""The render's worker processes (fabric.cli.render_workers): the serial render's bytes, its errors and exit codes, nothing written
 before every switch has rendered."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import fabric.__main__ as cli
-from fabric import parallel
 from fabric.__main__ import main
+from fabric.cli import render_workers as parallel
+from fabric.cli.render_workers import SwitchWorkers
 from fabric.errors import RenderError
-from fabric.parallel import SwitchWorkers
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.validate import Validated, validate_file

@@ -7,8 +7,8 @@ import re
 
 import yaml
 
-from fabric.export.telemetry_gnmi import gnmic_metric_name
-from fabric.export.telemetry_sonic import sonic_metric_name
+from fabric.export.telemetry.gnmi import gnmic_metric_name
+from fabric.export.telemetry.sonic import sonic_metric_name
 
 # Fields of one queue's hash in SONiC's COUNTERS/Ethernet*/Queues answer: sonic-net/sonic-gnmi doc/grpc_telemetry.md
 # (the example answer, a PFC-WD queue "etp10:3"), plus the WRED/ECN ones sonic-net/SONiC

@@ -22,7 +22,7 @@ from jsonschema import Draft7Validator
 from fabric.errors import InputError
 from fabric.export import export_k8s
 from fabric.export.k8s import pci_address
-from fabric.export.k8s_topology import GPU_DRIVER_BRANCH, HOST_LABEL
+from fabric.export.k8s.topology import GPU_DRIVER_BRANCH, HOST_LABEL
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan, HostInterface

@@ -8,7 +8,7 @@ import re
 import yaml
 
 from fabric.export import export_k8s, export_slurm
-from fabric.export.k8s_topology import RACK_LABEL, SU_LABEL, _add_racks
+from fabric.export.k8s.topology import RACK_LABEL, SU_LABEL, _add_racks
 from fabric.export.racks import node_racks
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from fabric.export.telemetry_gnmi import gnmic_config
+from fabric.export.telemetry.gnmi import gnmic_config
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan

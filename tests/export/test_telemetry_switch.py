@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from fabric.export.telemetry import export_telemetry
-from fabric.export.telemetry_gnmi import NXOS_NATIVE_QUEUE, gnmic_metric_name
-from fabric.export.telemetry_signals import BGP_STATE, CARRIER, PAUSE_IN, PFC_PRIO, PFC_WATCHDOG, QUEUE, subscribed_names
-from fabric.export.telemetry_sonic import sonic_metric_name
-from fabric.export.telemetry_switch import switch_rules
+from fabric.export.telemetry.gnmi import NXOS_NATIVE_QUEUE, gnmic_metric_name
+from fabric.export.telemetry.signals import BGP_STATE, CARRIER, PAUSE_IN, PFC_PRIO, PFC_WATCHDOG, QUEUE, subscribed_names
+from fabric.export.telemetry.sonic import sonic_metric_name
+from fabric.export.telemetry.switch import switch_rules
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import DATA, ROOT

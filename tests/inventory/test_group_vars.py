@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fabric.inventory import PER_HOST, effective_host_vars, onprem_host_vars, onprem_inventory, share_group_vars
-from fabric.inventory_compact import INTERFACES_TEMPLATE, SPLIT_VARS
+from fabric.inventory.compact import INTERFACES_TEMPLATE, SPLIT_VARS
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT
@@ -46,7 +46,7 @@ def test_ansible_gives_each_host_what_the_plan_says(site: str, compact: str) -> 
     ``onprem_host_vars`` is the plan's per-host view with every interface spelled out (what the plugin set on each host
     before the interfaces were split into a group layout and host addresses); ``ansible_view`` reads every variable of
     every host through ``hostvars[host]``, as plays and the roles' filters do. The only extra variables are the
-    interfaces' two halves and the JSON texts behind the structured values (``fabric.inventory_compact``).
+    interfaces' two halves and the JSON texts behind the structured values (``fabric.inventory.compact``).
     """
     want = onprem_host_vars(plan_cluster(load_cluster(ROOT / "inventories" / site / "cluster.yaml")))
     got = ansible_view(f"inventories/{site}/cluster.yaml", compact=compact)

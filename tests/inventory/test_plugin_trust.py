@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from ansible.template import Templar, is_trusted_as_template
 
-from fabric.inventory_compact import INTERFACES_TEMPLATE, InventoryTemplate, json_texts, split_interfaces
+from fabric.inventory.compact import INTERFACES_TEMPLATE, InventoryTemplate, json_texts, split_interfaces
 from plugins.inventory.gpufabric import _inert
 
 

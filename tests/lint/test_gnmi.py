@@ -10,9 +10,9 @@ from pyavd import get_device_config
 
 from fabric.__main__ import main
 from fabric.errors import InputError
-from fabric.export.telemetry_gnmi import gnmic_config
+from fabric.export.telemetry.gnmi import gnmic_config
 from fabric.lint.gnmi import GnmiServer, lint_gnmi, parse_gnmi_server
-from fabric.lint.observed import CONFIG_FILE
+from fabric.lint.parse.qos import CONFIG_FILE
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fabric.lint import lint_configs, read_configs
-from fabric.lint.observed import CONFIG_FILE
+from fabric.lint.parse.qos import CONFIG_FILE
 from tests.conftest import DATA, ROOT
 from tests.render.conftest import CASES, files_of, plan_of
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fabric.lint import lint_configs
-from fabric.lint.observed import CONFIG_FILE
+from fabric.lint.parse.qos import CONFIG_FILE
 from fabric.lint.rules import LintFinding
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster

@@ -13,7 +13,7 @@ from fabric.model.cloud import AwsSpec
 from fabric.model.loader import parse_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
-CLOUD_MODULES = ("fabric.model.cloud", "fabric.catalog.cloud_model", "fabric.plan.cloud_types", "fabric.plan.cloud_aws")
+CLOUD_MODULES = ("fabric.model.cloud", "fabric.catalog.cloud_model", "fabric.plan.cloud.types", "fabric.plan.cloud.aws")
 BAD_AWS = """name: x
 target: aws
 aws: {region: 5, availabilty_zones: [us-east-1a], image: {ssm_parameter: /aws/x}}

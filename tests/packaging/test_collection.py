@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabric.apply.cli import candidates
 from fabric.apply.planes import PLANES
 from fabric.apply.record import record_device
 from fabric.apply.transaction import PushResult
+from fabric.cli.apply import candidates
 from fabric.plan import plan_cluster
 from fabric.validate import validate_file
 from tests.conftest import ROOT

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fabric.apply.lab import LabState, lab_down, lab_up
 from fabric.plan import ClusterPlan
+from fabric.twin.lab import LabState, lab_down, lab_up
 from tests.apply.conftest import lab_plan
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT

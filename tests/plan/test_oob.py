@@ -14,7 +14,7 @@ from fabric.errors import InputError
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.kea import KEA_FILE, render_kea
-from fabric.report import print_plan, summary_line
+from fabric.reports.console import print_plan, summary_line
 from tests.conftest import ROOT
 
 EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ from pydantic import TypeAdapter
 from fabric.model import load_cluster
 from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
 from fabric.plan import plan_cluster
-from fabric.plan.cloud_types import CloudPlan
+from fabric.plan.cloud.types import CloudPlan
 from fabric.plan.serialize import plan_to_json, write_plan_json
 from fabric.plan.types import ClusterPlan, Link
 from tests.conftest import EXAMPLES

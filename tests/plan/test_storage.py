@@ -12,7 +12,7 @@ import pytest
 from fabric.errors import InputError
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
-from fabric.plan.storage_types import StorageNetworkPlan
+from fabric.plan.storage.types import StorageNetworkPlan
 from fabric.render.cabling import render_cabling
 from tests.conftest import ROOT
 

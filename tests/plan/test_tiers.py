@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fabric.errors import InputError
-from fabric.export.k8s_topology import BLOCK_LABEL, HOST_LABEL, POD_LABEL, SU_LABEL, node_labels, topology_levels
+from fabric.export.k8s.topology import BLOCK_LABEL, HOST_LABEL, POD_LABEL, SU_LABEL, node_labels, topology_levels
 from fabric.export.slurm import topology_conf
 from fabric.model import ClusterSpec
 from fabric.plan import check_and_plan, plan_cluster

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from fabric.errors import RenderError
-from fabric.plan.facts import build_switch_facts
-from fabric.render import sonic
+from fabric.plan.compute.facts import build_switch_facts
 from fabric.render._json import dumps_sorted
-from fabric.render.sonic import build_config_db
+from fabric.render.nos.sonic import compute as sonic
+from fabric.render.nos.sonic.compute import build_config_db
 from tests.render.conftest import plan_of
 
 

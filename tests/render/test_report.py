@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from fabric.htmlreport import build_report
-from fabric.render.topology import topology_svgs
+from fabric.render.diagrams.topology import topology_svgs
+from fabric.reports.html import build_report
 from fabric.validate import validate_file
 from tests.conftest import ROOT
 

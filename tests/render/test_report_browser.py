@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fabric.htmlreport import build_report
+from fabric.reports.html import build_report
 from fabric.validate import validate_file
 from tests.conftest import ROOT
 

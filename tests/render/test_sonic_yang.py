@@ -146,8 +146,8 @@ def test_a_port_speed_without_a_sonic_sku_is_a_render_error() -> None:
     from dataclasses import replace
 
     from fabric.errors import RenderError
-    from fabric.plan.facts import build_switch_facts
-    from fabric.render.sonic import render_sonic
+    from fabric.plan.compute.facts import build_switch_facts
+    from fabric.render.nos.sonic.compute import render_sonic
 
     facts = build_switch_facts(plan_of("render/sonic"))[0]
     slow = replace(facts, ports=tuple(replace(p, speed_gbps=50) for p in facts.ports))

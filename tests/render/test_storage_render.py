@@ -16,12 +16,12 @@ from fabric.catalog.releases import NOS_RELEASES
 from fabric.lint.forms import unknown_commands
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
-from fabric.plan.storage_facts import StorageSwitchFacts, build_storage_facts
+from fabric.plan.storage.facts import StorageSwitchFacts, build_storage_facts
 from fabric.render import render_configs
-from fabric.render.storage_avd import build_storage_structured_config
-from fabric.render.storage_cumulus import render_storage_cumulus
-from fabric.render.storage_eos import render_storage_eos
-from fabric.render.storage_nxos import render_storage_nxos
+from fabric.render.avd.storage import build_storage_structured_config
+from fabric.render.nos.cumulus.storage import render_storage_cumulus
+from fabric.render.nos.eos.storage import render_storage_eos
+from fabric.render.nos.nxos.storage import render_storage_nxos
 from tests.conftest import DATA, ROOT, check_golden
 from tests.render.sonic_yang import check_config_db
 from tests.render.test_avd_reference import commands

@@ -1,0 +1,307 @@
+"""The apply commands of the CLI: ``diff``, ``push`` (dry run unless ``--commit``), ``rollback`` and ``verify``.
+
+Exit codes (for pipelines): 0 nothing to change / push succeeded / fabric verified; 3 changes pending (diff, dry run
+with ``--detailed-exitcode``); 2 invalid definition or arguments; 1 failed (a device rejected its change, failed its
+post-check, could not be reached, drifted from the plan, the fabric is locked, or the change record cannot be
+written); 130 interrupted (SIGINT/SIGTERM: devices in flight finished or reverted, the record says which).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+import time
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from fabric.apply.checks.verify import DeviceVerdict, verify_fabric
+from fabric.apply.nos import ADAPTERS
+from fabric.apply.planes import PLANES, PlaneDevice, parse_planes, select_devices
+from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
+from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
+from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
+from fabric.apply.session import DeviceAccess
+from fabric.apply.transaction import PushResult
+from fabric.errors import PushError
+from fabric.plan.types import ClusterPlan
+from fabric.render import render_configs
+from fabric.twin.lab import load_state
+from fabric.twin.traffic import PingResult, leaf_pair_pings
+from fabric.validate import Validated, validate_file
+
+EXIT_OK, EXIT_FAILED, EXIT_PENDING, EXIT_INTERRUPTED = 0, 1, 3, 130
+COMMANDS = {
+    "diff": "show what a push would change on every switch (read-only; --offline: against the change record)",
+    "push": "push the rendered configs: canary per tier, then batches (dry run unless --commit)",
+    "rollback": "put every switch back to what it ran after a recorded change (dry run unless --commit)",
+    "verify": "read-only drift check of the live fabric: running vs rendered, BGP, ECMP, MTU",
+}
+
+
+def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+    """Register the apply commands."""
+    for name, text in COMMANDS.items():
+        cmd = sub.add_parser(name, help=text, description=text)
+        cmd.add_argument("file", type=Path)
+        cmd.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
+        cmd.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+        cmd.add_argument(
+            "--plane",
+            action="append",
+            metavar="PLANE",
+            help=f"only the switches of this plane: {'|'.join(PLANES)} (repeat or comma list; default all, pushed in that order, compute last)",
+        )
+        if name == "diff":
+            cmd.add_argument("--offline", action="store_true", help="diff against the change record, without device access")
+        if name == "rollback":
+            cmd.add_argument("--to", required=True, metavar="CHANGE", help="the change id to return to (see audit.jsonl)")
+        if name in {"push", "rollback"}:
+            cmd.add_argument("--commit", action="store_true", help="apply; without it only the diffs are shown")
+            cmd.add_argument("--parallel", type=int, default=4, help="switches per batch after the canaries (default 4)")
+            cmd.add_argument("--continue-on-failure", action="store_true", help="keep rolling out after a failed device")
+            cmd.add_argument("--post-check-timeout", type=float, default=30.0, help="seconds for BGP and routes to recover (default 30)")
+            cmd.add_argument("--post-check-hold", type=float, default=6.0, help="seconds BGP and routes must stay clean (default 6)")
+            cmd.add_argument("--deadline", type=float, default=120.0, help="overall seconds per device transaction (default 120)")
+            cmd.add_argument(
+                "--drain", action="store_true", help="hitless: one switch at a time, traffic moved off it before its change and back after (FRR)"
+            )
+            cmd.add_argument("--drain-timeout", type=float, default=60.0, help="seconds for the neighbours to move the traffic (default 60)")
+        if name == "verify":
+            cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
+            cmd.add_argument("--hold", type=int, default=3, help="with --wait: consecutive clean samples needed (default 3)")
+            cmd.add_argument("--traffic", action="store_true", help="the twin: DF pings at the compute MTU between a node of every leaf pair")
+
+
+def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
+    """Switch of ``planes`` → the candidate its adapter pushes, from the rendered files, in push order.
+
+    Raises:
+        PushError: a NOS without a device adapter.
+    """
+    devices = select_devices(plan, planes)
+    unsupported = sorted({d.nos for d in devices} - set(ADAPTERS))
+    if unsupported:
+        planes = sorted({d.plane for d in devices if d.nos in unsupported}, key=PLANES.index)
+        others = [p for p in PLANES if p in planes_of(devices) and p not in planes]
+        hint = f"; leave the {'/'.join(planes)} plane out (--plane {','.join(others)})" if others else ""
+        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}{hint}"
+        raise PushError(msg)
+    if not devices:
+        return {}
+    files = render_configs(plan)
+    out: dict[str, str] = {}
+    for device in devices:
+        own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
+        out[device.name] = ADAPTERS[device.nos].candidate(own)
+    return out
+
+
+def planes_of(devices: Sequence[PlaneDevice]) -> set[str]:
+    """Every plane the devices carry."""
+    return {p for d in devices for p in d.planes}
+
+
+def run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Run one apply command; returns its exit code."""
+    planes = parse_planes(args.plane)  # before anything else: a bad --plane is the caller's to fix (exit 2)
+    validated = validate_file(args.file)
+    plan = validated.plan
+    state = (args.state or Path(".gpufabric") / plan.name).resolve()
+    started = time.monotonic()
+
+    def progress(device: str, step: str) -> None:
+        if not args.json:
+            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {step}", highlight=False, markup=False)
+
+    try:
+        if args.command == "diff" and args.offline:
+            results = offline_diff(plan, state, planes)
+            _report(args, out, "offline", results)
+            return _exit(args.command, results)
+        access = _access(validated, plan, state, planes)
+        if args.command == "verify":
+            return _verify(args, out, plan, access, state, planes=planes)
+        with _stop_on_signals() as stop:
+            options = RolloutOptions(
+                commit=args.command in {"push", "rollback"} and args.commit,
+                parallel=max(1, getattr(args, "parallel", 4)),
+                stop_on_failure=not getattr(args, "continue_on_failure", False),
+                post_check_s=getattr(args, "post_check_timeout", 30.0),
+                post_check_hold_s=getattr(args, "post_check_hold", 6.0),
+                deadline_s=getattr(args, "deadline", 120.0),
+                drain=getattr(args, "drain", False),
+                drain_timeout_s=getattr(args, "drain_timeout", 60.0),
+                stop=stop,
+                planes=planes,
+            )
+            rollback_to = getattr(args, "to", None)
+            change, results = push_and_record(
+                plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
+            )
+    except PushError as exc:
+        err.print(f"[bold red]{args.command} refused:[/] {exc}", highlight=False)
+        return EXIT_FAILED
+    _report(args, out, change, results)
+    if stop.is_set():
+        err.print(
+            f"[bold red]{args.command} interrupted[/]: devices in flight finished, the others were not reached (see the record)", highlight=False
+        )
+        return EXIT_INTERRUPTED
+    return _exit(args.command, results)
+
+
+@contextmanager
+def _stop_on_signals() -> Generator[threading.Event]:
+    """SIGINT/SIGTERM set the returned event instead of raising: the rollout finishes the devices in flight."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def handler(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    saved = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def push_and_record(
+    plan: ClusterPlan,
+    definition: Path,
+    state: Path,
+    access: Mapping[str, DeviceAccess],
+    options: RolloutOptions,
+    *,
+    progress: Progress,
+    rollback_to: str | None = None,
+    record: bool = True,
+    connector: Connector = open_session,
+) -> tuple[str, list[PushResult]]:
+    """One change, written ahead: under the fabric's lock, the change record (definition, every backup, a "started"
+    audit line) is on disk before the first device is touched, and each device's outcome is appended as it happens.
+    ``record=False`` (``diff``) reads only: no lock, no record.
+
+    ``rollback_to`` pushes what the record says each switch ran after that change instead of the rendered configs;
+    switches that change never reached are skipped.
+    """
+    change = new_change_id()
+    recorded = recorded_state(state) if (state / "changes").is_dir() else {}
+    wanted = candidates(plan, options.planes) if rollback_to is None else _rollback_targets(plan, state, rollback_to, options.planes)
+    if not record:
+        return change, push_fabric(plan, wanted, access, options, progress, change=change, connector=connector, previous=recorded)
+    with push_lock(state):
+        log = ChangeRecord(state, change)
+        header = log.begin(definition, commit=options.commit, rollback_to=rollback_to)
+        results = push_fabric(
+            plan, wanted, access, options, progress, change=change, connector=connector,
+            record=log, previous=recorded, on_started=lambda devices: log.started(header, devices),
+        )  # fmt: skip
+        log.finished(header, results, interrupted=options.stop.is_set())
+    return change, results
+
+
+def offline_diff(plan: ClusterPlan, state: Path, planes: Sequence[str] = COMPUTE) -> list[PushResult]:
+    """Candidate vs what the change record says each switch of ``planes`` runs (a switch never pushed diffs against nothing)."""
+    recorded = recorded_state(state)
+    wanted = candidates(plan, planes)
+    results: list[PushResult] = []
+    for switch in select_devices(plan, planes):
+        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
+        results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
+    return results
+
+
+def _access(validated: Validated, plan: ClusterPlan, state: Path, planes: Sequence[str]) -> dict[str, DeviceAccess]:
+    lab = load_state(state)
+    if lab is not None:
+        return lab_access(lab)
+    return device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file, planes)
+
+
+def _rollback_targets(plan: ClusterPlan, state: Path, change: str, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
+    """Switch of ``planes`` → the owned config the record says it ran after ``change``; switches never reached are left out."""
+    recorded = recorded_state(state, change)
+    return {d.name: recorded[d.name] for d in select_devices(plan, planes) if d.name in recorded}
+
+
+def _exit(command: str, results: list[PushResult]) -> int:
+    if any(r.error for r in results):
+        return EXIT_FAILED
+    return EXIT_PENDING if command == "diff" and any(r.changed for r in results) else EXIT_OK
+
+
+def _verify(
+    args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path, *, planes: Sequence[str]
+) -> int:
+    previous = recorded_state(state) if (state / "changes").is_dir() else {}
+    verdicts = verify_fabric(plan, candidates(plan, planes), access, wait_s=args.wait, hold=args.hold, previous=previous)
+    pings = _pings(plan, state) if args.traffic else []
+    failed = [p for p in pings if not p.ok]
+    if args.json:
+        data: dict[str, Any] = {v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}
+        if args.traffic:
+            data["traffic"] = [{"from": p.source, "to": p.target, "address": p.address, "ok": p.ok, "output": p.output} for p in pings]
+        out.print_json(json.dumps(data))
+    else:
+        _print_verdicts(out, verdicts)
+        for ping in failed:
+            out.print(f"[red]ping {ping.source} → {ping.target} ({ping.address}) DF {ping.payload} bytes FAILED[/]: {ping.output}", highlight=False)
+        if pings:
+            out.print(f"traffic: {len(pings) - len(failed)}/{len(pings)} leaf pairs pass DF pings at the compute MTU", highlight=False)
+    return EXIT_OK if all(v.ok for v in verdicts) and not failed else EXIT_FAILED
+
+
+def _pings(plan: ClusterPlan, state: Path) -> list[PingResult]:
+    if load_state(state) is None:
+        msg = f"verify --traffic pings between the twin's nodes; no twin under {state} (python -m fabric lab up)"
+        raise PushError(msg)
+    return leaf_pair_pings(plan)
+
+
+def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:
+    for v in verdicts:
+        out.print(f"[bold]{v.device}[/]: " + ("[green]in sync[/]" if v.ok else "[red]NOT in sync[/]"), highlight=False)
+        for line in v.drift:
+            out.print(f"    drift: {mask_secrets(ANY_NOS, line)}", highlight=False, markup=False)
+        for problem in v.problems:
+            out.print(f"    {problem}", highlight=False, markup=False)
+    bad = [v.device for v in verdicts if not v.ok]
+    out.print(f"verify: {len(verdicts) - len(bad)}/{len(verdicts)} switches in sync" + (f"; check {', '.join(bad)}" if bad else ""))
+
+
+def _report(args: argparse.Namespace, out: Console, change: str, results: list[PushResult]) -> None:
+    if args.json:
+        data = {
+            "change": change,
+            "devices": {
+                r.device: {
+                    "changed": r.changed,
+                    "committed": r.committed,
+                    "rolled_back": r.rolled_back,
+                    "error": mask_secrets(ANY_NOS, r.error) if r.error else r.error,
+                    "diff": mask_lines(ANY_NOS, r.diff),
+                }
+                for r in results
+            },
+        }
+        out.print_json(json.dumps(data))
+        return
+    for r in results:
+        status = "[red]failed[/]" if r.error else "[green]committed[/]" if r.committed else "[yellow]changes pending[/]" if r.changed else "unchanged"
+        out.print(f"[bold]{r.device}[/]: {status}" + (f" (rolled back: {r.rolled_back})" if r.error and r.changed else ""), highlight=False)
+        if r.diff and not r.committed:
+            out.print("\n".join(f"    {line}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
+        if r.error:
+            out.print(f"    {mask_secrets(ANY_NOS, r.error)}", highlight=False, markup=False)
+    committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
+    out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)

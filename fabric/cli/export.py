@@ -1,0 +1,85 @@
+"""``python -m fabric export {k8s,nccl,slurm,telemetry} FILE -o DIR``: what the workload side must be told, from the definition."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from fabric.errors import Finding, InputError
+from fabric.export.k8s import export_k8s
+from fabric.export.nccl import export_nccl
+from fabric.export.slurm import export_slurm
+from fabric.export.telemetry import export_telemetry
+from fabric.plan.types import ClusterPlan
+from fabric.validate import validate_file
+
+EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
+    "k8s": export_k8s,
+    "nccl": export_nccl,
+    "slurm": export_slurm,
+    "telemetry": export_telemetry,
+}
+HELP = (
+    "derive workload settings from the definition: Network/GPU Operator objects and Kueue topology, NCCL env per node group, "
+    "Slurm topology/nodes/gres, Prometheus alerts"
+)
+
+
+def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+    """Register ``export``."""
+    cmd = sub.add_parser("export", help=HELP, description=HELP)
+    cmd.add_argument(
+        "kind",
+        choices=sorted(EXPORTERS),
+        help=(
+            "k8s: k8s/*.yaml; nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; "
+            "telemetry: telemetry/{alerts,prometheus}.yml + a Grafana dashboard"
+        ),
+    )
+    cmd.add_argument("file", type=Path, help="the cluster definition")
+    cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    cmd.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+
+
+def run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Validate, plan, export and write; returns the exit code (2 on an invalid definition, nothing written)."""
+    from fabric.reports.console import print_findings
+
+    validated = validate_file(args.file)
+    files = EXPORTERS[args.kind](validated.plan)
+    print_findings(err, validated.warnings)
+    target = args.output / validated.plan.name if args.output == Path("build") else args.output
+    written = _write(target, files)
+    if args.json:
+        out.print_json(json.dumps({"cluster": validated.plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
+    elif not files:
+        out.print(f"[yellow]nothing to export[/]: {args.kind} has no settings for this cluster", highlight=False)
+    else:
+        out.print(f"[green]exported[/] {len(files)} {args.kind} files into {target}", highlight=False)
+    return 0
+
+
+def _write(target: Path, files: dict[str, str]) -> dict[str, str]:
+    """Write every file under ``target``; returns path → SHA-256.
+
+    Raises:
+        InputError: ``target`` or one of its parents exists and is not a directory.
+    """
+    for part in (target, *target.parents):
+        if part.exists() and not part.is_dir():
+            msg = f"-o: {str(part)!r} exists and is not a directory; name a directory (it is created if missing)"
+            raise InputError([Finding((), msg, file=str(target))], str(target))
+    digests: dict[str, str] = {}
+    for relative, text in files.items():
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = text.encode()
+        path.write_bytes(data)
+        digests[relative] = hashlib.sha256(data).hexdigest()
+    return digests

@@ -1,0 +1,1 @@
+"""The out-of-band management network: its switches, port budget, addresses, cables and per-switch facts."""

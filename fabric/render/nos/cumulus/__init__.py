@@ -1,0 +1,1 @@
+"""NVIDIA Cumulus Linux (NVUE): compute and storage / in-band switch configs as ``nv set`` lines."""

@@ -1,0 +1,1 @@
+"""Arista EOS: compute, storage / in-band and OOB switch configs as CLI text."""

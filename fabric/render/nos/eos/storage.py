@@ -1,0 +1,36 @@
+"""Storage / in-band switches on Arista EOS: full CLI text, one template per section (``templates/eos/storage-*``).
+
+The text is what AVD's eos_cli_config_gen renders from ``storage_avd``'s structured config (the reference test compares
+the two command sets); the MLAG, VARP and switchport design is described there.
+"""
+
+from __future__ import annotations
+
+from fabric.plan.storage.facts import StorageSwitchFacts
+from fabric.render.avd.storage import PEER_VLAN, VARP_MAC, peer_addresses
+from fabric.render.breakout import eos_speed
+from fabric.render.sections import Section, render_sections
+
+SECTIONS: tuple[Section, ...] = (
+    Section("eos/storage-header.j2"),  # VLANs and VRFs exist before the interfaces that join them
+    Section("eos/storage-interfaces.j2"),  # port-channels before their members' channel-group lines (as AVD orders them)
+    Section("eos/storage-mlag.j2"),  # the peer SVI and the peerlink exist before `mlag configuration` names them
+)
+
+
+def render_storage_eos(facts: StorageSwitchFacts) -> dict[str, str]:
+    """``startup-config`` of one storage / in-band switch."""
+    own, peer = peer_addresses(facts)
+    text = render_sections(
+        SECTIONS,
+        facts.nos_version,
+        f=facts,
+        peer_vlan=PEER_VLAN,
+        varp_mac=VARP_MAC,
+        own=own,
+        peer=peer,
+        peerlink=next(b.name for b in facts.bonds if b.kind == "peerlink"),
+        vrfs=sorted({vrf for _, _, vrf, _, _ in facts.switch.gateways if vrf}),
+        speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},
+    )
+    return {"startup-config": text}

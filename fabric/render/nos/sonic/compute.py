@@ -1,0 +1,201 @@
+"""Community SONiC: ``config_db.json`` and the one ``frr.conf`` that ``split-unified`` mode runs.
+
+The port layout comes from the switch model's SONiC SKU (``fabric/catalog/data/switches``): every port the SKU has
+is in ``PORT`` with its lanes, alias, index, speed and subport, as SONiC itself builds them from the platform's
+``platform.json`` and the SKU's ``hwsku.json`` (``src/sonic-config-engine/portconfig.py``, ``BreakoutCfg``); cabled
+ports are up with the fabric MTU, the rest admin down at SONiC's default MTU. ``BREAKOUT_CFG`` names each cage's breakout mode,
+``DEVICE_METADATA`` the real ``hwsku`` and ``platform``. QoS and buffers are in ``fabric.render.nos.sonic.qos``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cache, partial
+from itertools import chain
+from typing import Any, cast
+
+from fabric.catalog.switches import SWITCH_MODELS, SonicPort, SonicSku
+from fabric.errors import RenderError
+from fabric.model.strings import is_safe_text
+from fabric.plan.compute.facts import SwitchFacts
+from fabric.render._jinja import is_word, one_line, token
+from fabric.render._json import dumps_sorted
+from fabric.render.nos.frr import render_frr_conf
+from fabric.render.nos.sonic.qos import qos_tables
+
+# sonic-buildimage dockers/docker-fpm-frr/docker_init.sh @086b03bd: "split" removes /etc/frr/frr.conf and runs
+# per-daemon files; "split-unified" writes "service integrated-vtysh-config" and runs the one frr.conf.
+ROUTING_CONFIG_MODE = "split-unified"
+
+# config_db fields whose value is a name or an address from the definition: one SONiC word each (``_guard``).
+NAME_FIELDS = frozenset({"hostname", "gwaddr", "SRC_IP", "alias"})
+# config_db fields of free text: one printable line (JSON escapes quotes, so only control characters matter).
+TEXT_FIELDS = frozenset({"description", "policy_desc"})
+_CHECKED_FIELDS = NAME_FIELDS | TEXT_FIELDS
+_FIELD_TYPES = frozenset({str, list})
+
+
+def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
+    """The SKU for the speed of the switch's ports, and that speed."""
+    model = SWITCH_MODELS[facts.switch.model]
+    speeds = sorted({p.speed_gbps for p in facts.ports}) or [model.speed_gbps]
+    sku = model.sonic.sku(speeds[0]) if model.sonic else None
+    if len(speeds) > 1 or sku is None:
+        known = [s.speed_gbps for s in model.sonic.skus] if model.sonic else []
+        msg = f"{facts.switch.name}: SONiC on {model.name} has SKUs for {known} Gb/s ports, not for {speeds} Gb/s; choose a listed speed"
+        raise RenderError(msg)
+    return sku, speeds[0]
+
+
+@cache
+def _sonic_ports(model: str, speed: int) -> tuple[SonicPort, ...]:
+    """The SKU's ports, built once per model and speed (every switch of a tier has the same; they are frozen)."""
+    return SWITCH_MODELS[model].sonic_ports(speed)
+
+
+def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """PORT (every port of the SKU) and BREAKOUT_CFG (every cage, keyed by its first port as platform.json does)."""
+    model = SWITCH_MODELS[facts.switch.model]
+    assert model.sonic is not None
+    cabled = {p.name: p for p in facts.ports}
+    every = _sonic_ports(model.name, speed)
+    unknown = sorted(set(cabled) - {p.name for p in every})
+    if unknown:
+        msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
+        raise RenderError(msg)
+    port: dict[str, Any] = {}
+    breakout: dict[str, Any] = {}
+    for p in every:
+        entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
+        if sku.fec and p.speed_gbps == speed:
+            entry["fec"] = sku.fec
+        if p.name in cabled:
+            entry |= {"admin_status": "up", "mtu": str(cabled[p.name].mtu), "description": cabled[p.name].description}
+        else:
+            entry |= {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
+        port[p.name] = entry
+        breakout.setdefault(str(p.index), (p.name, p.breakout_mode))
+    return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+
+
+def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
+    """The config_db tables of one switch, keys sorted on output."""
+    s, m = facts.switch, facts.management
+    model = SWITCH_MODELS[s.model]
+    assert model.sonic is not None
+    sku, speed = _sku(facts)
+    port, breakout = _ports(facts, sku, speed)
+    interface: dict[str, Any] = {}
+    for p in facts.ports:
+        interface[p.name] = {} if p.address else {"ipv6_use_link_local_only": "enable"}
+        if p.address:
+            interface[f"{p.name}|{p.address}"] = {}
+    db: dict[str, Any] = {
+        "DEVICE_METADATA": {
+            "localhost": {
+                "hostname": s.name,
+                "hwsku": sku.hwsku,
+                "platform": model.sonic.platform,
+                "type": "LeafRouter" if s.tier == "leaf" else "SpineRouter",
+                "bgp_asn": str(s.asn),
+                "docker_routing_config_mode": ROUTING_CONFIG_MODE,
+                "buffer_model": "dynamic",
+                "default_pfcwd_status": "enable" if facts.roce and facts.roce.pfc_watchdog.enabled else "disable",
+            }
+        },
+        "PORT": port,
+        "BREAKOUT_CFG": breakout,
+        "INTERFACE": interface,
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{s.loopback}": {}},
+        "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
+        "MGMT_PORT": {m.interface: {"admin_status": "up", "alias": m.interface, "description": "oob management"}},
+        "MGMT_INTERFACE": {f"{m.interface}|{m.address}": {"gwaddr": m.gateway} if m.gateway else {}},
+        "NTP_SERVER": {a: {} for a in m.ntp},
+        "SYSLOG_SERVER": {a: {} for a in m.syslog},
+        "DNS_NAMESERVER": {a: {} for a in m.dns},
+        "ACL_TABLE": {
+            "SSH_ONLY": {"type": "CTRLPLANE", "services": ["SSH"], "stage": "ingress", "policy_desc": "SSH only from the management prefix"}
+        },
+        "ACL_RULE": {
+            "SSH_ONLY|RULE_10": {"PRIORITY": "9999", "SRC_IP": m.allowed_prefix, "PACKET_ACTION": "ACCEPT"},
+            "SSH_ONLY|DEFAULT_RULE": {"PRIORITY": "1", "ETHER_TYPE": "0x0800", "PACKET_ACTION": "DROP"},
+        },
+        **qos_tables(facts, sku.buffers),
+    }
+    return _guard({k: v for k, v in db.items() if v})
+
+
+def _guard(db: dict[str, Any]) -> dict[str, Any]:
+    """``db`` once every key part and every name and text field is safe where it stands (defence in depth).
+
+    config_db joins a key's parts with ``|`` (``INTERFACE|Ethernet0|10.0.0.0/31``), so a part holding ``|`` or
+    whitespace would name another object; a name field is one word; free text is one line. Every field is a string or
+    a list of strings (redis hash fields, as ``sonic-cfggen`` writes them), which ``dumps_sorted`` relies on.
+
+    Raises:
+        RenderError: naming the table, key and field of the refused value.
+    """
+    if _is_plainly_safe(db):
+        return db
+    safe: set[str] = set()  # key parts and names already checked: a port name recurs in a dozen tables
+    for table, entries in db.items():
+        for key, fields in entries.items():
+            try:
+                parts = key.split("|")
+                if not safe.issuperset(parts):
+                    safe.update(token(part, "sonic") for part in parts)
+                if not _FIELD_TYPES.issuperset(map(type, fields.values())):  # set operations: no Python loop per field
+                    field = next(f for f, v in fields.items() if type(v) not in _FIELD_TYPES)
+                    msg = f"{field}: {fields[field]!r} is not a string (config_db fields are strings)"
+                    raise RenderError(msg)
+                for field in sorted(_CHECKED_FIELDS.intersection(fields)):
+                    _check_field(field, fields[field], safe)
+            except RenderError as exc:
+                msg = f"config_db.json {table}|{key}: {exc}"
+                raise RenderError(msg) from exc
+    return db
+
+
+def _is_plainly_safe(db: dict[str, Any]) -> bool:
+    """Whether ``db`` passes every check of ``_guard``, found table by table rather than entry by entry (a switch has
+    some 2,000 entries); False sends ``_guard`` through its entry-by-entry loop, which names what it refuses.
+
+    Stricter than that loop, never looser: a key part or name field must match the whole of ``TOKEN_RE["sonic"]``
+    (``is_word``), a text field ``is_safe_text``, every field must be a ``str`` or a ``list``.
+    """
+    parts: set[str] = set()
+    types: set[type] = set()
+    values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
+    for table in db.values():
+        entries = cast("dict[str, dict[str, object]]", table)
+        parts.update("|".join(entries).split("|"))
+        types.update(map(type, chain.from_iterable(map(values_of, entries.values()))))
+        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(entries.values())):
+            values = [fields[field] for fields in entries.values() if field in fields]
+            texts = [v for v in values if type(v) is str]
+            if len(texts) != len(values):
+                return False
+            if not all(map(is_safe_text, texts) if field in TEXT_FIELDS else map(partial(is_word, "sonic"), texts)):
+                return False
+    return _FIELD_TYPES.issuperset(types) and all(map(partial(is_word, "sonic"), parts))
+
+
+def _check_field(field: str, value: object, safe: set[str]) -> None:
+    """A name field is one word (remembered in ``safe``), a text field one line; both are strings."""
+    if not isinstance(value, str):
+        msg = f"{field}: {value!r} is not a string (config_db fields are strings)"
+        raise RenderError(msg)
+    if field in TEXT_FIELDS:
+        one_line(value)
+    elif value not in safe:
+        safe.add(token(value, "sonic"))
+
+
+def render_sonic(facts: SwitchFacts) -> dict[str, str]:
+    """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db)."""
+    text = dumps_sorted(build_config_db(facts))
+    return {"config_db.json": text, "frr.conf": render_frr_conf(facts, management=False, sonic=True)}
+
+
+guard_config_db = _guard
+"""The config_db guard, for the other SONiC renderers (``fabric.render.nos.sonic.oob``)."""

@@ -1,0 +1,149 @@
+"""SONiC ``config_db`` QoS and buffer tables: the RoCE contract (maps, schedulers, ECN, PFC, watchdog) and buffers.
+
+Buffers follow SONiC's dynamic buffer model, the model of the NVIDIA Spectrum platforms
+(``sonic-device_metadata.yang``: "This model is used by Mellanox so far"): the objects the SKU's
+``buffers_dynamic.json.j2`` gives (pools, the five lossy/lossless profiles, PG and queue bindings, per-port profile
+lists, ``DEFAULT_LOSSLESS_BUFFER_PARAMETER`` and ``LOSSLESS_TRAFFIC_PATTERN``), with every lossless PG bound to
+``NULL`` so the switch computes its headroom from the port's speed, ``CABLE_LENGTH`` and MTU. Only cabled ports get
+buffers; the switch gives none to the admin-down rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fabric.catalog.switches import SonicBuffers
+from fabric.plan.compute.facts import SwitchFacts
+
+QOS_MAP = "ROCE"
+WRED = "ROCE_LOSSLESS"
+PRIORITIES = range(8)
+PROFILE_SET = "AZURE"  # the one name SONiC's templates give CABLE_LENGTH and the dynamic buffer parameters
+# files/build_templates/buffers_config.j2 (dynamic_mode) in sonic-buildimage: DEFAULT_LOSSLESS_BUFFER_PARAMETER|AZURE
+# default_dynamic_th "0" on every branch; LOSSLESS_TRAFFIC_PATTERN|AZURE mtu "1024" with small_packet_percentage "100"
+# on the 202405 branch and "50" on 202411 (and master @086b03bd).
+DEFAULT_DYNAMIC_TH = "0"
+TRAFFIC_PATTERN_MTU = "1024"
+SMALL_PACKET_PERCENTAGE = {"202405": "100", "202411": "50"}
+
+
+def _dscp_to_tc(facts: SwitchFacts) -> dict[str, str]:
+    """Every DSCP to TC 0, except the RoCE DSCP to the lossless TC and CNP to its strict TC.
+
+    SONiC's default map sends DSCP 26 to lossy TC 1: the whole map is rewritten.
+    """
+    roce = facts.roce
+    assert roce is not None
+    mapping = dict.fromkeys(map(str, range(64)), "0")
+    mapping[str(roce.dscp)] = str(roce.traffic_class)
+    mapping[str(roce.cnp.dscp)] = str(roce.cnp.traffic_class)
+    return mapping
+
+
+def ranges(values: set[int]) -> list[str]:
+    """Contiguous runs of priorities as SONiC writes PG and queue ranges.
+
+    Example:
+        >>> ranges({0, 1, 2, 4, 5, 6, 7}), ranges({3})
+        (['0-2', '4-7'], ['3'])
+    """
+    out: list[str] = []
+    for value in sorted(values):
+        if out and int(out[-1].split("-")[-1]) == value - 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{value}"
+        else:
+            out.append(str(value))
+    return out
+
+
+def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
+    """The QoS and buffer tables, or nothing when the fabric carries no RoCE."""
+    roce = facts.roce
+    if roce is None:
+        return {}
+    lossless = [p for p in facts.ports if p.lossless]
+    pfc = ",".join(str(p) for p in roce.pfc_priorities)
+    identity = {str(i): str(i) for i in PRIORITIES}
+    tc, cnp = roce.traffic_class, roce.cnp.traffic_class
+    tables: dict[str, Any] = {
+        "DSCP_TO_TC_MAP": {QOS_MAP: _dscp_to_tc(facts)},
+        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: identity},
+        "TC_TO_QUEUE_MAP": {QOS_MAP: identity},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: identity},
+        "WRED_PROFILE": {
+            WRED: {
+                "ecn": "ecn_all",
+                "wred_green_enable": "true",
+                "green_min_threshold": str(roce.ecn.min_threshold_bytes),
+                "green_max_threshold": str(roce.ecn.max_threshold_bytes),
+                "green_drop_probability": str(roce.ecn.probability),
+            }
+        },
+        "SCHEDULER": {
+            "scheduler.roce": {"type": "DWRR", "weight": str(roce.bandwidth_percent)},
+            "scheduler.default": {"type": "DWRR", "weight": str(100 - roce.bandwidth_percent)},
+            "scheduler.cnp": {"type": "STRICT"} if roce.cnp.strict else {"type": "DWRR", "weight": "1"},
+        },
+        "PORT_QOS_MAP": {
+            p.name: {
+                "dscp_to_tc_map": QOS_MAP,
+                "tc_to_pg_map": QOS_MAP,
+                "tc_to_queue_map": QOS_MAP,
+                "pfc_to_queue_map": QOS_MAP,
+                "pfc_enable": pfc,
+                "pfcwd_sw_enable": pfc if roce.pfc_watchdog.enabled else "",
+            }
+            for p in lossless
+        },
+        "QUEUE": {
+            **{f"{p.name}|{tc}": {"scheduler": "scheduler.roce", "wred_profile": WRED} for p in lossless},
+            **{f"{p.name}|{cnp}": {"scheduler": "scheduler.cnp"} for p in lossless},
+            **{f"{p.name}|0": {"scheduler": "scheduler.default"} for p in lossless},
+        },
+        "CABLE_LENGTH": {PROFILE_SET: {p.name: f"{p.cable_m}m" for p in lossless}},
+        **_buffer_tables([p.name for p in lossless], set(roce.pfc_priorities), buffers, facts.switch.nos_version),
+    }
+    if roce.pfc_watchdog.enabled:
+        wd = roce.pfc_watchdog
+        tables["PFC_WD"] = {
+            "GLOBAL": {"POLL_INTERVAL": str(wd.polling_ms)},
+            **{p.name: {"action": wd.action, "detection_time": str(wd.detection_ms), "restoration_time": str(wd.restoration_ms)} for p in lossless},
+        }
+    return tables
+
+
+def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
+    """Dynamic-model buffer objects, as the SKU's buffers_defaults_objects.j2 writes them with ``dynamic_mode`` set."""
+    separate = buffers.ingress_pools == "separate"
+    lossy_ingress = "ingress_lossy_pool" if separate else "ingress_lossless_pool"
+    pools: dict[str, dict[str, str]] = {
+        "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
+        "egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": str(buffers.egress_lossless_pool_size)},
+        "egress_lossy_pool": {"type": "egress", "mode": "dynamic"},
+    }
+    if separate:
+        pools["ingress_lossy_pool"] = {"type": "ingress", "mode": "dynamic"}
+    lossless_ranges, lossy_ranges = ranges(lossless), ranges(set(PRIORITIES) - lossless)  # once, not once per port
+    ingress = "ingress_lossless_profile,ingress_lossy_profile" if separate else "ingress_lossless_profile"
+    return {
+        "BUFFER_POOL": pools,
+        "BUFFER_PROFILE": {
+            "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
+            "ingress_lossy_profile": {"pool": lossy_ingress, "size": "0", "dynamic_th": "3"},
+            "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "9216", "dynamic_th": "7"},
+            "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
+        },
+        "BUFFER_PG": {
+            **{f"{p}|{r}": {"profile": "NULL"} for p in ports for r in lossless_ranges},
+            **{f"{p}|{r}": {"profile": "ingress_lossy_profile"} for p in ports for r in lossy_ranges},
+        },
+        "BUFFER_QUEUE": {
+            **{f"{p}|{r}": {"profile": "egress_lossless_profile"} for p in ports for r in lossless_ranges},
+            **{f"{p}|{r}": {"profile": "q_lossy_profile"} for p in ports for r in lossy_ranges},
+        },
+        "BUFFER_PORT_INGRESS_PROFILE_LIST": {p: {"profile_list": ingress} for p in ports},
+        "BUFFER_PORT_EGRESS_PROFILE_LIST": {p: {"profile_list": "egress_lossless_profile,egress_lossy_profile"} for p in ports},
+        "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {PROFILE_SET: {"default_dynamic_th": DEFAULT_DYNAMIC_TH}},
+        "LOSSLESS_TRAFFIC_PATTERN": {PROFILE_SET: {"mtu": TRAFFIC_PATTERN_MTU, "small_packet_percentage": SMALL_PACKET_PERCENTAGE[release]}},
+    }

@@ -1,0 +1,112 @@
+"""Storage / in-band switches on community SONiC: ``config_db.json`` with PortChannels, VLANs, MCLAG and anycast gateways.
+
+Tables and fields as SONiC's own YANG models define them (sonic-buildimage ``src/sonic-yang-models``: sonic-portchannel,
+sonic-vlan, sonic-mclag, sonic-vrf, sonic-static-anycast-gateway; checked by ``tests/render/sonic_yang.py``):
+
+- host bonds, the peerlink and the bonds between tiers are ``PORTCHANNEL`` + ``PORTCHANNEL_MEMBER``; a host bond is an
+  untagged ``VLAN_MEMBER`` of its plane's VLAN, a bond to the other tier a tagged member of every plane VLAN;
+- the pair is one ``MCLAG_DOMAIN`` whose ``peer_link`` is the peerlink PortChannel and whose session runs over VLAN 4094
+  on it (a /31 from 169.254.0.0/16 per pair, ``MCLAG_UNIQUE_IP`` so the peers keep their own addresses there), every
+  dual-homed PortChannel an ``MCLAG_INTERFACE`` (the SONiC MCLAG HLD: ``config mclag add <domain> <src> <peer> <peer-link>``);
+- a plane gateway is a static anycast gateway: the plane's gateway address on ``VLAN_INTERFACE`` of both switches,
+  ``static_anycast_gateway`` on, the MAC in ``SAG|GLOBAL``, in the plane's VRF (SONiC VRFs are named ``Vrf...``).
+
+SONiC has no VRR with per-switch addresses, so the gateway pair answers only on the anycast address.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from fabric.catalog.switches import SWITCH_MODELS
+from fabric.errors import RenderError
+from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.storage.facts import StorageSwitchFacts
+from fabric.render._json import dumps_sorted
+from fabric.render.nos.sonic.compute import _guard, _ports, _sku  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
+
+PEER_VLAN = 4094
+SAG_MAC = "00:00:5e:00:01:01"
+"""Anycast gateway MAC: the IPv4 VRRP range 00:00:5E:00:01:XX (RFC 5798 section 7.3), virtual router 1."""
+
+
+def sonic_vrf(vrf: str) -> str:
+    """A plan VRF (``vrf-inband``) as SONiC must name it (``Vrf[a-zA-Z0-9_-]+``, sonic-vrf.yang): ``Vrf-inband``."""
+    return "Vrf" + vrf.removeprefix("vrf")
+
+
+def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
+    """The config_db tables of one storage / in-band switch.
+
+    Raises:
+        RenderError: a plane uses VLAN 4094 (the MCLAG session VLAN), or the model has no SKU for the network's speed.
+    """
+    s = facts.switch
+    if PEER_VLAN in facts.vlans:
+        msg = f"{s.name}: VLAN {PEER_VLAN} carries the MCLAG session on SONiC; give the plane another VLAN"
+        raise RenderError(msg)
+    model = SWITCH_MODELS[s.model]
+    assert model.sonic is not None
+    as_compute = cast("SwitchFacts", facts)  # the SKU helpers read switch.name/model and ports' name, speed, MTU, description only
+    sku, speed = _sku(as_compute)
+    port, breakout = _ports(as_compute, sku, speed)
+    portchannel = {b.name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "description": b.description} for b in facts.bonds}
+    members: dict[str, Any] = {f"{b.name}|{m}": {} for b in facts.bonds for m in b.members}
+    peerlink = next(b.name for b in facts.bonds if b.kind == "peerlink")
+    vlan = {f"Vlan{v}": {"vlanid": str(v)} for v in (*facts.vlans, PEER_VLAN)}
+    vlan_member: dict[str, Any] = {f"Vlan{PEER_VLAN}|{peerlink}": {"tagging_mode": "tagged"}}
+    for b in facts.bonds:
+        if b.vlan is not None:
+            vlan_member[f"Vlan{b.vlan}|{b.name}"] = {"tagging_mode": "untagged"}
+        vlan_member.update({f"Vlan{v}|{b.name}": {"tagging_mode": "tagged"} for v in b.trunk})
+    vlan_member.update({f"Vlan{p.vlan}|{p.name}": {"tagging_mode": "untagged"} for p in facts.ports if p.bond is None and p.vlan})
+    own, peer = _session_addresses(facts)
+    db: dict[str, Any] = {
+        "DEVICE_METADATA": {
+            "localhost": {
+                "hostname": s.name,
+                "hwsku": sku.hwsku,
+                "platform": model.sonic.platform,
+                "type": "SpineRouter" if s.role == "spine" else "LeafRouter",
+                "buffer_model": "dynamic",
+            }
+        },
+        "PORT": port,
+        "BREAKOUT_CFG": breakout,
+        "PORTCHANNEL": portchannel,
+        "PORTCHANNEL_MEMBER": members,
+        "VLAN": vlan,
+        "VLAN_MEMBER": vlan_member,
+        "VLAN_INTERFACE": {f"Vlan{PEER_VLAN}": {}, f"Vlan{PEER_VLAN}|{own}/31": {}, **_gateways(facts)},
+        "MCLAG_DOMAIN": {"1": {"source_ip": own, "peer_ip": peer, "peer_link": peerlink}},
+        "MCLAG_INTERFACE": {f"1|{b.name}": {"if_type": "PortChannel"} for b in facts.bonds if b.mlag_id is not None},
+        "MCLAG_UNIQUE_IP": {f"Vlan{PEER_VLAN}": {"unique_ip": "enable"}},
+        "VRF": {sonic_vrf(vrf): {} for _, _, vrf, _, _ in s.gateways if vrf},
+        "SAG": {"GLOBAL": {"gateway_mac": SAG_MAC}} if s.gateways else {},
+        "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
+        "MGMT_PORT": {s.mgmt_interface: {"admin_status": "up", "alias": s.mgmt_interface, "description": "oob management"}},
+        "MGMT_INTERFACE": {f"{s.mgmt_interface}|{s.mgmt_address}": {"gwaddr": facts.mgmt_gateway} if facts.mgmt_gateway else {}},
+    }
+    return _guard({k: v for k, v in db.items() if v})
+
+
+def _session_addresses(facts: StorageSwitchFacts) -> tuple[str, str]:
+    """The pair's MCLAG session /31 on VLAN 4094: 169.254.<network>.<2 x pair> (a) and the next address (b)."""
+    base = 2 * (facts.switch.switch_id // 2)
+    network = int(facts.mlag_mac.split(":")[4], 16)
+    a, b = f"169.254.{network}.{base}", f"169.254.{network}.{base + 1}"
+    return (a, b) if facts.switch.side == "a" else (b, a)
+
+
+def _gateways(facts: StorageSwitchFacts) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for _, vlan, vrf, own, virtual in facts.switch.gateways:
+        entry = {"static_anycast_gateway": "true"} | ({"vrf_name": sonic_vrf(vrf)} if vrf else {})
+        out[f"Vlan{vlan}"] = entry
+        out[f"Vlan{vlan}|{virtual}/{own.split('/')[1]}"] = {}
+    return out
+
+
+def render_storage_sonic(facts: StorageSwitchFacts) -> dict[str, str]:
+    """``config_db.json`` of one storage / in-band switch."""
+    return {"config_db.json": dumps_sorted(build_storage_config_db(facts))}

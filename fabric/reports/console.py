@@ -1,0 +1,178 @@
+"""Human-readable reports (rich tables) of findings and plans."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from fabric.errors import Finding, printable
+from fabric.plan.oob.types import OobPlan
+from fabric.plan.storage.types import StorageNetworkPlan
+from fabric.plan.types import ClusterPlan
+
+if TYPE_CHECKING:
+    from fabric.plan.cloud.types import CloudPlan
+
+
+def print_findings(console: Console, findings: tuple[Finding, ...] | list[Finding]) -> None:
+    """One line per finding: location, severity, path, message."""
+    for finding in findings:
+        style = "bold red" if finding.severity == "error" else "yellow"
+        where = escape(f"{finding.file or '<definition>'}{f':{finding.line}' if finding.line else ''}")
+        path, message = escape(finding.dotted_path or "(top level)"), escape(printable(finding.message))
+        console.print(
+            f"[bold]{where}[/]: [{style}]{finding.severity}[/]: [cyan]{path}[/]: {message}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def summary_line(plan: ClusterPlan) -> str:
+    """``lab (onprem, roce): 4 nodes, 0 GPUs, 4 switches``."""
+    gpus = sum(n.gpus for n in plan.nodes)
+    switches = len(plan.fabric.switches) if plan.fabric else 0
+    transport = plan.plane("compute").transport
+    line = f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switches} switches"
+    extra = [f"{net.name} network {len(net.switches)}" for net in plan.storage]
+    extra += [f"oob {len(plan.oob.switches)}"] if plan.oob else []
+    return line + (f" (compute; {', '.join(extra)})" if extra else "")
+
+
+def print_plan(console: Console, plan: ClusterPlan) -> None:
+    """Planes, node groups and fabric figures of a plan."""
+    console.print(f"[bold green]{summary_line(plan)}[/]", highlight=False)
+    planes = Table(title="Planes", title_justify="left")
+    for column in ("plane", "cidr", "mtu", "vlan", "default route", "addresses"):
+        planes.add_column(column)
+    used = Counter(i.plane for n in plan.nodes for i in n.interfaces if i.address)
+    for plane in plan.planes:
+        planes.add_row(
+            plane.name + (f" ({plane.transport})" if plane.transport else ""),
+            plane.cidr or "-",
+            str(plane.mtu),
+            str(plane.vlan or "-"),
+            plane.gateway if plane.default_route and plane.gateway else "none",
+            str(used[plane.name]),
+        )
+    console.print(planes)
+    groups = Table(title="Nodes", title_justify="left")
+    for column in ("group", "role", "count", "hardware", "GPUs", "first", "last"):
+        groups.add_column(column)
+    by_group: dict[str, list[str]] = {}
+    for node in plan.nodes:
+        by_group.setdefault(node.group, []).append(node.hostname)
+    for name, hosts in by_group.items():
+        first = next(n for n in plan.nodes if n.group == name)
+        groups.add_row(name, first.role, str(len(hosts)), first.hardware, str(first.gpus * len(hosts)), hosts[0], hosts[-1])
+    console.print(groups)
+    if plan.fabric is not None:
+        _print_fabric(console, plan)
+    if plan.oob is not None:
+        _print_oob(console, plan.oob)
+    for net in plan.storage:
+        print_storage(console, net)
+    if plan.cloud is not None:
+        _print_cloud(console, plan.cloud)
+
+
+def _print_cloud(console: Console, cloud: CloudPlan) -> None:
+    """Networks and MTUs, the NIC layout per instance type, and the resources the component will create."""
+    nets = Table(title=f"{cloud.provider} networks ({cloud.region}, {cloud.zone})", title_justify="left")
+    for column in ("network", "plane", "kind", "mtu", "subnets", "profile"):
+        nets.add_column(column)
+    for net in cloud.networks:
+        subnets = (
+            ", ".join(f"{s.key} {s.cidr}" for s in net.subnets)
+            if len(net.subnets) <= 4
+            else f"{len(net.subnets)} x /{net.subnets[0].cidr.split('/')[1]}"
+        )
+        nets.add_row(net.key, net.plane, net.kind, str(net.mtu), subnets, net.profile or "-")
+    console.print(nets)
+    layout = Table(title="NIC layout per instance", title_justify="left")
+    for column in ("group", "type", "count", "NICs (card/device kind → subnet)", "placed"):
+        layout.add_column(column)
+    for group in cloud.groups:
+        nics = ", ".join(f"{n.card}/{n.device} {n.kind}→{n.subnet}" for n in group.nics[:4])
+        more = f" … ({len(group.nics)} in all: {dict(Counter(n.kind for n in group.nics))})" if len(group.nics) > 4 else ""
+        sets = f" in {len(group.scale_sets)} scale set(s)" if group.scale_sets else ""
+        layout.add_row(group.group, group.instance_type, f"{len(group.hostnames)}{sets}", nics + more, "yes" if group.placed else "no")
+    console.print(layout)
+    created = Table(title="Resources pulumi will create", title_justify="left")
+    created.add_column("type")
+    created.add_column("count", justify="right")
+    for typ, count in cloud.resources:
+        created.add_row(typ, str(count))
+    console.print(created)
+    for note in cloud.notes:
+        console.print(f"  • {note}", highlight=False)
+
+
+def _print_fabric(console: Console, plan: ClusterPlan) -> None:
+    fabric = plan.fabric
+    assert fabric is not None
+    table = Table(title=f"Compute fabric ({fabric.topology}, {fabric.link_layer})", title_justify="left")
+    for column in ("tier", "switches", "model", "NOS", "ports used / radix", "down Gb/s", "up Gb/s", "oversubscription"):
+        table.add_column(column)
+    for tier in fabric.tiers:
+        sample = {"leaf": fabric.leaves, "spine": fabric.spines, "superspine": fabric.super_spines}[tier.tier] or None
+        model, nos = (sample[0].model, sample[0].nos) if sample else ("-", "-")
+        table.add_row(
+            tier.tier,
+            str(tier.switches),
+            model,
+            nos,
+            f"{tier.ports_used_per_switch} / {tier.ports_per_switch}",
+            str(tier.downlink_gbps),
+            str(tier.uplink_gbps),
+            tier.oversubscription,
+        )
+    console.print(table)
+    kinds = Counter(link.kind for link in fabric.links)
+    pods = fabric.pods
+    top = pods.spines_per_pod * pods.pods * pods.spine_uplinks if pods else 0
+    three = (
+        f", {top} spine-super-spine at {pods.uplink_speed_gbps} Gb/s; {pods.pods} pods of {pods.leaves_per_pod} leaves + "
+        f"{pods.spines_per_pod} spines, super-spines for {pods.pods_planned} pods (at most {pods.max_pods})"
+        if pods
+        else ""
+    )
+    console.print(
+        f"scalable units {fabric.scalable_units}, rails {fabric.rails}, host ports/leaf {fabric.host_ports_per_leaf}, "
+        f"uplinks/leaf {fabric.uplinks_per_leaf} at {fabric.uplink_speed_gbps} Gb/s; cables: {kinds['host']} node-leaf, "
+        f"{kinds['fabric'] - top} leaf-spine{three}; bisection {fabric.bisection_gbps / 1000:g} Tb/s each way "
+        f"({fabric.bisection_both_directions_gbps / 1000:g} Tb/s both directions); oversubscription {fabric.oversubscription}",
+        highlight=False,
+    )
+
+
+def _print_oob(console: Console, oob: OobPlan) -> None:
+    """One row per management switch: where it sits, its port budget and what it takes."""
+    table = Table(title=f"OOB network (placement {oob.placement}, uplinks to {oob.core})", title_justify="left")
+    for column in ("switch", "model", "NOS", "ports used / access", "BMC", "switch mgmt", "uplinks", "address"):
+        table.add_column(column)
+    kinds = Counter((link.a_device, link.kind) for link in oob.links)
+    for sw in oob.switches:
+        used = f"{sw.ports_used} / {sw.ports_total}"
+        table.add_row(
+            sw.name, sw.model, sw.nos, used, str(kinds[sw.name, "bmc"]), str(kinds[sw.name, "switch-mgmt"]), str(sw.uplinks), sw.mgmt_address
+        )
+    console.print(table)
+
+
+def print_storage(console: Console, net: StorageNetworkPlan) -> None:
+    """One row per switch of a storage / in-band network: role, pair, port budget, host cables per plane and address."""
+    planes = ", ".join(f"{s.plane} vlan {s.vlan} mtu {s.mtu}" + (" RoCE" if s.roce else "") for s in net.segments)
+    per_plane = ", ".join(f"{plane} {ratio}" for plane, ratio in net.plane_oversubscription)
+    title = f"{net.name} network ({net.topology}, {net.attach}, {planes}; oversubscription {net.oversubscription}: {per_plane})"
+    table = Table(title=title, title_justify="left")
+    for column in ("switch", "role", "model", "NOS", "ports used / total", "storage", "inband", "address"):
+        table.add_column(column)
+    kinds = Counter((link.a_device, link.kind) for link in net.links)
+    for sw in net.switches:
+        used = f"{sw.ports_used} / {sw.ports_total}"
+        table.add_row(sw.name, sw.role, sw.model, sw.nos, used, str(kinds[sw.name, "storage"]), str(kinds[sw.name, "inband"]), sw.mgmt_address)
+    console.print(table)
