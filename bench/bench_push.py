@@ -24,12 +24,13 @@ from typing import Any
 import yaml
 
 from fabric.apply.checks.verify import verify_fabric
+from fabric.apply.push import candidates, push_and_record
 from fabric.apply.record import ChangeRecord
-from fabric.apply.rollout import RolloutOptions, lab_access, push_fabric
+from fabric.apply.rollout import RolloutOptions, push_fabric
 from fabric.apply.session import DeviceAccess
-from fabric.cli.apply import candidates, push_and_record
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.twin.access import twin_access
 from fabric.twin.lab import lab_down, lab_namespaces, lab_up
 from fabric.twin.traffic import Flood, cross_rack_pairs
 
@@ -80,7 +81,7 @@ def one(data: dict[str, Any], parallel: int, *, loss: bool) -> dict[str, Any]:
     lab = lab_up(plan, state)
     row: dict[str, Any] = {"switches": len(lab.switches), "parallel": parallel, "up": time.perf_counter() - t0}
     try:
-        access = lab_access(lab)
+        access = twin_access(lab)
         options = RolloutOptions(commit=True, parallel=parallel, deadline_s=300)
         t1 = time.perf_counter()
         _, results = push_and_record(plan, definition_file, state, access, options, progress=QUIET)

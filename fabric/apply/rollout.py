@@ -42,7 +42,6 @@ from fabric.errors import PushError
 from fabric.model.access import SwitchAccessSpec
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
-from fabric.twin.lab import LabState
 
 __all__ = [
     "COMPUTE",
@@ -53,7 +52,6 @@ __all__ = [
     "batches",
     "canaries",
     "device_access",
-    "lab_access",
     "open_session",
     "push_fabric",
     "targets",
@@ -88,12 +86,6 @@ def batches(plan: ClusterPlan, parallel: int) -> list[list[str]]:
     first = canaries(plan)
     rest = [s.name for s in fabric.switches if s.name not in first]
     return [[name] for name in first] + [rest[i : i + parallel] for i in range(0, len(rest), parallel)]
-
-
-def lab_access(state: LabState) -> dict[str, DeviceAccess]:
-    """Access to the twin's switches (compute and L2): loopback ports, the twin's client key and known_hosts."""
-    every = state.switches + state.l2_switches
-    return {s.name: DeviceAccess(s.name, "127.0.0.1", s.ssh_port, "root", state.client_key, state.known_hosts) for s in every}
 
 
 def device_access(

@@ -1,1 +1,83 @@
-"""The command line: one module per command group; ``fabric.__main__`` only calls ``main``."""
+"""The command line: ``gpufabric`` / ``python -m fabric`` and its command groups, one module each.
+
+``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``, ``lint`` (``fabric.cli.render``,
+the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
+``rollback``, ``verify`` (``fabric.cli.apply``) · ``nodes`` (``fabric.cli.nodes``) · ``export`` (``fabric.cli.export``).
+A group's module is imported only when one of its commands runs (or for the full help).
+
+Exit codes: 0 success; 2 invalid definition or arguments (nothing written); 1 any other failure, and lint findings;
+3 changes pending (``diff``, ``push --detailed-exitcode``); 130 interrupted (apply commands).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, console
+from fabric.errors import FabricError, InputError, PlanError, RenderError
+from fabric.reports.console import print_findings
+
+GROUPS = {  # command -> the module that registers and runs it, in help order
+    "validate": "validate",
+    "plan": "validate",
+    "render": "render",
+    "report": "render",
+    "lint": "render",
+    "lab": "twin",
+    "diff": "apply",
+    "push": "apply",
+    "rollback": "apply",
+    "verify": "apply",
+    "nodes": "nodes",
+    "export": "export",
+}
+Handler = Callable[[argparse.Namespace, Console, Console], int]
+
+
+def _parser(command: str | None) -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    """The argument parser and each registered command's handler; a known ``command`` (the first word given) spares
+    the import of the other groups."""
+    prog = "gpufabric" if Path(sys.argv[0]).name == "gpufabric" else "python -m fabric"  # the console script or the module
+    parser = argparse.ArgumentParser(prog=prog, description="GPU cluster and fabric as code.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    wanted = {GROUPS[command]} if command in GROUPS else set(GROUPS.values())
+    handlers: dict[str, Handler] = {}
+    for group in dict.fromkeys(GROUPS.values()):
+        if group in wanted:
+            module = importlib.import_module(f"fabric.cli.{group}")
+            module.add_commands(sub)
+            handlers |= module.COMMANDS
+    validate = importlib.import_module("fabric.cli.validate")
+    validate.add_schema(sub)
+    handlers["schema"] = validate.COMMANDS["schema"]
+    return parser, handlers
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (2 for anything the input must fix, 1 for other failures)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser, handlers = _parser(next((w for w in words if not w.startswith("-")), None))
+    args = parser.parse_args(words)
+    out, err = console(sys.stdout), console(sys.stderr)
+    try:
+        return handlers[args.command](args, out, err)
+    except InputError as exc:
+        err.print(f"[bold red]{escape(exc.file or 'definition')}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
+        print_findings(err, exc.findings)
+        return EXIT_INVALID
+    except (PlanError, RenderError) as exc:
+        err.print(f"[bold red]cannot {'plan' if isinstance(exc, PlanError) else 'render'}:[/] {escape(str(exc))}", highlight=False)
+        return EXIT_INVALID
+    except FabricError as exc:
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        return EXIT_FAILED
+    except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        return EXIT_FAILED

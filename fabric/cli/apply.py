@@ -21,22 +21,22 @@ from typing import Any
 from rich.console import Console
 
 from fabric.apply.checks.verify import DeviceVerdict, verify_fabric
-from fabric.apply.nos import ADAPTERS
-from fabric.apply.planes import PLANES, PlaneDevice, parse_planes, select_devices
-from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
-from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, device_access, lab_access, open_session, push_fabric
+from fabric.apply.planes import PLANES, parse_planes
+from fabric.apply.push import candidates, offline_diff, push_and_record
+from fabric.apply.record import recorded_state
+from fabric.apply.rollout import RolloutOptions
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
+from fabric.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PENDING
 from fabric.errors import PushError
 from fabric.plan.types import ClusterPlan
-from fabric.render import render_configs
+from fabric.twin.access import access_for
 from fabric.twin.lab import load_state
 from fabric.twin.traffic import PingResult, leaf_pair_pings
-from fabric.validate import Validated, validate_file
+from fabric.validate import validate_file
 
-EXIT_OK, EXIT_FAILED, EXIT_PENDING, EXIT_INTERRUPTED = 0, 1, 3, 130
-COMMANDS = {
+HELP = {
     "diff": "show what a push would change on every switch (read-only; --offline: against the change record)",
     "push": "push the rendered configs: canary per tier, then batches (dry run unless --commit)",
     "rollback": "put every switch back to what it ran after a recorded change (dry run unless --commit)",
@@ -46,7 +46,7 @@ COMMANDS = {
 
 def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register the apply commands."""
-    for name, text in COMMANDS.items():
+    for name, text in HELP.items():
         cmd = sub.add_parser(name, help=text, description=text)
         cmd.add_argument("file", type=Path)
         cmd.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
@@ -78,35 +78,6 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--traffic", action="store_true", help="the twin: DF pings at the compute MTU between a node of every leaf pair")
 
 
-def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
-    """Switch of ``planes`` → the candidate its adapter pushes, from the rendered files, in push order.
-
-    Raises:
-        PushError: a NOS without a device adapter.
-    """
-    devices = select_devices(plan, planes)
-    unsupported = sorted({d.nos for d in devices} - set(ADAPTERS))
-    if unsupported:
-        planes = sorted({d.plane for d in devices if d.nos in unsupported}, key=PLANES.index)
-        others = [p for p in PLANES if p in planes_of(devices) and p not in planes]
-        hint = f"; leave the {'/'.join(planes)} plane out (--plane {','.join(others)})" if others else ""
-        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}{hint}"
-        raise PushError(msg)
-    if not devices:
-        return {}
-    files = render_configs(plan)
-    out: dict[str, str] = {}
-    for device in devices:
-        own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
-        out[device.name] = ADAPTERS[device.nos].candidate(own)
-    return out
-
-
-def planes_of(devices: Sequence[PlaneDevice]) -> set[str]:
-    """Every plane the devices carry."""
-    return {p for d in devices for p in d.planes}
-
-
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     """Run one apply command; returns its exit code."""
     planes = parse_planes(args.plane)  # before anything else: a bad --plane is the caller's to fix (exit 2)
@@ -124,7 +95,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
             results = offline_diff(plan, state, planes)
             _report(args, out, "offline", results)
             return _exit(args.command, results)
-        access = _access(validated, plan, state, planes)
+        access = access_for(validated, plan, state, planes)
         if args.command == "verify":
             return _verify(args, out, plan, access, state, planes=planes)
         with _stop_on_signals() as stop:
@@ -173,65 +144,6 @@ def _stop_on_signals() -> Generator[threading.Event]:
     finally:
         for sig, old in saved.items():
             signal.signal(sig, old)
-
-
-def push_and_record(
-    plan: ClusterPlan,
-    definition: Path,
-    state: Path,
-    access: Mapping[str, DeviceAccess],
-    options: RolloutOptions,
-    *,
-    progress: Progress,
-    rollback_to: str | None = None,
-    record: bool = True,
-    connector: Connector = open_session,
-) -> tuple[str, list[PushResult]]:
-    """One change, written ahead: under the fabric's lock, the change record (definition, every backup, a "started"
-    audit line) is on disk before the first device is touched, and each device's outcome is appended as it happens.
-    ``record=False`` (``diff``) reads only: no lock, no record.
-
-    ``rollback_to`` pushes what the record says each switch ran after that change instead of the rendered configs;
-    switches that change never reached are skipped.
-    """
-    change = new_change_id()
-    recorded = recorded_state(state) if (state / "changes").is_dir() else {}
-    wanted = candidates(plan, options.planes) if rollback_to is None else _rollback_targets(plan, state, rollback_to, options.planes)
-    if not record:
-        return change, push_fabric(plan, wanted, access, options, progress, change=change, connector=connector, previous=recorded)
-    with push_lock(state):
-        log = ChangeRecord(state, change)
-        header = log.begin(definition, commit=options.commit, rollback_to=rollback_to)
-        results = push_fabric(
-            plan, wanted, access, options, progress, change=change, connector=connector,
-            record=log, previous=recorded, on_started=lambda devices: log.started(header, devices),
-        )  # fmt: skip
-        log.finished(header, results, interrupted=options.stop.is_set())
-    return change, results
-
-
-def offline_diff(plan: ClusterPlan, state: Path, planes: Sequence[str] = COMPUTE) -> list[PushResult]:
-    """Candidate vs what the change record says each switch of ``planes`` runs (a switch never pushed diffs against nothing)."""
-    recorded = recorded_state(state)
-    wanted = candidates(plan, planes)
-    results: list[PushResult] = []
-    for switch in select_devices(plan, planes):
-        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
-        results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
-    return results
-
-
-def _access(validated: Validated, plan: ClusterPlan, state: Path, planes: Sequence[str]) -> dict[str, DeviceAccess]:
-    lab = load_state(state)
-    if lab is not None:
-        return lab_access(lab)
-    return device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file, planes)
-
-
-def _rollback_targets(plan: ClusterPlan, state: Path, change: str, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
-    """Switch of ``planes`` → the owned config the record says it ran after ``change``; switches never reached are left out."""
-    recorded = recorded_state(state, change)
-    return {d.name: recorded[d.name] for d in select_devices(plan, planes) if d.name in recorded}
 
 
 def _exit(command: str, results: list[PushResult]) -> int:
@@ -305,3 +217,6 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
             out.print(f"    {mask_secrets(ANY_NOS, r.error)}", highlight=False, markup=False)
     committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
     out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)
+
+
+COMMANDS = dict.fromkeys(HELP, run)

@@ -31,7 +31,7 @@ HELP = (
 )
 
 
-def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register ``export``."""
     cmd = sub.add_parser("export", help=HELP, description=HELP)
     cmd.add_argument(
@@ -83,3 +83,6 @@ def _write(target: Path, files: dict[str, str]) -> dict[str, str]:
         path.write_bytes(data)
         digests[relative] = hashlib.sha256(data).hexdigest()
     return digests
+
+
+COMMANDS = {"export": run}

@@ -19,17 +19,17 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, EXIT_OK
 from fabric.errors import Finding, InputError
 from fabric.model.loader import parse_yaml
 from fabric.nodes.runner import NodesRun, ProjectMissingError, RunOptions, run_playbook
 from fabric.validate import validate_file
 
-EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2
 PLAYBOOKS = {"site": "playbooks/site.yml", "check": "playbooks/check.yml"}
 HELP = "prepare bare-metal nodes: playbooks/site.yml through ansible-runner, with the definition as inventory"
 
 
-def add_command(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register ``nodes``."""
     cmd = sub.add_parser("nodes", help=HELP, description=HELP)
     cmd.add_argument("file", type=Path, help="the cluster definition (target: onprem)")
@@ -137,3 +137,6 @@ def _key_value(item: str) -> tuple[str, object]:
     except yaml.YAMLError:
         raise argparse.ArgumentTypeError(f"--extra-vars {item!r}: VALUE is not valid YAML") from None
     return key, parsed
+
+
+COMMANDS = {"nodes": run}

@@ -10,9 +10,9 @@ from pulumi_azure_native import compute, network, resources, storagecache
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
 from fabric.errors import StackConfigError
-from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
 from fabric.model.cloud import AzureSpec
+from fabric.plan.cloud.nccl import cloud_nccl_env
 from fabric.plan.cloud.stack import gpu_stack
 from fabric.plan.cloud.types import CloudGroupPlan, FirewallRule, ScaleSetPlan
 

@@ -7,8 +7,8 @@ Each exporter takes the ``ClusterPlan`` and returns ``{relative path: text}``, l
 from __future__ import annotations
 
 from fabric.export.k8s import export_k8s
-from fabric.export.nccl import export_nccl, nccl_env
+from fabric.export.nccl import export_nccl
 from fabric.export.slurm import export_slurm
 from fabric.export.telemetry import export_telemetry
 
-__all__ = ["export_k8s", "export_nccl", "export_slurm", "export_telemetry", "nccl_env"]
+__all__ = ["export_k8s", "export_nccl", "export_slurm", "export_telemetry"]

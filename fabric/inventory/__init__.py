@@ -7,11 +7,11 @@ from typing import Any
 
 import yaml
 
-from fabric.export.nccl import nccl_env, nccl_groups
-from fabric.export.nccl_cloud import cloud_nccl_env
 from fabric.inventory.compact import json_texts, split_interfaces
+from fabric.plan.cloud.nccl import cloud_nccl_env
 from fabric.plan.cloud.stack import gpu_stack
 from fabric.plan.host_bonds import bonded_ports, host_bonds
+from fabric.plan.nccl import nccl_env, nccl_groups
 from fabric.plan.types import ClusterPlan, NodePlan
 
 ROLE_GROUPS: dict[str, str] = {

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fabric.errors import Finding, InputError
-from fabric.export.nccl import ROCE_V2_GID_INDEX, nccl_groups
 from fabric.lint.rules import LintFinding
+from fabric.plan.nccl import ROCE_V2_GID_INDEX, nccl_groups
 from fabric.plan.types import ClusterPlan
 
 
@@ -92,7 +92,7 @@ def lint_cloud_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFin
         >>> str(lint_cloud_nccl(plan, {"gpu": text})[0])
         'nccl/gpu.env: NCCL_IB_TC: the gib stack needs the value its provider documents (expected 52, found 106)'
     """
-    from fabric.export.nccl_cloud import CONTRACT_KEYS, cloud_nccl_env  # the clouds' documented settings
+    from fabric.plan.cloud.nccl import CONTRACT_KEYS, cloud_nccl_env  # the clouds' documented settings
     from fabric.plan.cloud.stack import gpu_stack
 
     assert plan.cloud is not None

@@ -142,12 +142,9 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
 def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_file: str | None) -> dict[str, Any]:  # noqa: ANN401
     """Device access as the CLI resolves it (the twin's, else the definition's), with the module's overrides on top."""
     from fabric.apply.planes import parse_planes
-    from fabric.apply.rollout import device_access, lab_access
-    from fabric.twin.lab import load_state
+    from fabric.twin.access import access_for
 
-    lab = load_state(state)
-    planes = parse_planes(params["planes"])
-    access = lab_access(lab) if lab is not None else device_access(plan, validated.spec.switches, Path(validated.file).parent, planes=planes)
+    access = access_for(validated, plan, state, parse_planes(params["planes"]))
     overrides: dict[str, Any] = {}
     if params["username"]:
         overrides["username"] = params["username"]
@@ -161,8 +158,8 @@ def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_
 def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     """Run the push (or its check-mode dry run); returns the module result. Raises the fabric's errors."""
     from fabric.apply.planes import parse_planes
+    from fabric.apply.push import candidates, offline_diff, push_and_record
     from fabric.apply.rollout import RolloutOptions
-    from fabric.cli.apply import candidates, offline_diff, push_and_record
     from fabric.plan import plan_cluster
     from fabric.validate import validate_file
 

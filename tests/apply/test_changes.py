@@ -11,10 +11,11 @@ import yaml
 
 from fabric.apply.nos import Adapter
 from fabric.apply.nos.frr import FrrAdapter
-from fabric.apply.rollout import RolloutOptions, lab_access, open_session
+from fabric.apply.push import push_and_record
+from fabric.apply.rollout import RolloutOptions, open_session
 from fabric.apply.session import DeviceAccess, Session
-from fabric.cli.apply import push_and_record
 from fabric.plan import ClusterPlan
+from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState
 from tests.apply.conftest import CONVERGE_S
 from tests.apply.test_push_cli import fabric
@@ -121,7 +122,7 @@ def test_a_session_dying_mid_rollout_restores_that_switch_and_leaves_the_others_
             return DyingSession(session)  # the recovery reconnects for real
         return session
 
-    access = lab_access(lab)
+    access = twin_access(lab)
     options = RolloutOptions(commit=True, post_check_s=CONVERGE_S, post_check_hold_s=1.0)
     change, results = push_and_record(plan, definition(state, plan.name), state, access, options, progress=lambda *_: None, connector=connector)
     by_name = {r.device: r for r in results}

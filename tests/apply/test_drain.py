@@ -14,11 +14,12 @@ import pytest
 from fabric.apply.checks.verify import verify_fabric
 from fabric.apply.drain import DrainError
 from fabric.apply.nos.frr import FrrAdapter
+from fabric.apply.push import candidates, push_and_record
 from fabric.apply.record import ChangeRecord
-from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
+from fabric.apply.rollout import RolloutOptions, open_session, push_fabric
 from fabric.apply.transaction import PushResult
-from fabric.cli.apply import candidates, push_and_record
 from fabric.plan import ClusterPlan
+from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState
 from fabric.twin.traffic import Flood, cross_rack_pairs, forwarded
 from tests.apply.test_changes import definition
@@ -38,7 +39,7 @@ def busiest_spine(plan: ClusterPlan, spines: list[str], seconds: float = 2.0) ->
 
 def test_a_drained_spine_change_loses_no_packet_under_a_ping_flood(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, state = twin
-    access = lab_access(lab)
+    access = twin_access(lab)
     base = definition(state, plan.name)
     options = RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0)
     _, first = push_and_record(plan, base, state, access, options, progress=QUIET)
@@ -92,7 +93,7 @@ def test_drain_is_refused_for_a_nos_without_a_checked_policy(plan: ClusterPlan) 
 
 def test_a_loss_only_the_neighbours_see_fails_the_post_check_and_is_rolled_back(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, state = twin
-    access = lab_access(lab)
+    access = twin_access(lab)
     base = definition(state, plan.name)
     _, first = push_and_record(plan, base, state, access, RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0), progress=QUIET)
     assert all(r.committed for r in first), [r.error for r in first]
@@ -142,7 +143,7 @@ def test_a_loss_only_the_neighbours_see_fails_the_post_check_and_is_rolled_back(
 
 
 def routes_and_config(lab: LabState, name: str) -> tuple[dict[str, int], str]:
-    session = open_session(lab_access(lab)[name], FRR)
+    session = open_session(twin_access(lab)[name], FRR)
     try:
         return FRR.routes(session), FRR.running(session)
     finally:

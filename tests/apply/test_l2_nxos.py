@@ -17,9 +17,9 @@ from fabric.apply.checks.l2_nxos import CHANNELS, INTERFACES, MAX_REPLY, VLANS, 
 from fabric.apply.checks.l2state import L2State
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import select_devices
+from fabric.apply.push import candidates
 from fabric.apply.rollout import RolloutOptions, push_fabric, targets
 from fabric.apply.session import DeviceAccess
-from fabric.cli.apply import candidates
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.vlan_list import vlan_ids

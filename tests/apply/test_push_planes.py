@@ -18,14 +18,15 @@ from fabric.__main__ import main
 from fabric.apply.checks.l2 import l2_expect, l2_problems, read_l2
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import PLANES, plane_batches, plane_devices, select_devices
+from fabric.apply.push import candidates, push_and_record
 from fabric.apply.record import ChangeRecord
-from fabric.apply.rollout import RolloutOptions, batches, lab_access, open_session, push_fabric
+from fabric.apply.rollout import RolloutOptions, batches, open_session, push_fabric
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
-from fabric.cli.apply import candidates, push_and_record
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.vlan_list import vlan_ids
+from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
@@ -80,7 +81,7 @@ def lab(plan: ClusterPlan) -> Iterator[tuple[LabState, Path]]:
 
 
 def on(lab: LabState, name: str, *commands: str) -> list[str]:
-    session = open_session(lab_access(lab)[name], CUMULUS)
+    session = open_session(twin_access(lab)[name], CUMULUS)
     try:
         return [session.show(c) for c in commands]
     finally:
@@ -101,7 +102,7 @@ def test_storage_and_oob_pushes_keep_unowned_lines_record_the_change_and_go_plan
     steps: list[tuple[str, str]] = []
     options = RolloutOptions(commit=True, planes=("storage", "oob"), post_check_hold_s=1.0)
     change, results = push_and_record(
-        plan, definition(plan, directory), directory, lab_access(state), options, progress=lambda d, s: steps.append((d, s))
+        plan, definition(plan, directory), directory, twin_access(state), options, progress=lambda d, s: steps.append((d, s))
     )
     assert [r.device for r in results] == L2, "OOB first, then storage; no compute switch"
     assert {r.device for r in results if r.committed} == {"stor-a", "oob-su1"}, [r.error for r in results]
@@ -132,7 +133,7 @@ def push_edited(lab: tuple[LabState, Path], plan: ClusterPlan, plane: str, name:
     record = ChangeRecord(directory, f"{name}-edited")
     record.begin(definition(plan, directory), commit=True, rollback_to=None)
     options = RolloutOptions(commit=True, planes=(plane,), post_check_s=4.0, post_check_hold_s=1.0)
-    results = push_fabric(plan, {**rendered, name: edited}, lab_access(state), options, QUIET, change=record.change, record=record)
+    results = push_fabric(plan, {**rendered, name: edited}, twin_access(state), options, QUIET, change=record.change, record=record)
     return {r.device: r for r in results}
 
 
@@ -148,7 +149,7 @@ def test_a_candidate_that_drops_a_plane_vlan_fails_the_l2_post_check_and_is_reve
     assert not stor_a.committed
     assert not stor_b.reached, "the rollout stopped at the failed canary"
     assert "nv set bridge domain br_default vlan 101" in on(state, "stor-a", "nv config show -o commands")[0]
-    session = open_session(lab_access(state)["stor-a"], CUMULUS)
+    session = open_session(twin_access(state)["stor-a"], CUMULUS)
     try:
         assert l2_problems(l2_expect(plan, "stor-a"), read_l2("cumulus", session)) == [], "VLAN 101 and its ports are back"
     finally:

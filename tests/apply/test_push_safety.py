@@ -15,11 +15,12 @@ from pathlib import Path
 import yaml
 
 from fabric.apply.nos.frr import FrrAdapter
+from fabric.apply.push import candidates, push_and_record
 from fabric.apply.record import ChangeRecord
-from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
+from fabric.apply.rollout import RolloutOptions, open_session, push_fabric
 from fabric.apply.transaction import PushResult
-from fabric.cli.apply import candidates, push_and_record
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState
 from tests.apply.test_changes import definition, run_json
 from tests.apply.test_push_cli import fabric
@@ -32,7 +33,7 @@ FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackho
 
 
 def show(lab: LabState, name: str, command: str) -> str:
-    session = open_session(lab_access(lab)[name], FRR)
+    session = open_session(twin_access(lab)[name], FRR)
     try:
         return session.show(command)
     finally:
@@ -40,7 +41,7 @@ def show(lab: LabState, name: str, command: str) -> str:
 
 
 def routes(lab: LabState, name: str) -> dict[str, int]:
-    session = open_session(lab_access(lab)[name], FRR)
+    session = open_session(twin_access(lab)[name], FRR)
     try:
         return FRR.routes(session)
     finally:
@@ -53,7 +54,7 @@ def push_one(plan: ClusterPlan, lab: LabState, state: Path, name: str, candidate
     record = ChangeRecord(state, f"t{time.monotonic_ns()}")
     record.begin(sorted(state.glob("cluster-*.yaml"))[0], commit=True, rollback_to=None)
     opts = RolloutOptions(commit=True, **{"post_check_s": 10.0, **options})  # pyright: ignore[reportArgumentType]
-    results = push_fabric(plan, wanted, lab_access(lab), opts, QUIET, change=record.change, record=record)
+    results = push_fabric(plan, wanted, twin_access(lab), opts, QUIET, change=record.change, record=record)
     return next(r for r in results if r.device == name)
 
 
@@ -61,7 +62,7 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
     lab, state = twin
     base = definition(state, plan.name)
     _, first = push_and_record(
-        plan, base, state, lab_access(lab), RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0), progress=QUIET
+        plan, base, state, twin_access(lab), RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0), progress=QUIET
     )
     assert all(r.committed for r in first), [r.error for r in first]
     deadline = time.monotonic() + 30
@@ -69,7 +70,7 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
         time.sleep(0.5)
 
     # an operator's static route and prefix list: not gpufabric's, so a push that changes leaf01 keeps them
-    session = open_session(lab_access(lab)["leaf01"], FRR)
+    session = open_session(twin_access(lab)["leaf01"], FRR)
     try:
         session.configure(["ip route 10.99.0.0/24 Null0", "ip prefix-list HAND seq 5 permit 10.99.0.0/24"])
         session.exit_config_mode()
@@ -113,7 +114,7 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
     record = ChangeRecord(state, "lockout")
     record.begin(base, commit=True, rollback_to=None)
     started = time.monotonic()
-    results = push_fabric(plan, {**rendered, "leaf02": excluding}, lab_access(lab), RolloutOptions(commit=True, post_check_hold_s=1.0), QUIET,
+    results = push_fabric(plan, {**rendered, "leaf02": excluding}, twin_access(lab), RolloutOptions(commit=True, post_check_hold_s=1.0), QUIET,
                           change="lockout", record=record)  # fmt: skip
     leaf02 = next(r for r in results if r.device == "leaf02")
     assert leaf02.error is not None
@@ -128,7 +129,7 @@ def test_unowned_lines_survive_a_blackhole_fails_the_post_check_and_a_lockout_is
 
 def test_the_twin_refuses_a_login_its_management_acl_excludes(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, _ = twin
-    session = open_session(lab_access(lab)["leaf01"], FRR)
+    session = open_session(twin_access(lab)["leaf01"], FRR)
     try:
         session.configure(["access-list GF-TEST seq 10 permit 10.199.0.0/16", "line vty", " access-class GF-TEST", "exit"])
         session.exit_config_mode()
@@ -172,7 +173,7 @@ def test_a_hung_device_hits_its_deadline_is_rolled_back_and_named(twin: tuple[La
     started = time.monotonic()
     try:
         options = RolloutOptions(commit=True, deadline_s=12.0, post_check_hold_s=1.0)
-        _, results = push_and_record(plan, definition(state, plan.name), state, lab_access(lab), options, progress=progress)
+        _, results = push_and_record(plan, definition(state, plan.name), state, twin_access(lab), options, progress=progress)
     finally:
         os.kill(bgpd, signal.SIGCONT)
     elapsed = time.monotonic() - started
@@ -264,7 +265,7 @@ def test_adding_a_leaf_and_removing_it_again_both_push_and_roll_back(plan: Clust
     small, big = plan, plan_cluster(ClusterSpec.model_validate(yaml.safe_load(six.read_text(encoding="utf-8"))))
     lab = lab_up(big, state_dir)  # leaf03 is cabled but not in the first definition
     try:
-        access = lab_access(lab)
+        access = twin_access(lab)
         options = RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0)
         _, before = push_and_record(small, four, state_dir, access, options, progress=QUIET)
         assert all(r.committed for r in before), [r.error for r in before]

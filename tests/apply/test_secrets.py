@@ -126,7 +126,7 @@ def test_canary_secrets_never_reach_output_records_or_logs(
         monkeypatch.setenv(name, value)
     definition = _definition(tmp_path)
     plan = plan_cluster(load_cluster(definition))
-    from fabric.cli.apply import candidates
+    from fabric.apply.push import candidates
 
     wanted = candidates(plan)
     state = tmp_path / "state"

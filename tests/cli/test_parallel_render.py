@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import fabric.__main__ as cli
+import fabric.cli.render as cli
 from fabric.__main__ import main
 from fabric.cli import render_workers as parallel
 from fabric.cli.render_workers import SwitchWorkers

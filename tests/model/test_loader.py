@@ -67,7 +67,7 @@ def test_examples_reference_the_committed_schema(example) -> None:
 
 
 def test_committed_schema_matches_the_models() -> None:
-    from fabric.__main__ import schema_json
+    from fabric.cli.validate import schema_json
     from tests.conftest import ROOT
 
     committed = (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")

@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from fabric.apply.planes import PLANES
+from fabric.apply.push import candidates
 from fabric.apply.record import record_device
 from fabric.apply.transaction import PushResult
-from fabric.cli.apply import candidates
 from fabric.plan import plan_cluster
 from fabric.validate import validate_file
 from tests.conftest import ROOT

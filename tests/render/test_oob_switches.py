@@ -20,9 +20,10 @@ from fabric.errors import InputError, RenderError
 from fabric.lint.forms import unknown_commands
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
+from fabric.plan.oob.facts import build_oob_facts
 from fabric.render.kea import KEA_FILE
 from fabric.render.nos.eos.oob import build_oob_structured_config
-from fabric.render.oob import build_oob_facts, render_oob_switch
+from fabric.render.oob import render_oob_switch
 from tests.render.conftest import definition, files_of, plan_of
 from tests.render.sonic_yang import check_config_db
 from tests.render.test_avd_reference import commands

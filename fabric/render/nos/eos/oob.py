@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from fabric.render.sections import Section, render_sections
 
 if TYPE_CHECKING:
-    from fabric.render.oob import OobSwitchFacts
+    from fabric.plan.oob.facts import OobSwitchFacts
 
 Structured = dict[str, Any]
 PORT_CHANNEL = "Port-Channel1"

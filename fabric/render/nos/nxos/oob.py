@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from fabric.render.sections import Section, render_sections
 
 if TYPE_CHECKING:
-    from fabric.render.oob import OobSwitchFacts
+    from fabric.plan.oob.facts import OobSwitchFacts
 
 SECTIONS = (Section("nxos/oob.j2"),)
 PORT_CHANNEL = "port-channel1"

@@ -17,7 +17,7 @@ from fabric.errors import RenderError
 from fabric.render.nos.sonic.compute import guard_config_db
 
 if TYPE_CHECKING:
-    from fabric.render.oob import OobSwitchFacts
+    from fabric.plan.oob.facts import OobSwitchFacts
 
 PORTCHANNEL = "PortChannel1"
 

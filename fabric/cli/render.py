@@ -1,0 +1,209 @@
+"""``render``, ``report`` and ``lint``: the switch configs and the plan written to a directory, the HTML report, the
+contract linter over rendered (or hand-written) configs."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from fabric.cli.common import EXIT_FAILED, EXIT_OK, check_output_dir, status, template_cache, usage_error
+from fabric.errors import Finding, InputError
+from fabric.reports.console import print_findings
+from fabric.validate import validate_file
+
+if TYPE_CHECKING:
+    from fabric.plan.types import ClusterPlan
+
+
+def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
+    """Register ``render``, ``report`` and ``lint``."""
+    render = sub.add_parser("render", help="switch configs per NOS, cabling CSV and the plan, written to a directory")
+    render.add_argument("file", type=Path)
+    render.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    render.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+    render.add_argument(
+        "--jobs",
+        type=_jobs,
+        help="worker processes rendering the switch configs (default: GPUFABRIC_JOBS, else the cores available; 1: none)",
+    )
+    render.add_argument(
+        "--format",
+        choices=("nos", "avd"),
+        default="nos",
+        help="nos: each switch's own config files (default); avd: Arista AVD structured config per EOS switch",
+    )
+    report = sub.add_parser("report", help="one self-contained HTML page for review: plan, diagrams, cabling, ports, RoCE, lint")
+    report.add_argument("file", type=Path)
+    report.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
+    report.add_argument("--json", action="store_true", help="the page written, its SHA-256 and the lint verdict, as JSON")
+    lint = sub.add_parser("lint", help="check switch configs against the RoCE contract (the NIC side) and each other")
+    lint.add_argument("file", type=Path)
+    lint.add_argument("--configs", type=Path, help="directory laid out as render writes it; default: lint freshly rendered configs")
+    lint.add_argument("--json", action="store_true", help="the findings as JSON")
+
+
+def _jobs(text: str) -> int:
+    """``--jobs``: a whole number of at least 1."""
+    if not text.isdecimal() or int(text) < 1:
+        msg = f"{text!r} is no number of worker processes: give a whole number of at least 1"
+        raise argparse.ArgumentTypeError(msg)
+    return int(text)
+
+
+def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.cli.render_workers import SwitchWorkers, write_files
+    from fabric.render import render_avd_configs, render_plan_files
+
+    template_cache()
+
+    with status(err, f"validating and planning {args.file}"):
+        validated = validate_file(args.file)
+    plan = validated.plan
+    counts = {"compute": len(plan.fabric.switches) if plan.fabric else 0}
+    counts |= {net.name: len(net.switches) for net in plan.storage} | ({"oob": len(plan.oob.switches)} if plan.oob else {})
+    switches = f"{sum(counts.values())} switches"
+    if len(counts) > 1:
+        switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
+    # The compute switches render in worker processes (fabric.cli.render_workers) while this one renders the rest; nothing is
+    # written before every file has rendered.
+    with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
+        with status(err, f"rendering {switches}"):
+            if args.format == "avd":
+                files = render_avd_configs(plan)
+                if not files:
+                    msg = "--format avd writes AVD structured config for EOS switches, and no tier runs eos; use --format nos"
+                    raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
+            else:
+                files = render_plan_files(plan)
+            count = len(files) + workers.rendered()
+        print_findings(err, validated.warnings)
+        target = args.output / plan.name if args.output == Path("build") else args.output
+        check_output_dir(target)
+        with status(err, f"writing {count + 1} files into {target}"):
+            workers.write(target, digest=args.json)
+            written = write_files(target, files, digest=args.json)
+            written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
+            written |= workers.written()
+    if args.json:
+        out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
+    else:
+        out.print(f"[green]rendered[/] {len(written)} files for {switches} into {target}", highlight=False)
+    return EXIT_OK
+
+
+def _write_plan(path: Path, plan: ClusterPlan, *, digest: bool) -> str:
+    """Stream plan.json to ``path``; its SHA-256 when asked for (read back), else ""."""
+    from fabric.plan.serialize import write_plan_json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as stream:
+        write_plan_json(plan, stream)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if digest else ""
+
+
+def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
+    """Each storage / in-band switch's config: from ``directory`` as render lays it out, else freshly rendered."""
+    from fabric.lint import read_configs
+    from fabric.lint.storage import storage_config_files
+    from fabric.render.storage import render_storage
+
+    files = storage_config_files(plan)
+    if directory is None:
+        rendered = render_storage(plan)
+        return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
+    return read_configs(plan, directory, files)
+
+
+def _oob_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
+    """Each OOB management switch's config: from ``directory`` as render lays it out, else freshly rendered."""
+    from fabric.lint import read_configs
+    from fabric.lint.oob import oob_config_files
+    from fabric.render.oob import render_oob
+
+    files = oob_config_files(plan)
+    if directory is None:
+        rendered = render_oob(plan)
+        return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
+    return read_configs(plan, directory, files)
+
+
+def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.export import export_nccl
+    from fabric.export.telemetry.gnmi import gnmic_config
+    from fabric.lint import config_paths, lint_configs, read_configs
+    from fabric.lint.gnmi import lint_gnmi, read_gnmic
+    from fabric.lint.nccl import lint_nccl, read_nccl_files
+    from fabric.lint.oob import lint_oob
+    from fabric.lint.parse.qos import CONFIG_FILE
+    from fabric.lint.storage import lint_storage
+    from fabric.render import render_configs
+
+    template_cache()
+    plan = validate_file(args.file).plan
+    sources: dict[str, str] = {}
+    if args.configs is not None:
+        if not args.configs.is_dir():
+            raise usage_error(str(args.configs), "--configs names no directory; give the directory render wrote (it holds switches/)")
+        configs = read_configs(plan, args.configs)
+        sources = config_paths(plan, args.configs)
+    else:
+        files = render_configs(plan)
+        configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
+    findings = lint_configs(plan, configs, sources)
+    storage = _storage_configs(plan, args.configs)
+    findings += lint_storage(plan, storage)  # plane separation, MTU per plane, RoCE storage, LAG members (storage / in-band switches)
+    oob = _oob_configs(plan, args.configs)
+    findings += lint_oob(plan, oob)  # OOB: management ACL, endpoints on the OOB VLAN, relay target
+    configs.update(storage)
+    nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}
+    findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
+    gnmic = read_gnmic(args.configs) or (gnmic_config(plan), "telemetry/gnmic.yaml")
+    findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
+    if args.json:
+        out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
+        return EXIT_FAILED if findings else EXIT_OK
+    for finding in findings:
+        err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
+    checked = sum(1 for text in [*configs.values(), *oob.values()] if text is not None)
+    out.print(
+        f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked", highlight=False
+    )
+    return EXIT_FAILED if findings else EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from fabric.cli.render_workers import write_files
+    from fabric.reports.html import build_report
+
+    template_cache()
+    with status(err, f"validating and planning {args.file}"):
+        validated = validate_file(args.file)
+    print_findings(err, validated.warnings)
+    target = args.output / validated.plan.name if args.output == Path("build") else args.output
+    check_output_dir(target)
+    with status(err, "rendering, linting and drawing the report"):
+        report = build_report(validated.plan, validated.warnings)
+    digests = write_files(target, {"report.html": report.html})
+    if args.json:
+        out.print_json(
+            json.dumps(
+                {
+                    "cluster": validated.plan.name,
+                    "report": str(target / "report.html"),
+                    "sha256": digests["report.html"],
+                    "lint_clean": report.lint_clean,
+                }
+            )
+        )
+    else:
+        out.print(f"[green]report[/] {target / 'report.html'}: lint {'clean' if report.lint_clean else 'FINDINGS'}", highlight=False)
+    return EXIT_OK
+
+
+COMMANDS = {"render": _cmd_render, "report": _cmd_report, "lint": _cmd_lint}

@@ -1,0 +1,91 @@
+"""NCCL environment per node group, from the RoCE/InfiniBand contract and the compute ports: the facts that the
+inventory, lint and ``export nccl`` share.
+
+Every variable below is documented in NCCL's "Environment Variables" page
+(https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html); the defaults quoted are NCCL's own
+(``src/transport/net_ib/connect.cc``: ``IB_GID_INDEX`` -1, ``IB_SL`` -1, ``IB_TC`` -1, ``IB_PKEY`` 0).
+The files use the ``KEY=VALUE`` form NCCL reads from ``/etc/nccl.conf`` or ``$NCCL_CONF_FILE`` (since 2.23),
+which a shell can also source (``set -a; . gpu.env``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabric.plan.types import ClusterPlan, HostInterface, NodePlan
+
+# The RoCE v2 GID of a port's IPv4 address sits at index 3 on ConnectX with the mlx5 driver's default GID table
+# (0/1: RoCE v1/v2 of the link-local IPv6, 2/3: RoCE v1/v2 of the first IPv4 address). NCCL >= 2.21 picks the RoCE v2
+# GID itself when NCCL_IB_GID_INDEX is unset (-1); we pin it so a different table fails loudly. The fabric_check role
+# reads the live index from sysfs (roce_gid_index in its report) and that value must equal this one.
+ROCE_V2_GID_INDEX = 3
+# NCCL_CROSS_NIC=0: "always use the same NIC for the same ring/tree, to avoid crossing network rails" (NCCL env docs),
+# the setting for rail-optimized fabrics, where a rail's leaves reach another rail only through the spines.
+RAIL_OPTIMIZED_CROSS_NIC = 0
+# NCCL_IB_SL: the service level. The definition configures no QoS levels in the subnet manager, so every path uses
+# SL 0 (OpenSM's default); set explicitly so a job's environment cannot inherit another one.
+DEFAULT_IB_SL = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NcclGroup:
+    """What one node group's NCCL file is built from: its RDMA compute ports in rail order and its in-band port."""
+
+    group: str
+    transport: str
+    ports: tuple[HostInterface, ...]
+    inband: str | None
+
+
+def rail_ordered_ports(node: NodePlan) -> tuple[HostInterface, ...]:
+    """A node's compute ports that carry RDMA (an HCA), in rail order (port index where there are no rails).
+
+    Example:
+        >>> rail_ordered_ports(NodePlan("n1", "gpu", "gpu", 1, "x", 0, ()))
+        ()
+    """
+    ports = [i for i in node.interfaces if i.plane == "compute" and i.hca]
+    return tuple(sorted(ports, key=lambda i: (i.rail if i.rail is not None else i.index + 1, i.index)))
+
+
+def nccl_groups(plan: ClusterPlan) -> list[NcclGroup]:
+    """The node groups NCCL runs on (GPUs and RDMA compute ports), each from its first node, sorted by name."""
+    transport = plan.plane("compute").transport or "roce"
+    first: dict[str, NodePlan] = {}
+    for node in plan.nodes:
+        first.setdefault(node.group, node)
+    groups: list[NcclGroup] = []
+    for name, node in sorted(first.items()):
+        ports = rail_ordered_ports(node)
+        if not ports or node.gpus == 0:
+            continue  # NCCL runs where GPUs and RDMA ports are
+        inband = next((i.name for i in node.interfaces if i.plane == "inband" and i.kind == "netdev"), None)
+        groups.append(NcclGroup(name, transport, ports, inband))
+    return groups
+
+
+def nccl_env(plan: ClusterPlan, group: NcclGroup) -> dict[str, str]:
+    """The NCCL variables of one node group, in file order.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> plan = plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))
+        >>> env = nccl_env(plan, nccl_groups(plan)[0])
+        >>> env["NCCL_IB_TC"], env["NCCL_IB_HCA"].split(",")[:2]
+        ('106', ['=mlx5_0:1', 'mlx5_3:1'])
+    """
+    # "=" makes NCCL match the HCA names exactly (mlx5_1 would otherwise also select mlx5_10); ":1" is the port.
+    env = {"NCCL_IB_HCA": "=" + ",".join(f"{p.hca}:1" for p in group.ports)}
+    if group.inband:
+        env["NCCL_SOCKET_IFNAME"] = f"={group.inband}"  # bootstrap and out-of-band traffic on the in-band plane
+    if group.transport == "infiniband":
+        env["NCCL_IB_SL"] = str(DEFAULT_IB_SL)
+    else:
+        env["NCCL_IB_GID_INDEX"] = str(ROCE_V2_GID_INDEX)
+        # NCCL_IB_TC is the GRH traffic class, which RoCE v2 carries as the IP ToS byte: DSCP << 2 plus the ECN bits.
+        # The contract's ToS (roce.tos, default DSCP << 2 | ECT(0) = 106 for DSCP 26) is what the NICs' RDMA-CM use too.
+        env["NCCL_IB_TC"] = str(plan.roce.effective_tos)
+    if plan.fabric is not None and plan.fabric.topology == "rail-optimized":
+        env["NCCL_CROSS_NIC"] = str(RAIL_OPTIMIZED_CROSS_NIC)
+    return env
