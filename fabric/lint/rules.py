@@ -13,7 +13,7 @@ from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.parse.qos import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.lint.watchdog import watchdog_findings
 from fabric.model.qos import RoceSpec
-from fabric.model.rules import ETHERNET_OVERHEAD
+from fabric.model.rules.transport import ETHERNET_OVERHEAD
 from fabric.plan.compute.facts import PortFacts, SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
 

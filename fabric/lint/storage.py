@@ -16,7 +16,6 @@ against the plan and against the switches at the other end of its cables:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Interface, IPv4Network
 
@@ -25,6 +24,7 @@ from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.parse.l2 import L2_PARSERS, L2Config
 from fabric.lint.parse.qos import PARSERS
 from fabric.lint.rules import LintFinding, contract_findings
+from fabric.plan.natural import natural_key
 from fabric.plan.storage.facts import StorageSwitchFacts, bond_name, build_storage_facts
 from fabric.plan.storage.types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan
@@ -183,8 +183,8 @@ def _lags(net: StorageNetworkPlan, fact: StorageSwitchFacts, config: L2Config, o
     name = fact.switch.name
     for bond in fact.bonds:
         iface = config.interfaces.get(bond.name)
-        got = sorted(iface.members, key=_natural) if iface else []
-        if got != sorted(bond.members, key=_natural):
+        got = sorted(iface.members, key=natural_key) if iface else []
+        if got != sorted(bond.members, key=natural_key):
             missing = sorted(set(bond.members) - set(got))
             what = f"{', '.join(missing)} missing" if missing else "other members"
             msg = f"LAG {bond.name} ({bond.description}) differs from its cables on this side ({what}): a LAG member missing on one side"
@@ -192,11 +192,6 @@ def _lags(net: StorageNetworkPlan, fact: StorageSwitchFacts, config: L2Config, o
         if iface is not None and bond.mlag_id is not None and iface.mlag_id != bond.mlag_id:
             yield LintFinding(name, bond.name, f"mlag id {bond.mlag_id}", f"mlag id {iface.mlag_id}", "the MLAG pair must use one id per bond")
     yield from _far_ends(net, name, observed)
-
-
-def _natural(name: str) -> tuple[str | int, ...]:
-    """``Ethernet2`` before ``Ethernet10``: digits compare as numbers."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def _far_ends(net: StorageNetworkPlan, name: str, observed: Mapping[str, L2Config]) -> Iterator[LintFinding]:

@@ -78,6 +78,22 @@ class RoceSpec(SpecModel):
         """The ToS hosts set: the explicit one, or DSCP << 2 | ECT(0)."""
         return self.tos if self.tos is not None else (self.dscp << 2) | 2
 
+    def summary(self) -> str:
+        """The lossless RoCE contract in one line (what hosts mark, what switches honour).
+
+        Example:
+            >>> RoceSpec().summary().startswith("DSCP 26 (ToS 106) → priority 3 → TC 3, PFC on [3]")
+            True
+        """
+        ecn, cnp, wd = self.ecn, self.cnp, self.pfc_watchdog
+        watchdog = f"PFC watchdog {wd.detection_ms} ms {wd.action}" if wd.enabled else "PFC watchdog off"
+        return (
+            f"DSCP {self.dscp} (ToS {self.effective_tos}) → priority {self.priority} → TC {self.traffic_class}, "
+            f"PFC on {list(self.pfc_priorities)}, {self.bandwidth_percent} % bandwidth; CNP DSCP {cnp.dscp} → priority {cnp.priority}"
+            f"{' strict' if cnp.strict else ''}; ECN {ecn.min_threshold_bytes // 1000} KB-{ecn.max_threshold_bytes / 1e6:g} MB "
+            f"at {ecn.probability} %; {watchdog}"
+        )
+
     def dscp_map(self) -> dict[int, int]:
         """The full DSCP -> priority map both ends must apply (unlisted DSCPs -> 0)."""
         merged = {**self.dscp_to_priority}

@@ -10,8 +10,9 @@ from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
+from fabric.plan.compute.pods import check_pods, size_pods
 from fabric.plan.compute.sizing import fabric_members, size_fabric
-from fabric.plan.compute.three_tier import build_three_tier, check_pods, size_pods
+from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
 from fabric.plan.nodes import build_nodes

@@ -15,10 +15,10 @@ from html import escape
 from fabric.errors import Finding
 from fabric.lint import lint_configs
 from fabric.lint.parse.qos import CONFIG_FILE
+from fabric.plan.natural import natural_key
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.types import ClusterPlan, FabricPlan, Link
 from fabric.render import render_configs
-from fabric.render.diagrams.topology import natural_key, roce_contract
 from fabric.reports.console import summary_line
 
 _STYLE = """
@@ -199,7 +199,7 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
     ]
     return [
         "<h2>RoCE contract end to end</h2>",
-        f"<p>{escape(roce_contract(r))}</p>",
+        f"<p>{escape(r.summary())}</p>",
         _table(["", "NIC", f"leaf ({fabric.leaves[0].nos})", f"spine ({fabric.spines[0].nos})" if fabric.spines else "spine"], rows),
     ]
 

@@ -16,7 +16,8 @@ import pytest
 
 from fabric.model.loader import parse_cluster
 from fabric.plan import ClusterPlan, plan_cluster
-from fabric.render.diagrams.topology import natural_key, topology_svgs
+from fabric.plan.natural import natural_key
+from fabric.render.diagrams.topology import topology_svgs
 from tests.conftest import ROOT
 from tests.render.conftest import CASES, plan_of
 

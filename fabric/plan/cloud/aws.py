@@ -34,7 +34,7 @@ def efa_interfaces(instance: AwsInstanceType, primary_subnet: str, fabric_subnet
 
 
 def plan_aws(spec: ClusterSpec) -> CloudPlan:
-    """The AWS plan of a validated definition (rules in ``fabric.model.rules.cloud`` have passed)."""
+    """The AWS plan of a validated definition (rules in ``fabric.model.rules.aws`` have passed)."""
     aws = spec.aws
     assert aws is not None
     planes = spec.planes

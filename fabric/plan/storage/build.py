@@ -26,9 +26,9 @@ from fabric.catalog.switch_model import SwitchModel
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
-from fabric.model.storage import EthernetNetworkSpec
 from fabric.plan import addressing
 from fabric.plan.ports import MGMT_INTERFACE
+from fabric.plan.storage.checks import StorageNet, check_network, networks, ports_per_side, slots_per_pair
 from fabric.plan.storage.types import StorageLink, StorageNetworkPlan, StorageSegment, StorageSwitchPlan
 from fabric.plan.types import NodePlan
 
@@ -53,14 +53,6 @@ class _Pair:
     blocks: dict[int, _Host] = field(default_factory=dict[int, _Host])
 
 
-@dataclass(frozen=True, slots=True)
-class _Net:
-    name: str
-    spec: EthernetNetworkSpec
-    planes: tuple[str, ...]
-    path: tuple[str | int, ...]
-
-
 def build_storage(spec: ClusterSpec, nodes: tuple[NodePlan, ...]) -> tuple[tuple[StorageNetworkPlan, ...], list[Finding]]:
     """The storage / in-band networks the definition asks for, and every problem found (no plan when there is one).
 
@@ -71,8 +63,8 @@ def build_storage(spec: ClusterSpec, nodes: tuple[NodePlan, ...]) -> tuple[tuple
         >>> [(n.name, len(n.leaves), len(n.spines)) for n in plan.storage]
         [('storage', 6, 2)]
     """
-    nets = _networks(spec)
-    findings = [f for net in nets for f in _check(spec, net)]
+    nets = networks(spec)
+    findings = [f for net in nets for f in check_network(spec, net)]
     if findings:
         return (), findings
     plans: list[StorageNetworkPlan] = []
@@ -84,117 +76,14 @@ def build_storage(spec: ClusterSpec, nodes: tuple[NodePlan, ...]) -> tuple[tuple
     return (tuple(plans), []) if not findings else ((), findings)
 
 
-def _networks(spec: ClusterSpec) -> list[_Net]:
-    storage, inband = spec.planes.storage.network, spec.planes.inband.network
-    nets: list[_Net] = []
-    if storage is not None:
-        carried = ("storage", "inband") if storage.converged else ("storage",)
-        nets.append(_Net("storage", storage, carried, ("planes", "storage", "network")))
-    if inband is not None:
-        nets.append(_Net("inband", inband, ("inband",), ("planes", "inband", "network")))
-    return nets
-
-
-def _check(spec: ClusterSpec, net: _Net) -> list[Finding]:
-    if spec.target != "onprem":
-        return [Finding(net.path, f"a {net.name} network is built on-prem only, not on {spec.target}; remove {'.'.join(map(str, net.path))}")]
-    problems: list[Finding] = []
-    if net.name == "inband" and spec.planes.storage.network is not None and spec.planes.storage.network.converged:
-        problems.append(
-            Finding(net.path, "planes.storage.network is converged (it carries in-band too); remove planes.inband.network or set converged: false")
-        )
-    if net.spec.roce and {"sonic", "eos", "nxos"} & {net.spec.leaf.nos, net.spec.spine.nos}:
-        msg = "RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
-        problems.append(Finding((*net.path, "roce"), msg))
-    problems.extend(_check_tiers(net))
-    problems.extend(_check_planes(spec, net))
-    if net.spec.leaf_pairs == "packed" and not problems:
-        problems.extend(_check_packed(spec, net))
-    return problems
-
-
-def _check_packed(spec: ClusterSpec, net: _Net) -> list[Finding]:
-    where = (*net.path, "leaf_pairs")
-    if net.spec.topology == "collapsed":
-        return [Finding(where, "leaf_pairs: packed shares leaf pairs behind a spine pair; use topology: leaf-spine or leave leaf_pairs out")]
-    if "leaf_pairs_per_su" in net.spec.model_fields_set:
-        return [Finding(where, "leaf_pairs: packed sizes the pairs by their ports; remove leaf_pairs_per_su (it counts pairs per SU)")]
-    if _slots_per_pair(spec, net) < 1:
-        host, slot = _host_ports(net), sum(_per_side(spec, net.planes).values())
-        return [
-            Finding(
-                where,
-                f"a {net.spec.leaf.model} leaf has {max(host, 0)} host ports at {net.spec.speed_gbps} Gb/s after {2 * net.spec.uplinks_per_spine} "
-                f"uplink and {net.spec.peerlink_ports} peerlink ports but a node slot takes {slot}; lower uplinks_per_spine or peerlink_ports, "
-                "or pick a leaf with more ports",
-            )
-        ]
-    return []
-
-
-def _host_ports(net: _Net) -> int:
-    """Ports a leaf keeps for hosts: its radix at the network's speed less its uplinks and peerlink."""
-    radix = SWITCH_MODELS[net.spec.leaf.model].radix(net.spec.speed_gbps) or 0
-    return radix - 2 * net.spec.uplinks_per_spine - net.spec.peerlink_ports
-
-
-def _slots_per_pair(spec: ClusterSpec, net: _Net) -> int:
-    """``leaf_pairs: packed``: the SU slots one leaf pair holds (its host ports over the ports a slot takes per side)."""
-    return _host_ports(net) // sum(_per_side(spec, net.planes).values())
-
-
-def _check_tiers(net: _Net) -> list[Finding]:
-    problems: list[Finding] = []
-    for tier in ("leaf",) if net.spec.topology == "collapsed" else ("leaf", "spine"):
-        want = getattr(net.spec, tier)
-        model = SWITCH_MODELS.get(want.model)
-        where = (*net.path, tier)
-        if model is None:
-            msg = f"switch model '{want.model}' is not in the catalog; pick one of fabric/catalog/data/switches"
-            problems.append(Finding((*where, "model"), msg))
-            continue
-        if model.link_layer != "ethernet":
-            problems.append(Finding((*where, "model"), f"'{want.model}' is not an Ethernet switch; pick an Ethernet model such as sn5600"))
-        if want.nos not in model.nos:
-            problems.append(Finding((*where, "nos"), f"'{want.model}' does not run {want.nos}; it runs {', '.join(sorted(model.nos))}"))
-        if model.radix(net.spec.speed_gbps) is None:
-            speeds = ", ".join(str(s) for s in model.speeds())
-            problems.append(Finding((*net.path, "speed_gbps"), f"'{want.model}' cannot run {net.spec.speed_gbps} Gb/s ports; it runs {speeds}"))
-    return problems
-
-
-def _check_planes(spec: ClusterSpec, net: _Net) -> list[Finding]:
-    problems = [
-        Finding(("planes", plane, "vlan"), f"the {plane} plane rides the {net.name} network as a VLAN; give planes.{plane}.vlan")
-        for plane in net.planes
-        if getattr(spec.planes, plane).vlan is None
-    ]
-    vlans = [v for v in (getattr(spec.planes, p).vlan for p in net.planes) if v is not None]
-    if len(set(vlans)) != len(vlans):
-        problems.append(Finding(net.path, f"planes {' and '.join(net.planes)} share VLAN {vlans[0]}; give each plane its own VLAN"))
-    cidr = spec.planes.storage.cidr
-    for i, appliance in enumerate(net.spec.appliances):
-        if "storage" not in net.planes:
-            msg = "storage appliances belong on the storage network; move them to planes.storage.network"
-            problems.append(Finding((*net.path, "appliances", i), msg))
-        elif appliance.address not in cidr:
-            problems.append(Finding((*net.path, "appliances", i, "address"), f"{appliance.address} is outside the storage plane {cidr}"))
-    return problems
-
-
-def _per_side(spec: ClusterSpec, planes: tuple[str, ...]) -> dict[str, int]:
-    """Ports a slot takes on each side, per plane: half the plane's max_ports_per_node, rounded up."""
-    return {p: -(-getattr(spec.planes, p).max_ports_per_node // 2) for p in planes}
-
-
-def _pairs(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> dict[str, _Pair]:
+def _pairs(spec: ClusterSpec, net: StorageNet, nodes: tuple[NodePlan, ...]) -> dict[str, _Pair]:
     pairs: dict[str, _Pair] = {}
     collapsed = net.spec.topology == "collapsed"
     su_size = spec.fabric.su_size if spec.fabric else 0
     per_pair = -(-su_size // net.spec.leaf_pairs_per_su) if su_size else 1
     packed = net.spec.leaf_pairs == "packed" and not collapsed
     if packed:
-        per_pair = _slots_per_pair(spec, net)
+        per_pair = slots_per_pair(spec, net)
     sus = max((n.scalable_unit or 0 for n in nodes), default=0)
     svc_next = sus * su_size if collapsed else 0
 
@@ -225,7 +114,7 @@ def _pairs(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> dict[st
     return pairs
 
 
-def _build(spec: ClusterSpec, net: _Net, nodes: tuple[NodePlan, ...]) -> tuple[StorageNetworkPlan | None, list[Finding]]:
+def _build(spec: ClusterSpec, net: StorageNet, nodes: tuple[NodePlan, ...]) -> tuple[StorageNetworkPlan | None, list[Finding]]:
     leaf_model, spine_model = SWITCH_MODELS[net.spec.leaf.model], SWITCH_MODELS[net.spec.spine.model]
     collapsed = net.spec.topology == "collapsed"
     pairs = _pairs(spec, net, nodes)
@@ -289,15 +178,15 @@ def _per_plane(planes: tuple[str, ...], links: list[StorageLink]) -> tuple[tuple
     return tuple(out)
 
 
-def _name(net: _Net, location: str, side: str) -> str:
+def _name(net: StorageNet, location: str, side: str) -> str:
     prefix = PREFIX[net.name]
     return f"{prefix}-{side}" if location == "pair" else f"{prefix}-{location}-{side}"
 
 
 def _leaf_pair(
-    spec: ClusterSpec, net: _Net, pair: _Pair, model: SwitchModel
+    spec: ClusterSpec, net: StorageNet, pair: _Pair, model: SwitchModel
 ) -> Finding | tuple[list[StorageSwitchPlan], list[StorageLink], list[float]]:
-    per_side = _per_side(spec, net.planes)
+    per_side = ports_per_side(spec, net.planes)
     base = {p: sum(per_side[q] for q in net.planes[: net.planes.index(p)]) for p in net.planes}
     slot_size = sum(per_side.values())
     radix = model.radix(net.spec.speed_gbps) or 0
@@ -342,7 +231,7 @@ def _leaf_pair(
     return switches, links, ratios
 
 
-def _switches(spec: ClusterSpec, net: _Net, pair: _Pair, *, role: str, used: int, radix: int) -> list[StorageSwitchPlan]:
+def _switches(spec: ClusterSpec, net: StorageNet, pair: _Pair, *, role: str, used: int, radix: int) -> list[StorageSwitchPlan]:
     tier = net.spec.spine if role == "spine" else net.spec.leaf
     gateway_pair = role == "spine" or net.spec.topology == "collapsed"
     pool = _mgmt_pool(spec)
@@ -361,7 +250,7 @@ def _switches(spec: ClusterSpec, net: _Net, pair: _Pair, *, role: str, used: int
     return out
 
 
-def _gateways(spec: ClusterSpec, net: _Net, side_index: int) -> tuple[tuple[str, int, str | None, str, str], ...]:
+def _gateways(spec: ClusterSpec, net: StorageNet, side_index: int) -> tuple[tuple[str, int, str | None, str, str], ...]:
     """VRR SVIs of the gateway pair: the plane's gateway is the shared address, the pair takes the plane's last two."""
     out: list[tuple[str, int, str | None, str, str]] = []
     for plane in net.planes:
@@ -376,14 +265,14 @@ def _gateways(spec: ClusterSpec, net: _Net, side_index: int) -> tuple[tuple[str,
     return tuple(out)
 
 
-def _peerlink(net: _Net, pair: _Pair, model: SwitchModel, radix: int) -> list[StorageLink]:
+def _peerlink(net: StorageNet, pair: _Pair, model: SwitchModel, radix: int) -> list[StorageLink]:
     nos = net.spec.spine.nos if pair.location == "spine" else net.spec.leaf.nos
     a, b = _name(net, pair.location, "a"), _name(net, pair.location, "b")
     ports = [model.port_name(nos, radix - net.spec.peerlink_ports + k, net.spec.speed_gbps) for k in range(net.spec.peerlink_ports)]
     return [StorageLink("peerlink", a, p, b, p, net.spec.speed_gbps, net.spec.cable_m, net.name, bond="peerlink", b_bond="peerlink") for p in ports]
 
 
-def _uplinks(net: _Net, pair: _Pair, model: SwitchModel, radix: int) -> list[StorageLink]:
+def _uplinks(net: StorageNet, pair: _Pair, model: SwitchModel, radix: int) -> list[StorageLink]:
     u = net.spec.uplinks_per_spine
     spine_model = SWITCH_MODELS[net.spec.spine.model]
     first = radix - net.spec.peerlink_ports - 2 * u

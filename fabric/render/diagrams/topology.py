@@ -15,63 +15,20 @@ layout program.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from fabric.model.qos import RoceSpec
-from fabric.plan.types import ClusterPlan, FabricPlan, Link, NodePlan, SwitchPlan
+from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 from fabric.render.diagrams import _svg
 from fabric.render.diagrams.oob import oob_svg
 from fabric.render.diagrams.storage import storage_svgs
+from fabric.render.diagrams.topology_structure import Column, NodeBox, Structure, plane_structure
 
 MAX_COLUMNS = 8  # columns per band: 8 columns of ~220 px fit a 1920-px wide screen
-MAX_LEAVES_PER_COLUMN = 16  # leaves per column when the fabric has no scalable units
 RAIL_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#9c755f", "#17becf", "#bcbd22")  # Tableau 10 hues
 NO_RAIL_COLOR = "#888888"
 _TIER_FILL = {"spine": "#d0e1f9", "leaf": "#e3f2d9", "nodes": "#f4e1c1"}
 _PAD, _ROW, _BOX_H, _NODE_H, _COL_GAP, _SLOT, _TRUNK_GAP = 20.0, 24.0, 20.0, 46.0, 12.0, 4.0, 6.0
-
-
-def natural_key(name: str) -> tuple[tuple[int, str], ...]:
-    """Sort key that orders ``leaf2`` before ``leaf10``."""
-    return tuple((int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", name) if part)
-
-
-@dataclass(slots=True)
-class _NodeBox:
-    """The nodes of one group attached to one column, with their cables per leaf."""
-
-    group: str
-    nodes: set[str] = field(default_factory=set[str])
-    units: set[int] = field(default_factory=set[int])
-    hardware: set[str] = field(default_factory=set[str])
-    per_leaf: dict[str, int] = field(default_factory=dict[str, int])
-    speeds: set[int] = field(default_factory=set[int])
-
-
-@dataclass(slots=True)
-class _Column:
-    title: str
-    leaves: list[SwitchPlan]
-    boxes: list[_NodeBox] = field(default_factory=list["_NodeBox"])
-
-
-@dataclass(slots=True)
-class _Structure:
-    """A plane's fabric reduced to what the picture shows: spine groups, leaf columns, bundles."""
-
-    spine_groups: list[list[SwitchPlan]]
-    columns: list[_Column]
-    uplinks: dict[tuple[str, int], int]  # (leaf, spine group) -> cables from the leaf to each spine of the group
-    uplink_speeds: set[int]
-    downlinks: dict[str, int]  # switch -> host cables (leaf) or leaf cables (spine)
-    host_links: int
-    fabric_links: int  # leaf <-> spine
-    host_speeds: set[int]
-    supers: list[SwitchPlan] = field(default_factory=list[SwitchPlan])  # super-spines of a three-tier fabric
-    super_uplinks: dict[str, int] = field(default_factory=dict[str, int])  # spine -> cables to the super-spines
-    super_speeds: set[int] = field(default_factory=set[int])
 
 
 def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
@@ -91,105 +48,13 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         by_plane: dict[str, list[Link]] = defaultdict(list)
         for link in fabric.links:
             by_plane[link.plane].append(link)
-        svgs = {plane: _draw(plan, fabric, plane, _structure(plan, fabric, links)) for plane, links in by_plane.items()}
+        svgs = {plane: _draw(plan, fabric, plane, plane_structure(plan, fabric, links)) for plane, links in by_plane.items()}
     for network, svg in storage_svgs(plan).items():
         svgs.setdefault(network, svg)  # storage / in-band networks of their own (fabric.render.diagrams.storage)
     oob = oob_svg(plan)
     if oob is not None:
         svgs.setdefault("oob", oob)  # the management switches' own picture, unless the fabric carries the oob plane
     return dict(sorted(svgs.items()))
-
-
-def _structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> _Structure:
-    switches = {s.name: s for s in fabric.switches}
-    pair_count: dict[tuple[str, str], int] = defaultdict(int)
-    host_count: dict[tuple[str, str], int] = defaultdict(int)
-    downlinks: dict[str, int] = defaultdict(int)
-    uplink_speeds: set[int] = set()
-    host_speeds: set[int] = set()
-    leaves: set[str] = set()
-    super_uplinks: dict[str, int] = defaultdict(int)
-    super_speeds: set[int] = set()
-    supers: set[str] = set()
-    for link in links:
-        if link.kind == "fabric" and switches[link.a_device].tier != "leaf":  # spine -> super-spine (three tiers)
-            super_uplinks[link.a_device] += 1
-            downlinks[link.b_device] += 1
-            super_speeds.add(link.speed_gbps)
-            supers.add(link.b_device)
-            continue
-        leaves.add(link.a_device)
-        if link.kind == "fabric":
-            pair_count[link.a_device, link.b_device] += 1
-            downlinks[link.b_device] += 1
-            uplink_speeds.add(link.speed_gbps)
-        else:
-            host_count[link.a_device, link.b_device] += 1
-            downlinks[link.a_device] += 1
-            host_speeds.add(link.speed_gbps)
-    signature: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for (leaf, spine), count in sorted(pair_count.items()):
-        signature[spine].append((leaf, count))
-    groups: dict[tuple[tuple[str, int], ...], list[SwitchPlan]] = defaultdict(list)
-    for spine in sorted(signature, key=natural_key):
-        groups[tuple(signature[spine])].append(switches[spine])
-    spine_groups = list(groups.values())
-    group_of = {s.name: g for g, members in enumerate(spine_groups) for s in members}
-    uplinks = {(leaf, group_of[spine]): count for (leaf, spine), count in pair_count.items()}
-    columns = _columns(sorted((switches[n] for n in leaves), key=_leaf_key))
-    _attach_nodes(columns, {n.hostname: n for n in plan.nodes}, host_count, links)
-    return _Structure(
-        spine_groups,
-        columns,
-        uplinks,
-        uplink_speeds,
-        dict(downlinks),
-        sum(host_count.values()),
-        sum(pair_count.values()),
-        host_speeds,
-        sorted((switches[n] for n in supers), key=lambda x: natural_key(x.name)),
-        dict(super_uplinks),
-        super_speeds,
-    )
-
-
-def _attach_nodes(columns: list[_Column], nodes: dict[str, NodePlan], host_count: dict[tuple[str, str], int], links: list[Link]) -> None:
-    """One box per node group and column, with its cables per leaf of the column."""
-    column_of = {leaf.name: c for c, column in enumerate(columns) for leaf in column.leaves}
-    boxes: dict[tuple[int, str], _NodeBox] = {}
-    for (leaf, host), count in sorted(host_count.items()):
-        node = nodes[host]
-        box = boxes.setdefault((column_of[leaf], node.group), _NodeBox(node.group))
-        box.nodes.add(host)
-        box.hardware.add(node.hardware)
-        if node.scalable_unit is not None:
-            box.units.add(node.scalable_unit)
-        box.per_leaf[leaf] = box.per_leaf.get(leaf, 0) + count
-    for link in links:
-        if link.kind == "host":
-            boxes[column_of[link.a_device], nodes[link.b_device].group].speeds.add(link.speed_gbps)
-    for (c, _), box in sorted(boxes.items()):
-        columns[c].boxes.append(box)
-
-
-def _leaf_key(leaf: SwitchPlan) -> tuple[int, int, tuple[tuple[int, str], ...]]:
-    return (leaf.scalable_unit or 0, leaf.rail or 0, natural_key(leaf.name))
-
-
-def _columns(leaves: list[SwitchPlan]) -> list[_Column]:
-    """One column per scalable unit (split if it has too many leaves), else runs of leaves in natural order."""
-    runs: dict[int | None, list[SwitchPlan]] = defaultdict(list)
-    for leaf in leaves:
-        runs[leaf.scalable_unit].append(leaf)
-    columns: list[_Column] = []
-    for unit, members in runs.items():
-        for start in range(0, len(members), MAX_LEAVES_PER_COLUMN):
-            chunk = members[start : start + MAX_LEAVES_PER_COLUMN]
-            title = f"SU {unit}" if unit is not None else f"leaves {start + 1}-{start + len(chunk)}"
-            if unit is not None and len(members) > MAX_LEAVES_PER_COLUMN:
-                title += f" ({start // MAX_LEAVES_PER_COLUMN + 1})"
-            columns.append(_Column(title, chunk))
-    return columns
 
 
 def speeds_label(speeds: set[int]) -> str:
@@ -223,7 +88,7 @@ class _Geometry:
         return _PAD + self.content_w + 12 + 8 * (self.groups - 1 - group)
 
 
-def _geometry(structure: _Structure, legend_w: float) -> _Geometry:
+def _geometry(structure: Structure, legend_w: float) -> _Geometry:
     leaf_names = [leaf.name for column in structure.columns for leaf in column.leaves]
     box_lines = [_box_lines(box) for column in structure.columns for box in column.boxes]
     leaf_w = max([_svg.text_width(n, 12) + _svg.text_width("999↓ 99↑", 10) + 18 for n in leaf_names] + [140.0])
@@ -243,7 +108,7 @@ def _slot(lines: int) -> float:
     return _SLOT if lines <= 8 else _SLOT - 1
 
 
-def _box_lines(box: _NodeBox) -> tuple[str, str, str]:
+def _box_lines(box: NodeBox) -> tuple[str, str, str]:
     cables = sum(box.per_leaf.values())
     return (
         f"{box.group}{_range_label(box.units)}",
@@ -252,7 +117,7 @@ def _box_lines(box: _NodeBox) -> tuple[str, str, str]:
     )
 
 
-def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Structure) -> str:
+def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure) -> str:
     legend = _legend(plan, fabric, plane, structure)
     legend_w = max(_svg.text_width(text, size) for text, size in legend) + 2 * _PAD
     geo = _geometry(structure, legend_w)
@@ -288,7 +153,7 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Structu
     return _svg.document(width, y + _PAD, title, out)
 
 
-def _rail_swatches(x: float, y: float, structure: _Structure) -> list[str]:
+def _rail_swatches(x: float, y: float, structure: Structure) -> list[str]:
     rails = sorted({leaf.rail for c in structure.columns for leaf in c.leaves if leaf.rail is not None})
     label = "rails:" if rails else "host cables:"
     out = [_svg.text(x, y + 10, label, 11)]
@@ -302,7 +167,7 @@ def _rail_swatches(x: float, y: float, structure: _Structure) -> list[str]:
     return out
 
 
-def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[SwitchPlan], structure: _Structure, *, y: float) -> tuple[float, float]:
+def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[SwitchPlan], structure: Structure, *, y: float) -> tuple[float, float]:
     """A frame with the group's spines wrapped to the page width; returns the next y and the connector's y."""
     per_row = max(1, int((geo.content_w - 16) // (geo.spine_w + 8)))
     rows = (len(members) + per_row - 1) // per_row
@@ -325,7 +190,7 @@ def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[Swit
     return y + height + 10, connector_y
 
 
-def _draw_supers(out: list[str], geo: _Geometry, structure: _Structure, *, y: float) -> tuple[float, float]:
+def _draw_supers(out: list[str], geo: _Geometry, structure: Structure, *, y: float) -> tuple[float, float]:
     """The super-spines of a three-tier fabric in one frame above the spine groups; returns the next y and its middle."""
     per_row = max(1, int((geo.content_w - 16) // (geo.spine_w + 8)))
     rows = (len(structure.supers) + per_row - 1) // per_row
@@ -358,7 +223,7 @@ def _switch_box(x: float, y: float, w: float, switch: SwitchPlan, *, counts: str
     )
 
 
-def _draw_band(out: list[str], geo: _Geometry, structure: _Structure, columns: list[_Column], buses: list[float]) -> float:
+def _draw_band(out: list[str], geo: _Geometry, structure: Structure, columns: list[Column], buses: list[float]) -> float:
     """Columns side by side under their buses; returns the y below the band."""
     top = buses[-1] + 36
     bottom = top
@@ -373,7 +238,7 @@ def _draw_band(out: list[str], geo: _Geometry, structure: _Structure, columns: l
 
 
 def _draw_column(
-    out: list[str], geo: _Geometry, structure: _Structure, column: _Column, *, x: float, top: float, buses: list[float], bus_left: dict[int, float]
+    out: list[str], geo: _Geometry, structure: Structure, column: Column, *, x: float, top: float, buses: list[float], bus_left: dict[int, float]
 ) -> float:
     leaf_x = x + geo.comb_w
     right = leaf_x + geo.leaf_w
@@ -411,7 +276,7 @@ def _draw_column(
     return y
 
 
-def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Structure) -> list[tuple[str, float]]:
+def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure) -> list[tuple[str, float]]:
     """Title and legend lines, each with its font size."""
     units = f", {fabric.scalable_units} scalable units × {fabric.rails} rails" if fabric.scalable_units else ""
     lines: list[tuple[str, float]] = [(f"{plan.name}: {plane} plane, {fabric.topology} {fabric.link_layer}{units}", 16)]
@@ -440,7 +305,7 @@ def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Struc
         )
     lines.append((f"fabric: bisection {_tbps(fabric.bisection_gbps)}, oversubscription {fabric.oversubscription}", 11))
     if fabric.link_layer == "ethernet" and plan.plane(plane).transport == "roce":
-        lines.append((f"RoCE: {roce_contract(plan.roce)}", 11))
+        lines.append((f"RoCE: {plan.roce.summary()}", 11))
     elif plan.infiniband is not None:
         sm = plan.infiniband.subnet_manager
         lines.append((f"InfiniBand: MTU {plan.infiniband.mtu}, subnet manager {sm.kind} on {len(sm.nodes)} node(s), routing {sm.routing_engine}", 11))
@@ -449,20 +314,3 @@ def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: _Struc
 
 def _tbps(gbps: int) -> str:
     return f"{gbps / 1000:g} Tb/s" if gbps >= 1000 else f"{gbps} Gb/s"
-
-
-def roce_contract(roce: RoceSpec) -> str:
-    """The lossless RoCE contract in one line (what hosts mark, what switches honour).
-
-    Example:
-        >>> roce_contract(RoceSpec()).startswith("DSCP 26 (ToS 106) → priority 3 → TC 3, PFC on [3]")
-        True
-    """
-    ecn, cnp, wd = roce.ecn, roce.cnp, roce.pfc_watchdog
-    watchdog = f"PFC watchdog {wd.detection_ms} ms {wd.action}" if wd.enabled else "PFC watchdog off"
-    return (
-        f"DSCP {roce.dscp} (ToS {roce.effective_tos}) → priority {roce.priority} → TC {roce.traffic_class}, "
-        f"PFC on {list(roce.pfc_priorities)}, {roce.bandwidth_percent} % bandwidth; CNP DSCP {cnp.dscp} → priority {cnp.priority}"
-        f"{' strict' if cnp.strict else ''}; ECN {ecn.min_threshold_bytes // 1000} KB-{ecn.max_threshold_bytes / 1e6:g} MB "
-        f"at {ecn.probability} %; {watchdog}"
-    )

@@ -1,6 +1,6 @@
-"""Cloud pre-flight rules (the V-rules of ``shared/reference/cloud.md`` section 8.1) over a schema-valid ClusterSpec.
+"""AWS pre-flight rules (the V-rules of ``shared/reference/cloud.md`` section 8.1) over a schema-valid ClusterSpec.
 
-AWS rules live here; GCP in ``cloud_rules_gcp``, Azure in ``cloud_rules_azure``. Every provider limit carries its source.
+GCP's are in ``fabric.model.rules.gcp``, Azure's in ``fabric.model.rules.azure``. Every provider limit carries its source.
 Rules that hold by construction in ``fabric.cloud`` (EFA layout V7/V8, no public IP V9, RDMA VPC without firewall V13,
 TERMINATE on host maintenance V21, storage ports V28) are proven by the component tests instead.
 """
@@ -13,11 +13,9 @@ from fabric.catalog.cloud import AWS_INSTANCE_TYPES
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec
-from fabric.model.rules.azure import check_azure
 from fabric.model.rules.common import gpu_groups
-from fabric.model.rules.gcp import check_gcp
 
-__all__ = ["check_aws", "check_azure", "check_gcp"]
+__all__ = ["check_aws"]
 
 AWS_RESERVED_PER_SUBNET = 5  # network, VPC router, DNS, future use, broadcast
 AWS_SUBNET_PREFIXES = range(16, 29)  # VPC and subnet blocks: /16 to /28
