@@ -19,9 +19,9 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
-from fabric.errors import Finding, InputError
+from fabric.errors import Finding, InputError, ProjectMissingError
 from fabric.model.loader import parse_yaml
-from fabric.nodes.runner import NodesRun, ProjectMissingError, RunOptions, run_playbook
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.validate import validate_file
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID = 0, 1, 2

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from fabric.apply.checks.verify import verify_fabric
-from fabric.apply.drain import DrainError
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, lab_access, open_session, push_fabric
 from fabric.apply.transaction import PushResult
 from fabric.cli.apply import candidates, push_and_record
+from fabric.errors import DrainError
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState
 from fabric.twin.traffic import Flood, cross_rack_pairs, forwarded
