@@ -1,17 +1,25 @@
-"""The single exception tree of gpufabric.
+"""The single exception tree of gpufabric: every exception class the project defines is here, and this drawing is the tree.
 
-    FabricError
-    ├── InputError(FabricError, ValueError)    bad cluster definition; carries every Finding
-    ├── PlanError(FabricError)                 a valid definition that cannot be planned (pool exhausted, collision)
-    ├── RenderError(FabricError)               a plan that a renderer cannot express (or a value that would inject a line)
-    ├── StackConfigError(FabricError)          a Pulumi stack whose config cannot build the cluster
-    ├── CatalogError(FabricError)              a built-in catalog data file is broken; carries every Finding
-    └── PushError(FabricError)                 anything that goes wrong while talking to devices
-        ├── ConnectError(PushError)
-        ├── ConfigRejectedError(PushError)     carries the rejected command and the device output
-        └── CommitError(PushError)
+    FabricError(Exception)                           base of every error gpufabric raises on purpose
+    ├── InputError(FabricError, ValueError)          bad cluster definition; carries every Finding
+    ├── LimitError(FabricError, ComposerError)       the YAML passes a loader bound; parse_yaml turns it into an InputError
+    ├── StackConfigError(FabricError, ValueError)    a Pulumi stack whose config cannot build the cluster
+    ├── PlanError(FabricError)                       a valid definition that cannot be planned (pool exhausted, collision)
+    ├── RenderError(FabricError)                     a plan that a renderer cannot express (or a value that would inject a line)
+    ├── PushError(FabricError)                       anything that goes wrong while talking to devices
+    │   ├── DeviceRejectedError(PushError)           the device refused a command of the change
+    │   ├── DeadlineError(PushError)                 a device's transaction ran out of time
+    │   ├── NxosReplyError(PushError)                an NX-OS reply of a shape the L2 post-check does not know
+    │   ├── DrainError(PushError)                    a switch cannot be drained
+    │   ├── LockedError(PushError)                   another push to the same fabric is running
+    │   └── RecordError(PushError)                   the change record cannot be written: nothing may be touched
+    ├── LabError(FabricError)                        the twin cannot be built or torn down on this machine
+    ├── CatalogError(FabricError)                    a built-in catalog data file is broken; carries every Finding
+    └── ProjectMissingError(FabricError)             no Ansible project (ansible.cfg and the playbook) for ``nodes``
 
-Command-line exit codes: 2 for InputError, PlanError and RenderError (the definition must change), 1 for the rest.
+Command-line exit codes: 2 for InputError, PlanError and RenderError (the definition must change), 1 for the rest;
+``nodes`` reports a ProjectMissingError itself ("nodes refused:", exit 2). ``tests/test_errors.py`` holds this drawing
+to the classes below and refuses an exception class defined, or a project exception raised, anywhere else.
 Every message passes through ``printable`` before it is shown, so input cannot forge report lines or drive a terminal.
 """
 
@@ -20,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from yaml.composer import ComposerError
 
 Severity = Literal["error", "warning"]
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -89,6 +99,9 @@ class FabricError(Exception):
     """Base of every error gpufabric raises on purpose."""
 
 
+# Input: the cluster definition (or the stack's configuration) must change.
+
+
 class InputError(FabricError, ValueError):
     """The cluster definition is invalid; ``findings`` lists every problem found."""
 
@@ -105,16 +118,15 @@ class InputError(FabricError, ValueError):
         return tuple(f for f in self.findings if f.severity == "error")
 
 
-class CatalogError(FabricError):
-    """A data file of the built-in catalog is broken: the installation's fault, not the definition's.
+class LimitError(FabricError, ComposerError):
+    """The document passes one of the loader's bounds (depth, alias expansion, number length, recursion)."""
 
-    Not a ``ValueError``, so a model validator that reads the catalog cannot turn it into a finding on the definition.
-    """
 
-    def __init__(self, findings: list[Finding] | tuple[Finding, ...]) -> None:
-        self.findings = tuple(findings)
-        lines = ["gpufabric's built-in catalog is broken; fix these files or reinstall:", *(str(f) for f in self.findings)]
-        super().__init__("\n".join(lines))
+class StackConfigError(FabricError, ValueError):
+    """The Pulumi stack configuration cannot build this cluster (wrong target, missing key)."""
+
+
+# Plan and render: a valid definition the pipeline cannot carry through.
 
 
 class PlanError(FabricError):
@@ -125,27 +137,57 @@ class RenderError(FabricError):
     """The plan holds something a renderer cannot express."""
 
 
-class StackConfigError(FabricError, ValueError):
-    """The Pulumi stack configuration cannot build this cluster (wrong target, missing key)."""
+# Push: talking to devices.
 
 
 class PushError(FabricError):
     """A device transaction failed."""
 
 
-class ConnectError(PushError):
-    """The device could not be reached or authenticated."""
+class DeviceRejectedError(PushError):
+    """The device refused a command of the change."""
 
 
-class ConfigRejectedError(PushError):
-    """The device rejected a configuration line; nothing was committed."""
-
-    def __init__(self, host: str, command: str, output: str) -> None:
-        self.host = host
-        self.command = command
-        self.output = output
-        super().__init__(f"{host}: device rejected {command!r}: {output.strip()}")
+class DeadlineError(PushError):
+    """The device's transaction ran out of time (a hung device)."""
 
 
-class CommitError(PushError):
-    """Commit, confirm or rollback failed."""
+class NxosReplyError(PushError):
+    """An NX-OS reply is not the JSON shape the L2 post-check reads (see ``fabric.apply.checks.l2_nxos``)."""
+
+
+class DrainError(PushError):
+    """A switch cannot be drained (no drain policy for its NOS, a peer without an outbound route-map, ...)."""
+
+
+class LockedError(PushError):
+    """Another push to the same fabric is running."""
+
+
+class RecordError(PushError):
+    """The change record cannot be written: nothing may be touched."""
+
+
+# The local twin.
+
+
+class LabError(FabricError):
+    """The twin cannot be built or torn down on this machine."""
+
+
+# Installation: the package is broken, not the definition.
+
+
+class CatalogError(FabricError):
+    """A data file of the built-in catalog is broken: the installation's fault, not the definition's."""
+
+    # Not a ValueError, so a model validator that reads the catalog cannot turn it into a finding on the definition.
+
+    def __init__(self, findings: list[Finding] | tuple[Finding, ...]) -> None:
+        self.findings = tuple(findings)
+        lines = ["gpufabric's built-in catalog is broken; fix these files or reinstall:", *(str(f) for f in self.findings)]
+        super().__init__("\n".join(lines))
+
+
+class ProjectMissingError(FabricError):
+    """Neither a checkout nor the installed package holds the Ansible project (ansible.cfg and the playbook)."""

@@ -21,8 +21,9 @@ from fabric.apply.hitless import Drain
 from fabric.apply.nos import Adapter
 from fabric.apply.planes import PLANES
 from fabric.apply.record import ChangeRecord
-from fabric.apply.session import DeadlineError, DeviceAccess, Session, connect
+from fabric.apply.session import DeviceAccess, Session, connect
 from fabric.apply.transaction import PushResult, revert, transaction
+from fabric.errors import DeadlineError
 
 Progress = Callable[[str, str], None]
 Connector = Callable[[DeviceAccess, Adapter], Session]

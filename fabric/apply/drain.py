@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fabric.errors import PushError
+from fabric.errors import DrainError
 
 PREPEND = 3  # more than any alternative path is longer in a 2- or 3-tier Clos (a leaf's other uplinks: 0 extra hops)
 GSHUT = "graceful-shutdown"  # 65535:0 (RFC 8326)
@@ -37,10 +37,6 @@ _OUT = re.compile(r"^\s*neighbor (\S+) route-map (\S+) out\s*$")
 _PEER = re.compile(r"^\s*neighbor (\S+) (?:remote-as|interface|peer-group)\b(.*)$")
 _GROUP = re.compile(r"\bpeer-group (\S+)")
 _ENTRY = re.compile(r"^route-map (\S+) (permit|deny) (\d+)\s*$")
-
-
-class DrainError(PushError):
-    """A switch cannot be drained (no drain policy for its NOS, a peer without an outbound route-map, ...)."""
 
 
 def refuse_undrainable(noses: dict[str, str]) -> None:
@@ -54,7 +50,7 @@ def refuse_undrainable(noses: dict[str, str]) -> None:
         >>> refuse_undrainable({"leaf01": "eos"})
         Traceback (most recent call last):
         ...
-        fabric.apply.drain.DrainError: push --drain: no checked drain policy for leaf01 (eos); push these switches without --drain, ...
+        fabric.errors.DrainError: push --drain: no checked drain policy for leaf01 (eos); push these switches without --drain, ...
     """
     bad = sorted(f"{name} ({nos})" for name, nos in noses.items() if nos not in DRAINABLE)
     if bad:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 from fabric.apply.checks.neighbours import NeighbourView, Paths, fewer_paths, not_drained, only_through
 from fabric.apply.checks.routing import Waiting, hold_clean
-from fabric.apply.drain import DrainError, drain_policy, has_bgp
+from fabric.apply.drain import drain_policy, has_bgp
 from fabric.apply.nos import Adapter
 from fabric.apply.record import ChangeRecord
 from fabric.apply.session import Session
 from fabric.apply.transaction import PushResult, revert
+from fabric.errors import DrainError
 
 # The change itself: (drained candidate, drained running config, neighbours' paths while drained) → its result.
 Change = Callable[[str, str, Mapping[str, Paths]], PushResult]

@@ -33,15 +33,7 @@ from typing import Any
 
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.transaction import PushResult
-from fabric.errors import PushError
-
-
-class LockedError(PushError):
-    """Another push to the same fabric is running."""
-
-
-class RecordError(PushError):
-    """The change record cannot be written: nothing may be touched."""
+from fabric.errors import LockedError, PushError, RecordError
 
 
 def _mkdir(path: Path) -> None:

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from fabric.errors import PushError
+from fabric.errors import DeadlineError
 
 if TYPE_CHECKING:
     from netmiko import BaseConnection
@@ -28,10 +28,6 @@ WEAK_SSH_ALGORITHMS: dict[str, tuple[str, ...]] = {
     "kex": ("diffie-hellman-group1-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group-exchange-sha1"),
     "pubkeys": ("ssh-dss",),
 }
-
-
-class DeadlineError(PushError):
-    """The device's transaction ran out of time (a hung device)."""
 
 
 class Session(Protocol):

@@ -20,9 +20,9 @@ from rich.console import Console
 from rich.table import Table
 
 from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, EXIT_OK
-from fabric.errors import Finding, InputError
+from fabric.errors import Finding, InputError, ProjectMissingError
 from fabric.model.loader import parse_yaml
-from fabric.nodes.runner import NodesRun, ProjectMissingError, RunOptions, run_playbook
+from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.validate import validate_file
 
 PLAYBOOKS = {"site": "playbooks/site.yml", "check": "playbooks/check.yml"}

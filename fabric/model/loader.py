@@ -19,13 +19,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from fabric.errors import Finding, InputError
+from fabric.errors import Finding, InputError, LimitError
 from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
 from fabric.model.cluster import MAX_GROUPS, MAX_NODES, ClusterSpec
 from fabric.model.deferred import Deferred
 from fabric.model.secrets import REFERENCE_ADVICE, scan_secrets
-from fabric.model.source import LimitError, check_text, load_yaml, read_definition
+from fabric.model.source import check_text, load_yaml, read_definition
 from fabric.model.topology import OVERSUBSCRIPTION_RE
 
 Path_ = tuple[str | int, ...]

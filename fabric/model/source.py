@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import NoReturn, cast
 
 import yaml
-from yaml.composer import ComposerError
 from yaml.error import Mark
 
-from fabric.errors import Finding, InputError
+from fabric.errors import Finding, InputError, LimitError
 
 MAX_FILE_BYTES = 4 * 1024 * 1024  # the largest example is 3 KB; 32,768 nodes with explicit addresses fit in 4 MiB
 MAX_DEPTH = 32  # the schema nests 6 levels deep
@@ -108,10 +107,6 @@ def check_text(text: str, file: str | None = None) -> None:
 
 def _refuse(file: str | None, problem: str, line: int | None = None) -> NoReturn:
     raise InputError([Finding((), problem, file=file, line=line)], file)
-
-
-class LimitError(ComposerError):
-    """The document passes one of the loader's bounds (depth, alias expansion, number length, recursion)."""
 
 
 class BoundedLoader(yaml.SafeLoader):

@@ -22,14 +22,12 @@ from typing import Any
 
 import ansible_runner
 
+from fabric.errors import ProjectMissingError
+
 CHECKOUT = Path(__file__).resolve().parent.parent.parent
 PACKAGED = Path(__file__).resolve().parent / "project"  # only in an installed wheel
 SITE = "playbooks/site.yml"
 OUTCOMES = ("ok", "changed", "failed", "unreachable", "skipped", "ignored")
-
-
-class ProjectMissingError(Exception):
-    """Neither a checkout nor the installed package holds the Ansible project (ansible.cfg and the playbook)."""
 
 
 def project_dir(playbook: str = SITE) -> Path:

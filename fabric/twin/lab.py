@@ -22,17 +22,18 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
+from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.twin.oob import cable_oob, oob_devices
-from fabric.twin.procs import LabError, is_alive, processes_under, read_text, started_here, stop
+from fabric.twin.procs import is_alive, processes_under, read_text, started_here, stop
 from fabric.twin.sshd import SSHD, prepare_keys, start_sshd
 from fabric.twin.storage import cable_storage, storage_devices, storage_hosts
 from fabric.twin.switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
 
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
-__all__ = ["LabError", "LabState", "LabSwitch", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
+__all__ = ["LabState", "LabSwitch", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,7 @@ import signal
 import time
 from pathlib import Path
 
-from fabric.errors import FabricError
-
 STOP_TIMEOUT_S = 5.0
-
-
-class LabError(FabricError):
-    """The twin cannot be built or torn down on this machine."""
 
 
 def read_text(path: Path) -> str:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from fabric.twin.procs import LabError
+from fabric.errors import LabError
 from fabric.twin.sshd import PYTHON, TWIN_NVUE
 
 FRR_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd")

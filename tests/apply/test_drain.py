@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from fabric.apply.checks.verify import verify_fabric
-from fabric.apply.drain import DrainError
 from fabric.apply.nos.frr import FrrAdapter
 from fabric.apply.push import candidates, push_and_record
 from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, open_session, push_fabric
 from fabric.apply.transaction import PushResult
+from fabric.errors import DrainError
 from fabric.plan import ClusterPlan
 from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState

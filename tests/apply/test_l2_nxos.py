@@ -13,13 +13,14 @@ import pytest
 import yaml
 
 from fabric.apply.checks.l2 import L2_READERS, l2_expect, l2_problems, read_l2
-from fabric.apply.checks.l2_nxos import CHANNELS, INTERFACES, MAX_REPLY, VLANS, VPC, NxosReplyError, nxos_l2_state
+from fabric.apply.checks.l2_nxos import CHANNELS, INTERFACES, MAX_REPLY, VLANS, VPC, nxos_l2_state
 from fabric.apply.checks.l2state import L2State
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import select_devices
 from fabric.apply.push import candidates
 from fabric.apply.rollout import RolloutOptions, push_fabric, targets
 from fabric.apply.session import DeviceAccess
+from fabric.errors import NxosReplyError
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render.vlan_list import vlan_ids

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
+from fabric.errors import LabError
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
-from fabric.twin.lab import LabError, LabState, is_alive, lab_down, lab_namespaces, lab_status, lab_up, load_state, namespace
+from fabric.twin.lab import LabState, is_alive, lab_down, lab_namespaces, lab_status, lab_up, load_state, namespace
 from tests.apply.conftest import CLUSTER, CONVERGE_S, netns_list
 from tests.conftest import ROOT
 

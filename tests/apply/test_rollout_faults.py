@@ -10,9 +10,10 @@ import pytest
 
 from fabric.apply.nos import Adapter
 from fabric.apply.push import candidates
-from fabric.apply.record import ChangeRecord, RecordError
+from fabric.apply.record import ChangeRecord
 from fabric.apply.rollout import RolloutOptions, push_fabric
 from fabric.apply.session import DeviceAccess, Session
+from fabric.errors import RecordError
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT

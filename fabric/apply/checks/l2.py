@@ -30,12 +30,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from fabric.apply.checks.l2_nxos import NxosReplyError, read_nxos_l2
+from fabric.apply.checks.l2_nxos import read_nxos_l2
 from fabric.apply.checks.l2state import VPC_PREFIX, L2State
 from fabric.apply.checks.routing import Waiting, hold_clean
 from fabric.apply.session import Session
 from fabric.apply.transaction import PostCheck
-from fabric.errors import PushError
+from fabric.errors import NxosReplyError, PushError
 from fabric.plan.storage.facts import bond_name
 from fabric.plan.types import ClusterPlan
 
@@ -101,7 +101,7 @@ def read_l2(nos: str, session: Session, *, vpc: bool = False) -> L2State:
 
     Raises:
         PushError: a NOS this check cannot read yet (its L2 planes cannot be pushed until it can), or a reply it
-            cannot trust (``fabric.apply.checks.l2_nxos.NxosReplyError``).
+            cannot trust (``fabric.errors.NxosReplyError``).
     """
     if nos not in L2_READERS:
         msg = f"no L2 post-check reader for {nos} yet (reads {', '.join(sorted(L2_READERS))}); push its plane once one exists"

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fabric.apply.checks.l2state import VPC_PREFIX, L2State
-from fabric.errors import PushError
+from fabric.errors import NxosReplyError
 
 VLANS = "show vlan brief | json"
 INTERFACES = "show interface brief | json"
@@ -58,10 +58,6 @@ MEMBER_FLAGS = frozenset("PpDIHsrb")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9/.:-]{0,63}")
 _RANGE = re.compile(r"(?P<prefix>[A-Za-z][A-Za-z-]*(?:\d+/)*)(?P<lo>\d{1,5})-(?P<hi>\d{1,5})")
 _SHORT = ((re.compile(r"Eth(?=\d)"), "Ethernet"), (re.compile(r"(?:Po|Port-[Cc]hannel)(?=\d)"), "port-channel"))
-
-
-class NxosReplyError(PushError):
-    """An NX-OS reply is not the JSON shape the L2 post-check reads (see the module docstring)."""
 
 
 def read_nxos_l2(show: Callable[[str], str], *, vpc: bool = False) -> L2State:

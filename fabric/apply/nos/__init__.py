@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabric.apply.nos.base import Adapter, DeviceRejectedError
+from fabric.apply.nos.base import Adapter
 from fabric.apply.nos.cumulus import CumulusAdapter
 from fabric.apply.nos.eos import EosAdapter
 from fabric.apply.nos.frr import FrrAdapter
@@ -11,4 +11,4 @@ from fabric.apply.nos.sonic import SonicAdapter
 
 ADAPTERS: dict[str, Adapter] = {a.nos: a for a in (FrrAdapter(), SonicAdapter(), CumulusAdapter(), EosAdapter(), NxosAdapter())}
 
-__all__ = ["ADAPTERS", "Adapter", "DeviceRejectedError"]
+__all__ = ["ADAPTERS", "Adapter"]

@@ -16,11 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from fabric.apply.session import Session
-from fabric.errors import PushError
-
-
-class DeviceRejectedError(PushError):
-    """The device refused a command of the change."""
+from fabric.errors import DeviceRejectedError
 
 
 class Adapter(Protocol):
