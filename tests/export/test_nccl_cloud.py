@@ -1,5 +1,5 @@
 """``export nccl`` on the clouds: the variables each provider documents for the group's instance type (sources in
-``fabric/export/nccl_cloud.py`` and the README), and the linter holding the variables that carry the contract."""
+``fabric/export/nccl_cloud.py`` and docs/workload.md), and the linter holding the variables that carry the contract."""
 
 from __future__ import annotations
 
