@@ -168,7 +168,7 @@ def main() -> None:
 
 
 def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
-    """A Markdown table (it goes into the README as printed): medians, worst peak RSS, ratios, output size."""
+    """A Markdown table (it goes into docs/benchmarks.md as printed): medians, worst peak RSS, ratios, output size."""
     tools = ("render", "configs", "report", "pyavd")
     median = {case: {t: statistics.median(r["s"] for r in runs[t]) for t in tools if t in runs} for case, runs in results.items()}
     print("| case | " + " | ".join(f"{t} s / MiB" for t in tools) + " | pyavd ÷ render | pyavd ÷ configs | configs MB / lines | pyavd lines |")

@@ -111,7 +111,7 @@ class NdCluster(pulumi.ComponentResource):
         )
         network.BastionHost(
             f"{n}-bastion",
-            bastion_host_name=f"{n}-bastion",  # a fixed name: the README's `az network bastion tunnel -n` uses it
+            bastion_host_name=f"{n}-bastion",  # a fixed name: docs/cloud.md's `az network bastion tunnel -n` uses it
             resource_group_name=self._rg,
             location=region,
             # Bastion native client: "Connections via native client require the Bastion Standard SKU" and tunnelling
@@ -251,7 +251,7 @@ def _dynamic_inventory(
         "include_vmss_resource_groups": [azure.resource_group],
         "auth_source": "auto",
         "plain_host_names": True,
-        # Nodes have private addresses only; reach them through the Bastion tunnel (README, "Reaching Azure nodes").
+        # Nodes have private addresses only; reach them through the Bastion tunnel (docs/cloud.md, "Reaching Azure nodes").
         "hostvar_expressions": {
             "ansible_host": "private_ipv4_addresses | first",
             "gpufabric_target": "'azure'",

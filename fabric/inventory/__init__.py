@@ -100,7 +100,7 @@ PER_HOST: frozenset[str] = frozenset(
 COMPACT_ABOVE_HOSTS = 1024
 """Above this many hosts the inventory takes its compact form (``fabric.inventory.compact``); at or below it every
 value is plain, as ``ansible-inventory --host`` shows it. Measured at 4,096 nodes (5,376 hosts): ``ansible-inventory
---list`` 20.7-22.8 s plain, 6.5-7.8 s compact (README, "Inventory scale")."""
+--list`` 20.7-22.8 s plain, 6.5-7.8 s compact (docs/benchmarks.md)."""
 COMPACT_MODES = ("auto", "always", "never")
 """``GPUFABRIC_INVENTORY_COMPACT`` (the plugin's): ``auto`` (by ``COMPACT_ABOVE_HOSTS``), ``always`` or ``never``."""
 

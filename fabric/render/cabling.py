@@ -1,6 +1,6 @@
 """The cabling plan as CSV: one row per cable, in plan order (compute fabric, OOB, storage / in-band).
 
-Columns, in this order (README "Cabling"): ``device, port, peer_device, peer_port, speed_gbps, cable_m, plane, kind,
+Columns, in this order (docs/definition/racks.md): ``device, port, peer_device, peer_port, speed_gbps, cable_m, plane, kind,
 rack, u, peer_rack, peer_u``; the last four come from the definition's ``racks`` and are empty for a device it does not
 place.
 """

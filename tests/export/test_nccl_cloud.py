@@ -1,5 +1,5 @@
 """``export nccl`` on the clouds: the variables each provider documents for the group's instance type (sources in
-``fabric/plan/cloud/nccl.py`` and the README), and the linter holding the variables that carry the contract."""
+``fabric/plan/cloud/nccl.py`` and docs/workload.md), and the linter holding the variables that carry the contract."""
 
 from __future__ import annotations
 

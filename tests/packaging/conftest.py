@@ -97,7 +97,7 @@ class Installed:
 
 @pytest.fixture(scope="session")
 def installed(tool_venv: ToolVenv, tmp_path_factory: pytest.TempPathFactory) -> Installed:
-    """collection/build.py → ansible-galaxy collection build → install; the README's ansible.cfg in the work directory."""
+    """collection/build.py → ansible-galaxy collection build → install; docs/collection.md's ansible.cfg in the work directory."""
     base = tmp_path_factory.mktemp("collection")
     built = run_checked(
         [sys.executable, str(ROOT / "collection" / "build.py"), "--out", str(base / "tree"), "--tarball", str(base / "dist")], cwd=base
@@ -106,7 +106,7 @@ def installed(tool_venv: ToolVenv, tmp_path_factory: pytest.TempPathFactory) -> 
     collections = base / "installed"
     galaxy = Path(sys.executable).parent / "ansible-galaxy"
     run_checked([str(galaxy), "collection", "install", str(tarball), "-p", str(collections)], cwd=base)
-    # The README's ansible.cfg: the installed collection, its inventory plugin enabled.
+    # docs/collection.md's ansible.cfg: the installed collection, its inventory plugin enabled.
     plugins = "gpufabric.fabric.gpufabric, ansible.builtin.yaml, ansible.builtin.ini"
     config = f"[defaults]\ncollections_path = {collections}\n\n[inventory]\nenable_plugins = {plugins}\n"
     (tool_venv.work / "ansible.cfg").write_text(config, encoding="utf-8")

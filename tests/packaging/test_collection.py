@@ -1,7 +1,7 @@
 """The Ansible collection gpufabric.fabric: assembled, built with ansible-galaxy, installed, and run from the install.
 
 Ansible runs in the venv that holds only the wheel (tests/packaging/conftest.py), from a directory outside the
-checkout, with the ansible.cfg the README gives: the collection and the package are all it has.
+checkout, with the ansible.cfg docs/collection.md gives: the collection and the package are all it has.
 """
 
 from __future__ import annotations

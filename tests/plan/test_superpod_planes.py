@@ -20,10 +20,10 @@ across:
   Ethernet switches, 2 UFM Back-to-Back, 108 PDUs" and "16, 100 Gbps, Two uplinks per OOB to in-band".
 
 The RA states in-band and OOB switch counts for the 4-SU build only, with no port map and no count per SU. The definition
-(``tests/data/plan/superpod-h100/cluster.yaml``) is that build read from Table 8 (README "SuperPOD switch counts"): in-band
+(``tests/data/plan/superpod-h100/cluster.yaml``) is that build read from Table 8 (docs/reference/superpod-counts.md): in-band
 leaf pairs shared across SUs by port budget plus a core pair, two SN2201 per SU taking the management rack's gear on their
 spare ports, two in-band ports per DGX; the test adds the RA's 108 PDUs, 27 per SU. ``FOUR_SUS`` holds, per row, the RA's
-figure, its words and the plan's; where the two still differ README "SuperPOD switch counts" says why. 1 and 2 SUs follow
+figure, its words and the plan's; where the two still differ docs/reference/superpod-counts.md says why. 1 and 2 SUs follow
 the same rules (``PER_SU``).
 """
 
@@ -45,7 +45,7 @@ SUPERPOD_H100 = DATA / "plan" / "superpod-h100" / "cluster.yaml"
 # Table 4: (SUs, nodes, InfiniBand leaves, InfiniBand spines).
 TABLE_4 = [(1, 31, 8, 4), (2, 63, 16, 8), (4, 127, 32, 16)]
 
-# At 4 SUs: (the RA's figure, its words in Table 7 or 8, this plan's figure). README "SuperPOD switch counts" explains
+# At 4 SUs: (the RA's figure, its words in Table 7 or 8, this plan's figure). docs/reference/superpod-counts.md explains
 # each row whose figures differ.
 FOUR_SUS = {
     "compute fabric switches": (48, "Compute Fabric: 48 Fabric switches", 48),

@@ -1,5 +1,5 @@
 """EOS against Arista's own generator: our ``--format avd`` structured config, rendered by pyavd's eos_cli_config_gen,
-gives the same command set as our EOS text, apart from the deliberate differences the README lists."""
+gives the same command set as our EOS text, apart from the deliberate differences docs/switches.md lists."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_avd_configs, render_configs
 from tests.render.conftest import CASES, definition, files_of, plan_of, with_release
 
-# Lines only our EOS text has, by the block they sit in ("" = top level). README, "What a real switch needs", EOS.
+# Lines only our EOS text has, by the block they sit in ("" = top level). docs/switches.md, "What a real switch needs: Arista EOS".
 DELIBERATE_DIFFERENCES: frozenset[tuple[str, str]] = frozenset(
     {
         # AVD 6.4's router_bgp schema has no key for it (bgp.bestpath has only d_path); EOS accepts it (Batfish Arista_bgp.g4,

@@ -1,6 +1,6 @@
 """Kubernetes: the NVIDIA Network Operator's objects for the compute rails, derived from the plan (pure: plan → YAML).
 
-What is written and why (sources in the README, section "Kubernetes"):
+What is written and why (sources in docs/workload.md, ``k8s``):
 
 - ``k8s/nic-cluster-policy.yaml``: a ``NicClusterPolicy`` (mellanox.com/v1alpha1, Network Operator v26.4.1
   ``config/crd/bases/mellanox.com_nicclusterpolicies.yaml``) with the SR-IOV network device plugin exposing each

@@ -2,7 +2,7 @@
 
 ``render --format avd`` writes it as ``<switch>.yml`` so an Arista shop can feed the fabric into its AVD pipeline, and the
 reference test renders it with pyavd's ``get_device_config`` and compares the command set with our EOS text
-(README, "What a real switch needs", lists the deliberate differences). Keys follow the eos_cli_config_gen schema of
+(docs/switches.md, "What a real switch needs: Arista EOS", lists the deliberate differences). Keys follow the eos_cli_config_gen schema of
 pyavd 6.4 (``pyavd/_eos_cli_config_gen/schema``); pyavd validates them in that test.
 """
 
