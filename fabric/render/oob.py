@@ -42,7 +42,7 @@ def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
         text = render_sections(
             CUMULUS_SECTIONS,
             facts.switch.nos_version,
-            s=facts.switch,
+            switch=facts.switch,
             cluster=facts.cluster,
             access=facts.access,
             uplinks=facts.uplinks,

@@ -15,7 +15,7 @@ def render_frr_conf(facts: SwitchFacts, *, management: bool = True, sonic: bool 
         sonic: SONiC's FRR: traditional defaults with an explicit ``no bgp ebgp-requires-policy``, and the FPM lines
             SONiC's ``docker_init.sh`` would append.
     """
-    return template("frr.conf.j2").render(f=facts, mgmt=management, sonic=sonic)
+    return template("frr.conf.j2").render(facts=facts, mgmt=management, sonic=sonic)
 
 
 def render_frr(facts: SwitchFacts) -> dict[str, str]:

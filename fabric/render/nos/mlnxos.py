@@ -20,4 +20,4 @@ SECTIONS: tuple[Section, ...] = (
 
 def render_mlnxos(facts: SwitchFacts) -> dict[str, str]:
     """``running-config`` of an IB switch."""
-    return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, f=facts, m=facts.management)}
+    return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, facts=facts, mgmt=facts.management)}

@@ -25,7 +25,7 @@ SECTIONS: tuple[Section, ...] = (
 
 def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
-    context: dict[str, object] = {"f": facts, "m": facts.management, "r": facts.roce, "breakouts": breakouts(facts)}
+    context: dict[str, object] = {"facts": facts, "mgmt": facts.management, "roce": facts.roce, "breakouts": breakouts(facts)}
     context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
 

@@ -31,4 +31,4 @@ def render_storage_cumulus(facts: StorageSwitchFacts) -> dict[str, str]:
         'nv set system hostname stor-spine-a'
     """
     length = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
-    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, f=facts, r=facts.roce, vrr_mac=VRR_MAC, cable_length=length)}
+    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, facts=facts, roce=facts.roce, vrr_mac=VRR_MAC, cable_length=length)}

@@ -32,9 +32,9 @@ def render_eos(facts: SwitchFacts) -> dict[str, str]:
     text = render_sections(
         SECTIONS,
         facts.switch.nos_version,
-        f=facts,
-        m=facts.management,
-        r=facts.roce,
+        facts=facts,
+        mgmt=facts.management,
+        roce=facts.roce,
         unnumbered=unnumbered,
         port_action=WATCHDOG_PORT_ACTION,
         speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},

@@ -81,8 +81,8 @@ def render_oob_eos(facts: OobSwitchFacts) -> dict[str, str]:
     text = render_sections(
         SECTIONS,
         facts.switch.nos_version,
-        f=facts,
-        s=facts.switch,
+        facts=facts,
+        switch=facts.switch,
         port_channel=PORT_CHANNEL,
         acl=ACL,
     )

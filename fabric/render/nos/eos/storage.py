@@ -24,7 +24,7 @@ def render_storage_eos(facts: StorageSwitchFacts) -> dict[str, str]:
     text = render_sections(
         SECTIONS,
         facts.nos_version,
-        f=facts,
+        facts=facts,
         peer_vlan=PEER_VLAN,
         varp_mac=VARP_MAC,
         own=own,

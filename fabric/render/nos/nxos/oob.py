@@ -22,5 +22,5 @@ PORT_CHANNEL = "port-channel1"
 
 def render_oob_nxos(facts: OobSwitchFacts) -> dict[str, str]:
     """``running-config`` of one management switch on NX-OS."""
-    text = render_sections(SECTIONS, facts.switch.nos_version, f=facts, s=facts.switch, port_channel=PORT_CHANNEL)
+    text = render_sections(SECTIONS, facts.switch.nos_version, facts=facts, switch=facts.switch, port_channel=PORT_CHANNEL)
     return {"running-config": text}

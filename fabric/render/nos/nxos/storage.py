@@ -57,8 +57,8 @@ def render_storage_nxos(facts: StorageSwitchFacts) -> dict[str, str]:
     text = render_sections(
         SECTIONS,
         facts.nos_version,
-        f=facts,
-        s=facts.switch,
+        facts=facts,
+        switch=facts.switch,
         domain=vpc_domain(facts),
         own=own,
         peer=peer,
