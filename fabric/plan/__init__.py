@@ -116,18 +116,18 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     if any(f.severity == "error" for f in oob_findings + storage_findings + rack_findings):
         return findings, None
     plan = ClusterPlan(
-        spec.name,
-        spec.target,
-        _planes(spec),
-        nodes,
-        fabric,
-        spec.roce,
-        spec.infiniband,
-        plan_cloud(spec),
-        oob,
-        storage,
-        _hardware(spec),
-        positions,
+        name=spec.name,
+        target=spec.target,
+        planes=_planes(spec),
+        nodes=nodes,
+        fabric=fabric,
+        roce=spec.roce,
+        infiniband=spec.infiniband,
+        cloud=plan_cloud(spec),
+        oob=oob,
+        storage=storage,
+        hardware=_hardware(spec),
+        positions=positions,
     )
     _assert_unique_addresses(plan)
     return findings, plan

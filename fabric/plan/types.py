@@ -198,9 +198,9 @@ class HardwarePlan:
     nvlink_domain_nodes: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClusterPlan:
-    """Everything derived from one cluster definition."""
+    """Everything derived from one cluster definition (built by keyword: twelve fields read best by name)."""
 
     name: str
     target: str
