@@ -1,6 +1,6 @@
 """Lint the OOB management switches' configs against the plan: the plane kept apart, every endpoint on it, the relay.
 
-Per management switch (``plan.oob``), on the config parsed back (``oob_observed``):
+Per management switch (``plan.oob``), on the config parsed back (``fabric.lint.parse.oob``):
 
 - **Separation**: the management ACL exists, is applied to the switch's own SSH, and permits only sources inside the
   OOB plane, where the management hosts sit; a permit from another plane or from anywhere is a finding.

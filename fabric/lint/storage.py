@@ -1,6 +1,6 @@
 """The storage / in-band linter: plane separation, MTU per plane end to end, the storage RoCE contract and LAG members.
 
-Each storage / in-band switch's config (rendered or hand-edited) is parsed back (``storage_observed``) and checked
+Each storage / in-band switch's config (rendered or hand-edited) is parsed back (``fabric.lint.parse.l2``) and checked
 against the plan and against the switches at the other end of its cables:
 
 - **plane separation**: a switch carries only its network's plane VLANs; a host port sits in its own plane's VLAN; a

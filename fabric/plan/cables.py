@@ -1,5 +1,5 @@
-"""The fields every cable of every plane has: compute (``types.Link``), storage / in-band (``storage_types.StorageLink``)
-and OOB (``oob_types.OobLink``) cables extend it with their own."""
+"""The fields every cable of every plane has: compute (``types.Link``), storage / in-band (``storage.types.StorageLink``)
+and OOB (``oob.types.OobLink``) cables extend it with their own."""
 
 from __future__ import annotations
 

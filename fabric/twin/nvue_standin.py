@@ -1,6 +1,6 @@
 """The twin's NVUE stand-in: what a storage / in-band / OOB switch of the twin answers over SSH (its sshd's ``ForceCommand``).
 
-The twin's L2 switches are network namespaces with Linux bridges (``fabric.twin.storage``, ``lab_oob``); this
+The twin's L2 switches are network namespaces with Linux bridges (``fabric.twin.storage``, ``fabric.twin.oob``); this
 program gives each one the NVUE command surface the Cumulus adapter (``fabric.apply.nos.cumulus``) drives, so the push
 reaches them through the same transaction as a real switch:
 

@@ -61,7 +61,7 @@ GNMIC_PROMETHEUS_LISTEN = ":9804"  # the prometheus output address gnmic's docum
 GNMIC_PROMETHEUS_PATH = "/metrics"
 GNMIC_METRIC_PREFIX = "gnmic"
 SAMPLE_INTERVAL = "10s"
-# gnmic docs/user_guide/outputs/prometheus_output.md: the metric names telemetry_switch.py derives assume exactly these
+# gnmic docs/user_guide/outputs/prometheus_output.md: the metric names telemetry/switch.py derives assume exactly these
 PROMETHEUS_OUTPUT = {
     "type": "prometheus",
     "listen": GNMIC_PROMETHEUS_LISTEN,
