@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -171,6 +172,23 @@ def _vlans_and_svis(db: dict[str, dict[str, dict[str, Any]]], config: L2Config) 
         config.routes.append(("vrf" + vrf.removeprefix("Vrf") if vrf else "default", prefix, str(fields.get("nexthop", ""))))
 
 
+def cli_blocks(text: str) -> Iterator[list[str]]:
+    r"""The top-level blocks of an indented CLI config (EOS, NX-OS): a line and the indented lines under it, stripped.
+
+    Example:
+        >>> list(cli_blocks("vlan 10\n  name a\n!\ninterface e1\n"))
+        [['vlan 10', 'name a'], ['!'], ['interface e1']]
+    """
+    block: list[str] = []
+    for line in [*text.splitlines(), "!"]:
+        if line.startswith((" ", "\t")):
+            block.append(line.strip())
+            continue
+        if block:
+            yield block
+        block = [line.strip()]
+
+
 def parse_eos_l2(device: str, text: str) -> L2Config:
     r"""An EOS running-config as an ``L2Config``: ``vlan`` and ``interface`` blocks, ``ip route vrf`` lines.
 
@@ -183,14 +201,8 @@ def parse_eos_l2(device: str, text: str) -> L2Config:
         ({101}, ['Ethernet1/1'])
     """
     config = L2Config(device)
-    block: list[str] = []
-    for line in [*text.splitlines(), "!"]:
-        if line.startswith((" ", "\t")):
-            block.append(line.strip())
-            continue
-        if block:
-            _eos_block(config, block)
-        block = [line.strip()]
+    for block in cli_blocks(text):
+        _eos_block(config, block)
     config.vlans.discard(4094)
     config.interfaces.pop("Vlan4094", None)
     return config
@@ -246,14 +258,8 @@ def parse_nxos_l2(device: str, text: str) -> L2Config:
         ({101}, ['Ethernet1/1'])
     """
     config = L2Config(device)
-    block: list[str] = []
-    for line in [*text.splitlines(), "!"]:
-        if line.startswith((" ", "\t")):
-            block.append(line.strip())
-            continue
-        if block:
-            _nxos_block(config, block)
-        block = [line.strip()]
+    for block in cli_blocks(text):
+        _nxos_block(config, block)
     return config
 
 
