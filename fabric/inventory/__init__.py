@@ -66,7 +66,6 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
         "gpufabric_cluster": plan.name,
         "gpufabric_target": plan.target,
         "gpufabric_transport": plan.plane("compute").transport,
-        "gpufabric_mtu": {p.name: p.mtu for p in plan.planes},
     }
     return {"all": {"vars": cluster_vars, "children": dict(sorted(children.items()))}}
 
