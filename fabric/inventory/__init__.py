@@ -287,8 +287,8 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
         "gpufabric_target": plan.target,
         "gpufabric_transport": plan.plane("compute").transport,
         "gpufabric_planes": {
-            p.name: {"cidr": p.cidr, "mtu": p.mtu, "gateway": p.gateway, "default_route": p.default_route, "routes": [list(r) for r in p.routes]}
-            for p in plan.planes
+            p.name: {"cidr": p.cidr, "gateway": p.gateway, "default_route": p.default_route, "routes": [list(r) for r in p.routes]}
+            for p in plan.planes  # the MTU reaches hosts once, on each interface (gpufabric_interfaces)
         },
         "gpufabric_roce": {
             "dscp": roce.dscp,
