@@ -281,7 +281,6 @@ def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, An
 
 def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
     roce = plan.roce
-    tos = roce.tos if roce.tos is not None else (roce.dscp << 2) | 2
     data: dict[str, Any] = {
         "gpufabric_cluster": plan.name,
         "gpufabric_target": plan.target,
@@ -294,7 +293,7 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "dscp": roce.dscp,
             "priority": roce.priority,
             "pfc_priorities": list(roce.pfc_priorities),
-            "tos": tos,
+            "tos": roce.effective_tos,
             "cnp_dscp": roce.cnp.dscp,
             "cnp_priority": roce.cnp.priority,
         },
