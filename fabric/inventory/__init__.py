@@ -66,7 +66,6 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
         "gpufabric_cluster": plan.name,
         "gpufabric_target": plan.target,
         "gpufabric_transport": plan.plane("compute").transport,
-        "gpufabric_mtu": {p.name: p.mtu for p in plan.planes},
     }
     return {"all": {"vars": cluster_vars, "children": dict(sorted(children.items()))}}
 
@@ -282,20 +281,19 @@ def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, An
 
 def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
     roce = plan.roce
-    tos = roce.tos if roce.tos is not None else (roce.dscp << 2) | 2
     data: dict[str, Any] = {
         "gpufabric_cluster": plan.name,
         "gpufabric_target": plan.target,
         "gpufabric_transport": plan.plane("compute").transport,
         "gpufabric_planes": {
-            p.name: {"cidr": p.cidr, "mtu": p.mtu, "gateway": p.gateway, "default_route": p.default_route, "routes": [list(r) for r in p.routes]}
-            for p in plan.planes
+            p.name: {"cidr": p.cidr, "gateway": p.gateway, "default_route": p.default_route, "routes": [list(r) for r in p.routes]}
+            for p in plan.planes  # the MTU reaches hosts once, on each interface (gpufabric_interfaces)
         },
         "gpufabric_roce": {
             "dscp": roce.dscp,
             "priority": roce.priority,
             "pfc_priorities": list(roce.pfc_priorities),
-            "tos": tos,
+            "tos": roce.effective_tos,
             "cnp_dscp": roce.cnp.dscp,
             "cnp_priority": roce.cnp.priority,
         },
