@@ -46,5 +46,12 @@ def render_nxos(facts: SwitchFacts) -> dict[str, str]:
     """``running-config`` applied through a checkpoint (rollback on failure)."""
     unnumbered = any(p.address is None and p.kind == "fabric" for p in facts.ports)
     watchdog = nxos_watchdog(facts.roce.pfc_watchdog) if facts.roce else None
-    context = {"facts": facts, "mgmt": facts.management, "roce": facts.roce, "unnumbered": unnumbered, "watchdog": watchdog, "breakouts": breakouts(facts)}
+    context = {
+        "facts": facts,
+        "mgmt": facts.management,
+        "roce": facts.roce,
+        "unnumbered": unnumbered,
+        "watchdog": watchdog,
+        "breakouts": breakouts(facts),
+    }
     return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, **context)}
