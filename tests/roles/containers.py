@@ -31,6 +31,9 @@ IMAGE_PACKAGES = ("systemd", "systemd-sysv", "dbus", "python3", "python3-apt", "
 # directory at once would fail on that lock.
 APT_ARCHIVES = STATE / "apt-archives" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 _veth_numbers = itertools.count()
+# Set by tests/roles/conftest.py to the id of a running test that lacks the pytest marker container (None otherwise):
+# booted() then refuses, so a container never boots in the CPU tier (./dev fast, ./dev test's `-m "not container"`).
+unmarked_test: str | None = None
 
 
 def debian_mirror() -> str:
@@ -119,6 +122,8 @@ def booted(
     gives the container only a loopback (for runs that must not reach anything); otherwise it shares the host's
     network so apt reaches the mirror. ``files`` are written into the root before boot (path → (text, mode)).
     """
+    if unmarked_test is not None:
+        raise RuntimeError(f"{unmarked_test} boots a container: mark it @pytest.mark.container (the container tier runs it)")
     image = bookworm_image()
     APT_ARCHIVES.mkdir(parents=True, exist_ok=True)
     base = workdir / name

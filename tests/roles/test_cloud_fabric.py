@@ -23,7 +23,7 @@ from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import Events, changed, container_layer, explain, failures, role_playbook
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")]
 
 UBUNTU_2404 = {
     "distribution": "Ubuntu",

@@ -16,7 +16,7 @@ import pytest
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import converge, explain, failures, role_playbook, site
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")]
 
 CUDA = "https://developer.download.nvidia.com/compute/cuda/repos"
 DOCA = "https://linux.mellanox.com/public/repo/doca"
