@@ -20,7 +20,7 @@ from tests.roles.scenario import changed, converge, explain, failures, host_vars
 from tests.roles.stubs import fake_roce_gids
 from tests.roles.test_cloud_fabric import UBUNTU_2204, exported_inventory, run
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")]
 
 CONF = "/etc/nccl.conf"
 BEGIN = "# BEGIN gpufabric nccl_env, from the cluster definition (python -m fabric export nccl)"

@@ -50,7 +50,7 @@ from tests.roles.stubs import (
     pci_links,
 )
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")
+pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")]
 
 
 @pytest.fixture(scope="session", autouse=True)
