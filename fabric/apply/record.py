@@ -17,20 +17,19 @@ a secret: access data (keys, passwords) is not recorded.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import getpass
 import hashlib
 import json
 import os
 import socket
-import subprocess
 from collections.abc import Generator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fabric.apply.revision import definition_revision
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.transaction import PushResult
 from fabric.errors import LockedError, PushError, RecordError
@@ -91,18 +90,6 @@ def new_change_id(now: datetime | None = None) -> str:
     return (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
 
 
-def _revision(definition: Path) -> str | None:
-    """The git commit the definition's checkout is at (with ``+dirty`` when the file differs from it), if any."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        cwd = definition.resolve().parent
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)  # noqa: S607 - git from PATH
-        if head.returncode == 0:
-            argv = ["git", "diff", "--quiet", "HEAD", "--", definition.name]
-            dirty = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=10, check=False)  # noqa: S603 - fixed argv, no shell
-            return head.stdout.strip() + ("+dirty" if dirty.returncode else "")
-    return None
-
-
 class ChangeRecord:
     """One change's record; every write is fsynced, and every failure is a RecordError."""
 
@@ -133,7 +120,7 @@ class ChangeRecord:
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "definition": str(definition),
             "definition_sha256": hashlib.sha256(data).hexdigest(),
-            "definition_revision": _revision(definition),
+            "definition_revision": definition_revision(definition),
             "commit": commit,
             "rollback_to": rollback_to,
         }
