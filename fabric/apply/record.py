@@ -11,8 +11,9 @@
     <state>/audit.jsonl                       a "started" line before any device is touched, a "finished" line after
 
 Write-ahead: the change directory, the definition, every backup and the "started" line are written and fsynced before
-the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600. Never holds
-a secret: access data (keys, passwords) is not recorded.
+the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600, and no
+file is opened through a symbolic link (``O_NOFOLLOW``: a planted ``audit.jsonl`` link is an error, not a write).
+Never holds a secret: access data (keys, passwords) is not recorded.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def _fsync_dir(path: Path) -> None:
 
 def write_file(path: Path, text: str, *, append: bool = False) -> None:
     """Write (or append) ``text``, mode 0600, and fsync it before returning."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)  # never through a link
     fd = os.open(path, flags, 0o600)
     try:
         data = text.encode()
@@ -68,7 +69,7 @@ def push_lock(state: Path) -> Generator[None]:
     """Hold ``<state>/push.lock`` exclusively, or raise LockedError at once naming the holder (never wait)."""
     state.mkdir(parents=True, exist_ok=True)
     path = state / "push.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
