@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from fabric.apply.terminal import visible
 from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, console
 from fabric.errors import FabricError, InputError, PlanError, RenderError
 from fabric.reports.console import print_findings
@@ -75,9 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PlanError, RenderError) as exc:
         err.print(f"[bold red]cannot {'plan' if isinstance(exc, PlanError) else 'render'}:[/] {escape(str(exc))}", highlight=False)
         return EXIT_INVALID
-    except FabricError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    except FabricError as exc:  # may quote a device's reply: shown with its control characters escaped
+        err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
     except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
