@@ -20,7 +20,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from fabric.apply.terminal import visible
 from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, console
 from fabric.errors import FabricError, InputError, PlanError, RenderError
 from fabric.reports.console import print_findings
@@ -77,8 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.print(f"[bold red]cannot {'plan' if isinstance(exc, PlanError) else 'render'}:[/] {escape(str(exc))}", highlight=False)
         return EXIT_INVALID
     except FabricError as exc:  # may quote a device's reply: shown with its control characters escaped
+        from fabric.apply.terminal import visible  # here: a render that succeeds imports nothing of apply
+
         err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
     except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory
+        from fabric.apply.terminal import visible
+
         err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
