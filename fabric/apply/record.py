@@ -11,26 +11,26 @@
     <state>/audit.jsonl                       a "started" line before any device is touched, a "finished" line after
 
 Write-ahead: the change directory, the definition, every backup and the "started" line are written and fsynced before
-the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600. Never holds
-a secret: access data (keys, passwords) is not recorded.
+the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600, and no
+file is opened through a symbolic link (``O_NOFOLLOW``: a planted ``audit.jsonl`` link is an error, not a write).
+Never holds a secret: access data (keys, passwords) is not recorded.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import getpass
 import hashlib
 import json
 import os
 import socket
-import subprocess
 from collections.abc import Generator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from fabric.apply.revision import definition_revision
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.transaction import PushResult
 from fabric.errors import LockedError, PushError, RecordError
@@ -51,7 +51,7 @@ def _fsync_dir(path: Path) -> None:
 
 def write_file(path: Path, text: str, *, append: bool = False) -> None:
     """Write (or append) ``text``, mode 0600, and fsync it before returning."""
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)  # never through a link
     fd = os.open(path, flags, 0o600)
     try:
         data = text.encode()
@@ -69,7 +69,7 @@ def push_lock(state: Path) -> Generator[None]:
     """Hold ``<state>/push.lock`` exclusively, or raise LockedError at once naming the holder (never wait)."""
     state.mkdir(parents=True, exist_ok=True)
     path = state / "push.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,18 +89,6 @@ def push_lock(state: Path) -> Generator[None]:
 def new_change_id(now: datetime | None = None) -> str:
     """``20261121T063000123456Z``-style id, sortable by time."""
     return (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
-
-
-def _revision(definition: Path) -> str | None:
-    """The git commit the definition's checkout is at (with ``+dirty`` when the file differs from it), if any."""
-    with contextlib.suppress(OSError, subprocess.SubprocessError):
-        cwd = definition.resolve().parent
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10, check=False)  # noqa: S607 - git from PATH
-        if head.returncode == 0:
-            argv = ["git", "diff", "--quiet", "HEAD", "--", definition.name]
-            dirty = subprocess.run(argv, cwd=cwd, capture_output=True, timeout=10, check=False)  # noqa: S603 - fixed argv, no shell
-            return head.stdout.strip() + ("+dirty" if dirty.returncode else "")
-    return None
 
 
 class ChangeRecord:
@@ -133,7 +121,7 @@ class ChangeRecord:
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "definition": str(definition),
             "definition_sha256": hashlib.sha256(data).hexdigest(),
-            "definition_revision": _revision(definition),
+            "definition_revision": definition_revision(definition),
             "commit": commit,
             "rollback_to": rollback_to,
         }

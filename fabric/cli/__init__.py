@@ -75,9 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PlanError, RenderError) as exc:
         err.print(f"[bold red]cannot {'plan' if isinstance(exc, PlanError) else 'render'}:[/] {escape(str(exc))}", highlight=False)
         return EXIT_INVALID
-    except FabricError as exc:
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    except FabricError as exc:  # may quote a device's reply: shown with its control characters escaped
+        from fabric.apply.terminal import visible  # here: a render that succeeds imports nothing of apply
+
+        err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
     except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory
-        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+        from fabric.apply.terminal import visible
+
+        err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED

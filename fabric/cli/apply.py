@@ -1,5 +1,8 @@
 """The apply commands of the CLI: ``diff``, ``push`` (dry run unless ``--commit``), ``rollback`` and ``verify``.
 
+Everything a device sent (diffs, drift, errors, progress, ping output) is shown with its control characters escaped
+(``fabric.apply.terminal.visible``, after masking where secrets may appear); JSON output escapes them as ``\\u``.
+
 Exit codes (for pipelines): 0 nothing to change / push succeeded / fabric verified; 3 changes pending (diff, dry run
 with ``--detailed-exitcode``); 2 invalid definition or arguments; 1 failed (a device rejected its change, failed its
 post-check, could not be reached, drifted from the plan, the fabric is locked, or the change record cannot be
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from fabric.apply.checks.verify import DeviceVerdict, verify_fabric
 from fabric.apply.planes import PLANES, parse_planes
@@ -27,6 +31,7 @@ from fabric.apply.record import recorded_state
 from fabric.apply.rollout import RolloutOptions
 from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
 from fabric.apply.session import DeviceAccess
+from fabric.apply.terminal import visible
 from fabric.apply.transaction import PushResult
 from fabric.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PENDING
 from fabric.errors import PushError
@@ -88,7 +93,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     def progress(device: str, step: str) -> None:
         if not args.json:
-            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {step}", highlight=False, markup=False)
+            err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {visible(step)}", highlight=False, markup=False)
 
     try:
         if args.command == "diff" and args.offline:
@@ -116,7 +121,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
             )
     except PushError as exc:
-        err.print(f"[bold red]{args.command} refused:[/] {exc}", highlight=False)
+        err.print(f"[bold red]{args.command} refused:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
     _report(args, out, change, results)
     if stop.is_set():
@@ -163,11 +168,12 @@ def _verify(
         data: dict[str, Any] = {v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}
         if args.traffic:
             data["traffic"] = [{"from": p.source, "to": p.target, "address": p.address, "ok": p.ok, "output": p.output} for p in pings]
-        out.print_json(json.dumps(data))
+        out.print_json(json.dumps(data), ensure_ascii=True)  # every control character a \u escape
     else:
         _print_verdicts(out, verdicts)
         for ping in failed:
-            out.print(f"[red]ping {ping.source} → {ping.target} ({ping.address}) DF {ping.payload} bytes FAILED[/]: {ping.output}", highlight=False)
+            failure = f"ping {ping.source} → {ping.target} ({ping.address}) DF {ping.payload} bytes FAILED"
+            out.print(f"[red]{escape(failure)}[/]: {escape(visible(ping.output))}", highlight=False)
         if pings:
             out.print(f"traffic: {len(pings) - len(failed)}/{len(pings)} leaf pairs pass DF pings at the compute MTU", highlight=False)
     return EXIT_OK if all(v.ok for v in verdicts) and not failed else EXIT_FAILED
@@ -184,9 +190,9 @@ def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:
     for v in verdicts:
         out.print(f"[bold]{v.device}[/]: " + ("[green]in sync[/]" if v.ok else "[red]NOT in sync[/]"), highlight=False)
         for line in v.drift:
-            out.print(f"    drift: {mask_secrets(ANY_NOS, line)}", highlight=False, markup=False)
+            out.print(f"    drift: {visible(mask_secrets(ANY_NOS, line))}", highlight=False, markup=False)
         for problem in v.problems:
-            out.print(f"    {problem}", highlight=False, markup=False)
+            out.print(f"    {visible(problem)}", highlight=False, markup=False)
     bad = [v.device for v in verdicts if not v.ok]
     out.print(f"verify: {len(verdicts) - len(bad)}/{len(verdicts)} switches in sync" + (f"; check {', '.join(bad)}" if bad else ""))
 
@@ -206,15 +212,16 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
                 for r in results
             },
         }
-        out.print_json(json.dumps(data))
+        out.print_json(json.dumps(data), ensure_ascii=True)  # every control character a \u escape
         return
     for r in results:
         status = "[red]failed[/]" if r.error else "[green]committed[/]" if r.committed else "[yellow]changes pending[/]" if r.changed else "unchanged"
         out.print(f"[bold]{r.device}[/]: {status}" + (f" (rolled back: {r.rolled_back})" if r.error and r.changed else ""), highlight=False)
         if r.diff and not r.committed:
-            out.print("\n".join(f"    {line}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
+            out.print("\n".join(f"    {visible(line)}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
         if r.error:
-            out.print(f"    {mask_secrets(ANY_NOS, r.error)}", highlight=False, markup=False)
+            error = mask_secrets(ANY_NOS, r.error).split("\n")  # one escaped line per line of the device's reply
+            out.print("\n".join(f"    {visible(line)}" for line in error), highlight=False, markup=False)
     committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
     out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)
 

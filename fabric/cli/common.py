@@ -52,7 +52,11 @@ def usage_error(where: str, problem: str) -> InputError:
 
 
 def check_output_file(path: Path) -> None:
-    """Refuse an output file whose directory is missing or that is itself a directory, before anything is computed."""
+    """Refuse an output file whose directory is missing, that is itself a directory or that is a link (a write would
+    replace the link, not the file it points to: name that file instead), before anything is computed."""
+    if path.is_symlink():
+        problem = f"-o names a symbolic link (to {str(path.readlink())!r}); name the file itself, output never goes through a link"
+        raise usage_error(str(path), problem)
     if path.is_dir():
         raise usage_error(str(path), "-o names a directory; give a file name, e.g. plan.json")
     if not path.parent.is_dir():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
+from fabric.cli.output import refuse_links, write_files
 from fabric.errors import Finding, InputError
 from fabric.export.k8s import export_k8s
 from fabric.export.nccl import export_nccl
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     files = EXPORTERS[args.kind](validated.plan)
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
-    written = _write(target, files)
+    written = _write(target, files, named=args.output)
     if args.json:
         out.print_json(json.dumps({"cluster": validated.plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
     elif not files:
@@ -65,24 +65,18 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     return 0
 
 
-def _write(target: Path, files: dict[str, str]) -> dict[str, str]:
-    """Write every file under ``target``; returns path → SHA-256.
+def _write(target: Path, files: dict[str, str], *, named: Path) -> dict[str, str]:
+    """Write every file under ``target``, never through a link below ``named`` (``fabric.cli.output``); path → SHA-256.
 
     Raises:
-        InputError: ``target`` or one of its parents exists and is not a directory.
+        InputError: ``target`` or one of its parents exists and is not a directory; a link or a non-file in the way.
     """
     for part in (target, *target.parents):
         if part.exists() and not part.is_dir():
             msg = f"-o: {str(part)!r} exists and is not a directory; name a directory (it is created if missing)"
             raise InputError([Finding((), msg, file=str(target))], str(target))
-    digests: dict[str, str] = {}
-    for relative, text in files.items():
-        path = target / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = text.encode()
-        path.write_bytes(data)
-        digests[relative] = hashlib.sha256(data).hexdigest()
-    return digests
+    refuse_links(target, files, named=named)
+    return write_files(target, files, named=named)
 
 
 COMMANDS = {"export": run}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
+import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +18,7 @@ from fabric.reports.console import print_findings
 from fabric.validate import validate_file
 
 if TYPE_CHECKING:
+    from fabric.cli.output import OutputTree
     from fabric.plan.types import ClusterPlan
 
 
@@ -57,7 +58,8 @@ def _jobs(text: str) -> int:
 
 
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.cli.render_workers import SwitchWorkers, write_files
+    from fabric.cli.output import OutputTree, refuse_links
+    from fabric.cli.render_workers import SwitchWorkers
     from fabric.render import render_avd_configs, render_plan_files
 
     template_cache()
@@ -85,10 +87,11 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
         print_findings(err, validated.warnings)
         target = args.output / plan.name if args.output == Path("build") else args.output
         check_output_dir(target)
-        with status(err, f"writing {count + 1} files into {target}"):
-            workers.write(target, digest=args.json)
-            written = write_files(target, files, digest=args.json)
-            written["plan.json"] = _write_plan(target / "plan.json", plan, digest=args.json)
+        refuse_links(target, [*files, "plan.json", *workers.paths()], named=args.output)  # nothing written through a link
+        with status(err, f"writing {count + 1} files into {target}"), OutputTree(target, named=args.output) as tree:
+            workers.write(target, digest=args.json, named=args.output)
+            written = tree.write(files, digest=args.json)
+            written["plan.json"] = _write_plan(tree, plan, digest=args.json)
             written |= workers.written()
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
@@ -97,14 +100,15 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def _write_plan(path: Path, plan: ClusterPlan, *, digest: bool) -> str:
-    """Stream plan.json to ``path``; its SHA-256 when asked for (read back), else ""."""
+def _write_plan(tree: OutputTree, plan: ClusterPlan, *, digest: bool) -> str:
+    """Stream plan.json into ``tree``; its SHA-256 when asked for (read back), else ""."""
     from fabric.plan.serialize import write_plan_json
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as stream:
+    with tree.open("plan.json") as raw:
+        stream = io.TextIOWrapper(raw, encoding="utf-8")
         write_plan_json(plan, stream)
-    return hashlib.sha256(path.read_bytes()).hexdigest() if digest else ""
+        stream.detach()  # flushes; the file stays open until tree.open renames it
+    return tree.sha256("plan.json") if digest else ""
 
 
 def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
@@ -178,7 +182,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from fabric.cli.render_workers import write_files
+    from fabric.cli.output import refuse_links, write_files
     from fabric.reports.html import build_report
 
     template_cache()
@@ -189,7 +193,8 @@ def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:
     check_output_dir(target)
     with status(err, "rendering, linting and drawing the report"):
         report = build_report(validated.plan, validated.warnings)
-    digests = write_files(target, {"report.html": report.html})
+    refuse_links(target, ["report.html"], named=args.output)
+    digests = write_files(target, {"report.html": report.html}, named=args.output)
     if args.json:
         out.print_json(
             json.dumps(

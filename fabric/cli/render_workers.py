@@ -9,7 +9,8 @@ the plan's other files. Then, over one pipe per child, in two steps:
    order and the exception). The parent raises the failure with the lowest index: the same error, message and exit code
    as the serial render (``fabric.render.render_configs``), and nothing has been written.
 2. ``write(target)`` then ``written()``: only then do the children write their files under ``target``; each sends back the
-   SHA-256 of every file (or "" when no digest is asked for).
+   SHA-256 of every file (or "" when no digest is asked for). Before that the parent knows every path (``paths()``),
+   so the caller can refuse a link in the output directory before anything is written (``fabric.cli.output``).
 
 With ``jobs=1`` (one core, ``--jobs 1``, ``GPUFABRIC_JOBS=1``) or fewer than ``MIN_SWITCHES`` switches (forking costs more
 than it saves there) the parent renders and writes the same files itself, in the same two steps. A switch's text depends
@@ -26,7 +27,6 @@ Example:
 from __future__ import annotations
 
 import gc
-import hashlib
 import os
 import sys
 import traceback
@@ -37,6 +37,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, cast
 
+from fabric.cli.output import write_files
 from fabric.errors import FabricError, Finding, InputError
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.types import ClusterPlan
@@ -64,21 +65,6 @@ def default_jobs() -> int:
     return int(given)
 
 
-def write_files(target: Path, files: dict[str, str], *, digest: bool = True) -> dict[str, str]:
-    """Write every file under ``target`` (``files`` maps a relative path to its text); returns path → SHA-256 (or "")."""
-    made: set[Path] = set()
-    digests: dict[str, str] = {}
-    for relative, text in files.items():
-        path = target / relative
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        data = text.encode()
-        path.write_bytes(data)
-        digests[relative] = hashlib.sha256(data).hexdigest() if digest else ""
-    return digests
-
-
 class SwitchWorkers:
     """The compute switches' files of one plan, rendered by ``jobs`` forked workers (or this process), written on demand.
 
@@ -92,6 +78,8 @@ class SwitchWorkers:
         wanted = default_jobs() if jobs is None else jobs
         self.jobs = 1 if len(self._names) < MIN_SWITCHES else max(1, min(wanted, len(self._names)))
         self._files: dict[str, str] = {}  # the serial path's files
+        self._paths: list[str] = []  # every rendered file's path, relative to the output directory
+        self._target, self._digest, self._named = Path(), True, cast("Path | None", None)
         self._pipes: list[Connection] = []
         self._children: list[BaseProcess] = []
         self._state = "new"
@@ -128,20 +116,25 @@ class SwitchWorkers:
         """
         if self.jobs == 1:
             self._files = render_switch_files(build_switch_facts(self._plan, self._names))
-            self._state = "rendered"
-            return len(self._files)
-        counts = cast("list[int]", self._collect())
+            self._paths = list(self._files)
+        else:
+            self._paths = [path for share in cast("list[list[str]]", self._collect()) for path in share]
         self._state = "rendered"
-        return sum(counts)
+        return len(self._paths)
 
-    def write(self, target: Path, *, digest: bool = True) -> None:
-        """Order the rendered files written under ``target`` (the workers write while the caller writes its own files)."""
+    def paths(self) -> list[str]:
+        """Every rendered file's path relative to the output directory (after ``rendered()``)."""
+        return list(self._paths)
+
+    def write(self, target: Path, *, digest: bool = True, named: Path | None = None) -> None:
+        """Order the rendered files written under ``target`` (the workers write while the caller writes its own files);
+        no link below ``named`` (the directory the user named, default ``target``) is followed."""
         if self._state != "rendered":
             msg = "SwitchWorkers.write before rendered(): nothing may be written before every switch rendered"
             raise RuntimeError(msg)
-        self._target, self._digest = target, digest
+        self._target, self._digest, self._named = target, digest, named
         for pipe in self._pipes:
-            pipe.send(("write", str(target), digest))
+            pipe.send(("write", str(target), digest, None if named is None else str(named)))
         self._state = "writing"
 
     def written(self) -> dict[str, str]:
@@ -155,7 +148,7 @@ class SwitchWorkers:
             raise RuntimeError(msg)
         self._state = "written"
         if self.jobs == 1:
-            return write_files(self._target, self._files, digest=self._digest)
+            return write_files(self._target, self._files, digest=self._digest, named=self._named)
         digests: dict[str, str] = {}
         for part in cast("list[dict[str, str]]", self._collect()):
             digests.update(part)
@@ -210,10 +203,11 @@ def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Connecti
             index += 1
             files.update(render_switch_files([facts]))
         index = len(names)  # rendered: a failure from here on is the write's
-        pipe.send(("rendered", len(files)))
+        pipe.send(("rendered", list(files)))
         order = pipe.recv()
         if order[0] == "write":
-            pipe.send(("written", write_files(Path(order[1]), files, digest=order[2])))
+            named = None if order[3] is None else Path(order[3])
+            pipe.send(("written", write_files(Path(order[1]), files, digest=order[2], named=named)))
     except (EOFError, BrokenPipeError):  # the parent stopped listening: nothing to report, nothing to write
         return
     except BaseException as exc:  # noqa: BLE001 - every error goes back to the parent, which raises it

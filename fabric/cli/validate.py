@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fabric.cli.common import EXIT_INVALID, EXIT_OK, check_output_file, finding_data
+from fabric.cli.output import OutputTree, write_files
 from fabric.errors import InputError, PlanError
 from fabric.reports.console import print_findings, print_plan, summary_line
 from fabric.validate import validate_file
@@ -85,8 +87,10 @@ def _cmd_plan(args: argparse.Namespace, out: Console, err: Console) -> int:
         validated = validate_file(file)
         plan = validated.plan
         if args.output:
-            with args.output.open("w", encoding="utf-8") as stream:
+            with OutputTree(args.output.parent) as tree, tree.open(args.output.name) as raw:  # a new file, renamed over the name
+                stream = io.TextIOWrapper(raw, encoding="utf-8")
                 write_plan_json(plan, stream)
+                stream.detach()
         if args.json:
             write_plan_json(plan, sys.stdout)
         else:
@@ -99,7 +103,7 @@ def _cmd_schema(args: argparse.Namespace, out: Console, err: Console) -> int:  #
     text = schema_json()
     if args.output:
         check_output_file(args.output)
-        args.output.write_text(text, encoding="utf-8")
+        write_files(args.output.parent, {args.output.name: text}, digest=False)  # a new file, renamed over the name
     else:
         sys.stdout.write(text)
     return EXIT_OK

@@ -15,18 +15,25 @@ Templates are compiled once per process and never checked for changes on disk (`
 templates do not change under a running render). The CLI may give a directory for Jinja's bytecode cache
 (``use_bytecode_cache``): a template is then compiled once per machine and content, not once per run. Jinja keys each
 entry by the template's name and the SHA-1 of its source, and its header by the Jinja and Python versions
-(``jinja2.bccache``), so an edited template or an upgrade compiles afresh; the output is the same either way.
+(``jinja2.bccache``), so an edited template or an upgrade compiles afresh; the output is the same either way. An entry
+is code: only a directory and entries private to the user are trusted, a damaged entry is compiled again
+(``PrivateBytecodeCache``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
 import re
+import secrets
+import stat
 from collections.abc import Callable, Iterable
 from functools import cache, partial
 from pathlib import Path
 from typing import cast
 
-from jinja2 import BytecodeCache, Environment, FileSystemBytecodeCache, PackageLoader, StrictUndefined, Template
+from jinja2 import BytecodeCache, Environment, PackageLoader, StrictUndefined, Template
 from jinja2.bccache import Bucket
 
 from fabric.errors import RenderError
@@ -73,30 +80,90 @@ class GuardedTemplate(Template):
             raise RenderError(msg) from exc
 
 
-class _BestEffortCache(FileSystemBytecodeCache):
-    """Jinja's file cache, except that a cache that cannot be written (full disk, read-only home) only costs the compile."""
+class PrivateBytecodeCache(BytecodeCache):
+    """Jinja's bytecode cache in a directory only this user can write, read and written through its descriptor.
+
+    An entry is code this process runs (a pickled checksum and marshalled bytecode, ``jinja2.bccache.Bucket``), so a
+    cache another user can write is code they run as us (issue 30). Hence:
+
+    - the directory, opened once without following a link, must be owned by this user with mode 0700
+      (``open_private_dir``), else no cache is used; later renames of its path change nothing (the descriptor stays);
+    - an entry is read only if it is a regular file (no link), owned by this user and not group- or world-writable;
+    - each entry starts with the SHA-256 of the rest, checked before Jinja unpickles or unmarshals anything: a truncated
+      or damaged entry is a miss and is compiled and written again, never a traceback;
+    - an entry is written to a temporary file (0600) renamed over its name; a failure (full disk) only costs the compile.
+    """
+
+    def __init__(self, folder: int) -> None:
+        """Use the open directory descriptor ``folder`` (from ``open_private_dir``)."""
+        self._folder = folder
+
+    @staticmethod
+    def _name(bucket: Bucket) -> str:
+        return f"__jinja2_{bucket.key}.cache"
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        """Fill ``bucket`` from its entry when the entry is ours, private and whole; else leave it empty (a compile)."""
+        try:
+            fd = os.open(self._name(bucket), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=self._folder)
+        except OSError:  # missing, a link (ELOOP), unreadable: compile
+            return
+        with os.fdopen(fd, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+                return
+            data = stream.read()
+        digest, payload = data[:32], data[32:]
+        if len(digest) < 32 or hashlib.sha256(payload).digest() != digest:
+            return
+        bucket.bytecode_from_string(payload)
 
     def dump_bytecode(self, bucket: Bucket) -> None:
-        """Write the entry if the directory lets us."""
+        """Write the entry (its digest, then Jinja's bytes) if the directory lets us."""
+        payload = bucket.bytecode_to_string()
+        temporary = f".{self._name(bucket)}.{secrets.token_hex(6)}.tmp"
         try:
-            super().dump_bytecode(bucket)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self._folder)
         except OSError:
             return
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(hashlib.sha256(payload).digest() + payload)
+            os.replace(temporary, self._name(bucket), src_dir_fd=self._folder, dst_dir_fd=self._folder)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=self._folder)
+
+
+def open_private_dir(directory: Path) -> int | None:
+    """A descriptor of ``directory`` (made 0700 if missing) when it is a directory, no link, owned by this user and
+    closed to everyone else (mode 0700 or stricter); None otherwise (the cache is then not used, never repaired: what
+    others could write there before is not to be trusted)."""
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if info.st_uid != os.geteuid() or info.st_mode & 0o077:
+        os.close(fd)
+        return None
+    return fd
 
 
 _CACHE: list[BytecodeCache] = []  # set once by use_bytecode_cache, before the first template is loaded
 
 
 def use_bytecode_cache(directory: Path) -> bool:
-    """Keep compiled templates in ``directory`` (made, private to the user, if missing); False when it cannot be made.
+    """Keep compiled templates in ``directory`` (made, private to the user, if missing); False when it cannot be made
+    or is not private to the user (``open_private_dir``): templates are then compiled in memory.
 
     Call it before the first render of the process: environments made earlier keep compiling in memory.
     """
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except OSError:
+    folder = open_private_dir(directory)
+    if folder is None:
         return False
-    _CACHE[:] = [_BestEffortCache(str(directory))]
+    _CACHE[:] = [PrivateBytecodeCache(folder)]
     return True
 
 

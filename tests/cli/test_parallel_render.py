@@ -12,6 +12,7 @@ import pytest
 
 import fabric.cli.render as cli
 from fabric.__main__ import main
+from fabric.cli import output
 from fabric.cli import render_workers as parallel
 from fabric.cli.render_workers import SwitchWorkers
 from fabric.errors import RenderError
@@ -106,7 +107,9 @@ def test_a_worker_render_error_is_the_serial_one_and_nothing_is_written(
 
 @pytest.mark.usefixtures("small_fabrics_fork")
 @pytest.mark.parametrize("jobs", [1, 3])
-def test_a_worker_that_cannot_write_fails_as_the_serial_write(jobs: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_worker_that_cannot_write_fails_as_the_serial_write(
+    jobs: int, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     case = "render/cumulus-3tier"
     plan = plan_of(case)
     assert plan.fabric is not None
@@ -114,8 +117,11 @@ def test_a_worker_that_cannot_write_fails_as_the_serial_write(jobs: int, tmp_pat
     blocker = target / "switches" / plan.fabric.switches[-1].name  # a file where the switch's directory goes
     blocker.parent.mkdir(parents=True)
     blocker.write_text("not a directory\n", encoding="utf-8")
+    assert main(["render", str(definition(case)), "-o", str(target), "--jobs", str(jobs)]) == 2, "seen before anything is written"
+    assert f"-o: {str(blocker)!r} exists and is not a folder; nothing was written" in capsys.readouterr().err.replace("\n", "")
+    monkeypatch.setattr(output, "refuse_links", lambda *_, **__: None)  # as if the file appeared after the check
     assert main(["render", str(definition(case)), "-o", str(target), "--jobs", str(jobs)]) == 1
-    assert f"error: [Errno 17] File exists: '{blocker}'" in capsys.readouterr().err
+    assert f"error: [Errno 20] Not a directory: '{blocker}'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "two", ""])
