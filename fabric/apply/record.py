@@ -13,7 +13,9 @@
 Write-ahead: the change directory, the definition, every backup and the "started" line are written and fsynced before
 the first device is touched; if any of that fails, no device is touched. Directories are 0700, files 0600, and no
 file is opened through a symbolic link (``O_NOFOLLOW``: a planted ``audit.jsonl`` link is an error, not a write).
-Never holds a secret: access data (keys, passwords) is not recorded.
+Access data (keys, passwords) is never recorded.
+What people and logs read (diffs, outcomes, drain details, the audit log) is masked through ``fabric.apply.shown``;
+the backups (``.backup``, ``.before``) keep the device's config verbatim, because a rollback sends them back.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fabric.apply.revision import definition_revision
-from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
+from fabric.apply.shown import shown_result, shown_text
 from fabric.apply.transaction import PushResult
 from fabric.errors import LockedError, PushError, RecordError
 
@@ -140,8 +142,9 @@ class ChangeRecord:
 
     def outcome(self, result: PushResult, applied: str | None) -> None:
         """One device's outcome, appended as it happens (with its diff and, when committed, its applied config)."""
+        shown = shown_result(result)
         if result.diff:  # masked: the record is read by people; the backup stays verbatim for rollback
-            self._write(self.folder / f"{result.device}.diff", "\n".join(mask_lines(ANY_NOS, result.diff)) + "\n")
+            self._write(self.folder / f"{result.device}.diff", "\n".join(shown["diff"]) + "\n")
         if applied is not None:
             self._write(self.folder / f"{result.device}.applied", applied)
         line = {"device": result.device, "outcome": outcome(result), **_flags(result), "when": datetime.now(UTC).isoformat(timespec="seconds")}
@@ -150,7 +153,7 @@ class ChangeRecord:
     def drain(self, device: str, event: str, detail: str = "") -> None:
         """A drain step of ``push --drain`` (draining, drained, undrained, undrain failed), appended as it happens: a
         switch with "draining" and no "undrained" after it may still be drained."""
-        line = {"device": device, "event": event, "detail": detail, "when": datetime.now(UTC).isoformat(timespec="seconds")}
+        line = {"device": device, "event": event, "detail": shown_text(detail), "when": datetime.now(UTC).isoformat(timespec="seconds")}
         self._write(self.folder / "drain.jsonl", json.dumps(line, sort_keys=True) + "\n", append=True)
 
     def finished(self, header: dict[str, Any], results: list[PushResult], *, interrupted: bool) -> dict[str, Any]:
@@ -171,8 +174,8 @@ class ChangeRecord:
 
 
 def _flags(result: PushResult) -> dict[str, Any]:
-    error = result.error and mask_secrets(ANY_NOS, result.error)  # a device's error output may quote a rejected secret line
-    return {"changed": result.changed, "committed": result.committed, "rolled_back": result.rolled_back, "error": error}
+    """The result's flags and error as shown (a device's error output may quote a rejected secret line)."""
+    return {key: value for key, value in shown_result(result).items() if key != "diff"}
 
 
 def outcome(result: PushResult) -> str:

@@ -37,6 +37,7 @@ from fabric.apply.planes import PlaneDevice, plane_batches, select_devices
 from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
 from fabric.apply.session import DeviceAccess, Session
+from fabric.apply.shown import shown_progress
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 from fabric.model.access import SwitchAccessSpec
@@ -159,6 +160,7 @@ def push_fabric(
     Raises:
         PushError: ``--drain`` with an L2 plane, or a switch the drain or the L2 post-check cannot handle (nothing is touched).
     """
+    progress = shown_progress(progress)  # every step of every device, masked before it reaches a terminal or a log
     selected = select_devices(plan, options.planes)
     if options.drain and options.commit:
         l2 = sorted(d.name for d in selected if d.is_l2 and d.name in candidates)

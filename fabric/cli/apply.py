@@ -29,8 +29,9 @@ from fabric.apply.planes import PLANES, parse_planes
 from fabric.apply.push import candidates, offline_diff, push_and_record
 from fabric.apply.record import recorded_state
 from fabric.apply.rollout import RolloutOptions
-from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets
+from fabric.apply.secrets import ANY_NOS, mask_lines
 from fabric.apply.session import DeviceAccess
+from fabric.apply.shown import shown_result, shown_text
 from fabric.apply.terminal import visible
 from fabric.apply.transaction import PushResult
 from fabric.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PENDING
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 plan, Path(args.file), state, access, options, progress=progress, rollback_to=rollback_to, record=args.command != "diff"
             )
     except PushError as exc:
-        err.print(f"[bold red]{args.command} refused:[/] {escape(visible(str(exc)))}", highlight=False)
+        err.print(f"[bold red]{args.command} refused:[/] {escape(visible(shown_text(str(exc))))}", highlight=False)
         return EXIT_FAILED
     _report(args, out, change, results)
     if stop.is_set():
@@ -165,7 +166,9 @@ def _verify(
     pings = _pings(plan, state) if args.traffic else []
     failed = [p for p in pings if not p.ok]
     if args.json:
-        data: dict[str, Any] = {v.device: {"ok": v.ok, "drift": v.drift, "problems": v.problems} for v in verdicts}
+        data: dict[str, Any] = {
+            v.device: {"ok": v.ok, "drift": mask_lines(ANY_NOS, v.drift), "problems": [shown_text(p) for p in v.problems]} for v in verdicts
+        }
         if args.traffic:
             data["traffic"] = [{"from": p.source, "to": p.target, "address": p.address, "ok": p.ok, "output": p.output} for p in pings]
         out.print_json(json.dumps(data), ensure_ascii=True)  # every control character a \u escape
@@ -189,10 +192,10 @@ def _pings(plan: ClusterPlan, state: Path) -> list[PingResult]:
 def _print_verdicts(out: Console, verdicts: list[DeviceVerdict]) -> None:
     for v in verdicts:
         out.print(f"[bold]{v.device}[/]: " + ("[green]in sync[/]" if v.ok else "[red]NOT in sync[/]"), highlight=False)
-        for line in v.drift:
-            out.print(f"    drift: {visible(mask_secrets(ANY_NOS, line))}", highlight=False, markup=False)
+        for line in mask_lines(ANY_NOS, v.drift):
+            out.print(f"    drift: {visible(line)}", highlight=False, markup=False)
         for problem in v.problems:
-            out.print(f"    {visible(problem)}", highlight=False, markup=False)
+            out.print(f"    {visible(shown_text(problem))}", highlight=False, markup=False)
     bad = [v.device for v in verdicts if not v.ok]
     out.print(f"verify: {len(verdicts) - len(bad)}/{len(verdicts)} switches in sync" + (f"; check {', '.join(bad)}" if bad else ""))
 
@@ -201,16 +204,7 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
     if args.json:
         data = {
             "change": change,
-            "devices": {
-                r.device: {
-                    "changed": r.changed,
-                    "committed": r.committed,
-                    "rolled_back": r.rolled_back,
-                    "error": mask_secrets(ANY_NOS, r.error) if r.error else r.error,
-                    "diff": mask_lines(ANY_NOS, r.diff),
-                }
-                for r in results
-            },
+            "devices": {r.device: shown_result(r) for r in results},
         }
         out.print_json(json.dumps(data), ensure_ascii=True)  # every control character a \u escape
         return
@@ -220,7 +214,7 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
         if r.diff and not r.committed:
             out.print("\n".join(f"    {visible(line)}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
         if r.error:
-            error = mask_secrets(ANY_NOS, r.error).split("\n")  # one escaped line per line of the device's reply
+            error = shown_text(r.error).split("\n")  # one escaped line per line of the device's reply
             out.print("\n".join(f"    {visible(line)}" for line in error), highlight=False, markup=False)
     committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
     out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)

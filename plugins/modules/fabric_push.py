@@ -189,19 +189,21 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
             progress=lambda device, step: steps.append(f"{device}: {step}"),
             record=not module.check_mode,
         )
-    devices = {
-        r.device: {"changed": r.changed, "committed": r.committed, "rolled_back": r.rolled_back, "error": r.error, "diff": r.diff} for r in results
-    }
-    changed = any(r.changed for r in results) if module.check_mode else any(r.committed for r in results)
-    result: dict[str, Any] = {"changed": changed, "change": change, "devices": devices, "steps": steps}
-    if module._diff:  # AnsibleModule's diff-mode flag (no public accessor)
-        wanted = candidates(plan, planes)
-        result["diff"] = [
-            {"before_header": f"{r.device} (running)", "after_header": f"{r.device} (candidate)", "before": r.backup, "after": wanted[r.device]}
-            for r in results
-            if r.changed
-        ]
-    failed = [f"{r.device}: {r.error}" for r in results if r.error]
+    wanted = candidates(plan, planes) if module._diff else {}  # AnsibleModule's diff-mode flag (no public accessor)
+    return build_result(change, results, steps, check_mode=module.check_mode, diff_mode=module._diff, wanted=wanted)
+
+
+def build_result(change: str, results: list[Any], steps: list[str], *, check_mode: bool, diff_mode: bool, wanted: dict[str, str]) -> dict[str, Any]:
+    """The module result: per switch its flags, error and diff, the progress steps, the diff-mode entries and the
+    failure message, every text masked through ``fabric.apply.shown`` (Ansible prints the result, AWX stores it)."""
+    from fabric.apply.shown import shown_config_diffs, shown_result, shown_text
+
+    devices = {r.device: shown_result(r) for r in results}
+    changed = any(r.changed for r in results) if check_mode else any(r.committed for r in results)
+    result: dict[str, Any] = {"changed": changed, "change": change, "devices": devices, "steps": [shown_text(step) for step in steps]}
+    if diff_mode:
+        result["diff"] = shown_config_diffs(results, wanted)
+    failed = [f"{r.device}: {devices[r.device]['error']}" for r in results if r.error]
     if failed:
         result["msg"] = f"{len(failed)} switch(es) failed: " + "; ".join(failed)
     return result
@@ -228,7 +230,9 @@ def main() -> None:
             findings = " | ".join(str(f) for f in exc.findings)
             module.fail_json(msg=f"{module.params['definition']}: invalid, {len(exc.errors)} error(s): {findings}")
         except FabricError as exc:
-            module.fail_json(msg=f"push refused: {exc}")
+            from fabric.apply.shown import shown_text
+
+            module.fail_json(msg=f"push refused: {shown_text(str(exc))}")
     if "msg" in result:
         module.fail_json(**result)
     module.exit_json(**result)

@@ -7,16 +7,22 @@ in stdout, stderr, the recorded diff or the audit log.
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
 
 from fabric.__main__ import main
+from fabric.apply import secrets
 from fabric.apply.record import append_audit, record_device
 from fabric.apply.rollout import device_access
-from fabric.apply.secrets import ANY_NOS, mask_lines, mask_secrets, masked
+from fabric.apply.secrets import ANY_NOS, MAX_LINE, mask_lines, mask_secrets, masked, too_long
 from fabric.apply.transaction import PushResult
 from fabric.errors import InputError
 from fabric.model import load_cluster
@@ -29,6 +35,7 @@ CANARIES = {
     "FABRIC_CANARY_TACACS": "canary-tac-5c2e",
     "FABRIC_CANARY_BGP": "canary-bgp-a7d4",
     "FABRIC_CANARY_HASH": "$6$canarysalt$canaryhash0f9e8d",
+    "FABRIC_CANARY_SNMP": "canary-snmp-2b8c",
 }
 
 # One line per secret form per NOS, from the vendor references cited in fabric/apply/secrets.py; the secret is {s}.
@@ -41,10 +48,17 @@ FORMS = {
         "radius-server key 7 {s}",
         "ntp authentication-key 1 md5 7 {s}",
         "   neighbor 10.0.0.1 password 7 {s}",
+        "snmp-server user ops network-operator v3 auth sha {s} priv aes {s}",
+        "snmp-server user ops network-operator v3 auth sha256 {s} priv aes256 {s}",
+        "   ip ospf authentication-key 7 {s}",
+        "   ip ospf message-digest-key 1 sha256 7 {s}",
     ],
     "nxos": [
         "username admin password 5 {s}  role network-admin",
         "snmp-server user ops network-operator auth sha {s} priv aes-128 {s} localizedkey",
+        "snmp-server user ops network-operator auth sha-256 {s} priv {s}",
+        'radius-server key 7 "{s}"',
+        "  key-string 7 {s}",
         "snmp-server community {s} group network-operator",
         'tacacs-server key 7 "{s}"',
         "  neighbor 10.0.0.1 password 3 {s}",
@@ -56,8 +70,20 @@ FORMS = {
         "nv set system aaa tacacs server 1 secret {s}",
         "nv set system aaa radius server 10.0.0.9 key {s}",
         "nv set vrf default router bgp neighbor 10.0.0.1 password {s}",
+        "nv set service snmp-server username ops auth-sha {s} encrypt-aes {s}",
+        "nv set system snmp-server username ops auth-md5 {s} encrypt-des {s}",
+        "nv set system aaa radius server 10.0.0.9 secret {s}",
+        "secret={s}",
+        "createUser ops SHA {s} AES {s}",
     ],
-    "frr": ["password {s}", "enable password {s}", " neighbor 10.0.0.1 password {s}", " ip ospf message-digest-key 1 md5 {s}"],
+    "frr": [
+        "password {s}",
+        "enable password {s}",
+        " neighbor 10.0.0.1 password {s}",
+        " ip ospf message-digest-key 1 md5 {s}",
+        " ip ospf authentication-key {s}",
+        " area-password md5 {s}",
+    ],
     "mlnx-os": ["username admin password 7 {s}", "snmp-server community {s} ro", "tacacs-server key 7 {s}"],
     "sonic": [
         '{{"op": "add", "path": "/TACPLUS_SERVER/10.0.0.9/passkey", "value": "{s}"}}',
@@ -65,6 +91,11 @@ FORMS = {
         '{{"op": "add", "path": "/SNMP_COMMUNITY", "value": {{"{s}": {{"TYPE": "RO"}}}}}}',
         '{{"op": "add", "path": "/BGP_NEIGHBOR/10.0.0.1", "value": {{"asn": "65100", "password": "{s}"}}}}',
         "vtysh:  neighbor 10.0.0.1 password {s}",
+        '{{"op": "add", "path": "/SNMP_USER/ops", "value": {{"SNMP_USER_AUTH_PASSWORD": "{s}", "SNMP_USER_ENCRYPTION_PASSWORD": "{s}"}}}}',
+        '{{"op": "replace", "path": "/SNMP_USER/ops/SNMP_USER_ENCRYPTION_PASSWORD", "value": "{s}"}}',
+        '{{"op": "add", "path": "/BGP_NEIGHBOR/default|10.0.0.1/auth_password", "value": "{s}"}}',
+        '    "SNMP_USER_AUTH_PASSWORD": "{s}",',
+        'no {{"op": "remove", "path": "/TACPLUS/global", "value": {{"passkey": "{s}"}}}}',
     ],
 }
 CASES = [(nos, form) for nos, forms in FORMS.items() for form in forms]
@@ -115,6 +146,7 @@ def _running_config(candidate: str) -> str:
         f"tacacs-server host 10.0.0.9 key 7 {CANARIES['FABRIC_CANARY_TACACS']}",
         "router bgp 65000",
         f"   neighbor 10.9.9.9 password 7 {CANARIES['FABRIC_CANARY_BGP']}",
+        f"snmp-server user ops network-operator v3 auth sha {CANARIES['FABRIC_CANARY_SNMP']} priv aes {CANARIES['FABRIC_CANARY_SNMP']}",
     ]
     return "\n".join(secrets) + "\n" + candidate
 
@@ -183,3 +215,107 @@ def test_plan_json_of_a_definition_with_secrets_prints_none(capsys: pytest.Captu
         assert "canary" not in captured.err
         assert "AKIAIOSFODNN7EXAMPLE" not in captured.err
         assert json.dumps("ghp_0123456789abcdefghijABCDEFGHIJ0123456789")[1:-1] not in captured.err
+
+
+SECRET_TEXT = st.text(alphabet=st.characters(categories=("L", "N", "P", "S"), exclude_characters='"\\<'), min_size=6, max_size=40)
+NOISE = st.lists(st.sampled_from([*"ab 7{}:,\"'-", "password", "key", "priv", "auth sha", "secret", " 7 ", "\\n"]), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=st.sampled_from(CASES), secret=SECRET_TEXT, before=NOISE, after=NOISE)
+@example(case=("cumulus", "secret={s}"), secret="00000:", before="password", after="")  # a keyword before an assignment
+def test_every_form_is_masked_whatever_the_secret_and_around_it(case: tuple[str, str], secret: str, before: str, after: str) -> None:
+    """Property: any secret value in any form, with any text before and after, never comes out; masking is idempotent."""
+    nos, form = case
+    assume(not secret.isdigit() and secret.lower() not in {"chain", "read", "write", "notify", "context"})
+    line = form.format(s=secret)
+    for text in (line, f"{before} {line}" if not line.startswith("{") else line, f"{line} {after}".rstrip() if not line.endswith("}") else line):
+        for flavour in (nos, ANY_NOS):
+            once = mask_secrets(flavour, text)
+            assert secret not in once, (flavour, text)
+            assert mask_secrets(flavour, once) == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=400))
+def test_masking_any_text_is_idempotent_and_keeps_its_lines(text: str) -> None:
+    once = mask_lines(ANY_NOS, text.split("\n"))
+    assert len(once) == len(text.split("\n"))
+    assert mask_lines(ANY_NOS, once) == once
+
+
+def test_a_line_over_the_bound_is_never_shown() -> None:
+    secret = "Zq9canaryS3cret"
+    huge = "password " + secret + " " + "x" * 1_000_000
+    assert mask_secrets(ANY_NOS, huge) == too_long(len(huge))
+    lines = mask_lines("eos", ["interface Ethernet1", huge, f"enable secret {secret}"])
+    assert lines[:2] == ["interface Ethernet1", too_long(len(huge))]
+    assert secret not in lines[2]
+
+
+def test_hostile_lines_just_under_the_bound_are_masked_in_one_pass() -> None:
+    """Lines built against backtracking (the 216 KB line of issue 30 took 81 s): repeated openers, no closers."""
+    size = MAX_LINE - 100
+    hostile = [
+        "-----BEGIN PRIVATE KEY-----" * (size // 27),
+        '"password": "\\"' * (size // 16),
+        'key "' * (size // 5),
+        "authentication-key " + "1 " * (size // 2 - 20),
+        "secret " + " " * (size - 10),
+    ]
+    for line in hostile:
+        out = mask_secrets(ANY_NOS, line)
+        assert mask_secrets(ANY_NOS, out) == out
+    assert "PRIVATE KEY" not in mask_secrets(ANY_NOS, hostile[0])
+
+
+def test_the_masker_has_no_backtracking_pattern() -> None:
+    """Every regular expression of the masker stays linear: no unbounded quantifier inside a repeated group, no lazy
+    repeat (the old ``.*?`` private-key pattern and ``(?:\\s+…)?\\s+`` forms); the token scanner does the rest."""
+    sre: Any = importlib.import_module("re._parser")  # the pattern parser (private, no stubs)
+
+    def walk(items: Any, inside: bool) -> None:
+        for op, arg in items:
+            name = str(op)
+            if name in {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}:
+                _, high, body = arg
+                assert name != "MIN_REPEAT", "lazy repeat"
+                assert not (inside and high == sre.MAXREPEAT), "nested unbounded repeat"
+                walk(body, inside or high > 1)
+            elif name == "SUBPATTERN":
+                walk(arg[-1], inside)
+            elif name == "BRANCH":
+                for branch in arg[1]:
+                    walk(branch, inside)
+
+    patterns = [value for value in vars(secrets).values() if isinstance(value, re.Pattern)]
+    assert patterns
+    for pattern in patterns:
+        walk(sre.parse(pattern.pattern), inside=False)
+
+
+def test_a_private_key_in_a_diff_is_masked_line_by_line() -> None:
+    lines = ["+ crypto pki key", "+ -----BEGIN EC PRIVATE KEY-----", "+ MHcCAQEEIcanary", "+ -----END EC PRIVATE KEY-----", "+ exit"]
+    out = mask_lines("eos", lines)
+    assert len(out) == len(lines)
+    assert not [line for line in out if "canary" in line]
+    assert out[0] == lines[0]
+    assert out[-1] == lines[-1]
+    unterminated = mask_lines("eos", [*lines[:3], "+ MIIsecondcanary"])
+    assert not [line for line in unterminated if "canary" in line]
+
+
+def test_a_sonic_running_config_document_is_masked_field_by_field() -> None:
+    document = {
+        "config_db": {
+            "SNMP_COMMUNITY": {"commcanary": {"TYPE": "RO"}},
+            "SNMP_USER": {"ops": {"SNMP_USER_AUTH_PASSWORD": "authcanary", "SNMP_USER_ENCRYPTION_PASSWORD": "privcanary"}},
+            "TACPLUS": {"global": {"passkey": "tacacscanary"}},
+        },
+        "frr": "router bgp 65000\n neighbor 10.0.0.1 password bgpcanary\n",
+    }
+    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
+    out = mask_secrets("sonic", text)
+    assert "canary" not in out
+    assert json.loads(out)["config_db"]["SNMP_USER"]["ops"]["SNMP_USER_AUTH_PASSWORD"] == masked("authcanary")
+    assert not [line for line in mask_lines(ANY_NOS, text.splitlines()) if "canary" in line], "also line by line (a diff of it)"
