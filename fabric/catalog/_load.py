@@ -13,6 +13,7 @@ from typing import Generic, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from fabric.catalog.text import PATTERN_HELP
 from fabric.errors import CatalogError, Finding, InputError
 
 M = TypeVar("M", bound=BaseModel)
@@ -66,10 +67,18 @@ def _load_one(file: Path, schema: type[M], label: str, findings: list[Finding]) 
             _walk(node, (), lines)
         for err in exc.errors():
             path: Key = tuple(err["loc"])
-            shown = err.get("input")
-            value = f" (got {shown!r})" if err["type"] != "missing" and not isinstance(shown, (dict, list)) else ""
-            findings.append(Finding(path, f"{err['msg']}{value}", file=label, line=_line(lines, path)))
+            shown = _short(err.get("input"))
+            value = f" (got {shown})" if err["type"] != "missing" and not isinstance(err.get("input"), (dict, list)) else ""
+            helped = PATTERN_HELP.get(str((err.get("ctx") or {}).get("pattern", "")))
+            message = f"{shown} {helped}" if helped else f"{err['msg']}{value}"
+            findings.append(Finding(path, message, file=label, line=_line(lines, path)))
         return None
+
+
+def _short(value: object) -> str:
+    """``value`` as Python writes it (control characters escaped), cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _walk(node: yaml.Node, path: Key, lines: dict[Key, int]) -> None:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fabric.catalog._load import data_files, load_models
+from fabric.catalog.text import GpuModel
 
 CLOUD_DATA = Path(__file__).resolve().parent / "data" / "cloud"
 
@@ -24,7 +25,7 @@ class _Strict(BaseModel):
 
     name: str = Field(pattern=_NAME, description="The provider's instance type name; the file is <name>.yaml.")
     gpus: Gpus
-    gpu_model: str | None = None
+    gpu_model: GpuModel | None = None
 
     @model_validator(mode="after")
     def _gpu_model_with_gpus(self) -> _Strict:
@@ -38,7 +39,7 @@ class AwsInstanceTypeSpec(_Strict):
     """An EC2 instance type (AWS: "Supported instance types" for EFA, the network-card table)."""
 
     efa_interfaces: Annotated[int, Field(ge=0, le=32, description="MaximumEfaInterfaces (0: no EFA).")]
-    efa_cards: tuple[Annotated[int, Field(ge=0, le=31)], ...] = Field(description="Network-card indexes that carry an EFA interface.")
+    efa_cards: tuple[Annotated[int, Field(ge=0, le=31)], ...] = Field(max_length=32, description="Network-card indexes that carry an EFA interface.")
     primary_card_efa: bool = Field(description="Card 0 also takes an efa-only interface beside the ENA primary.")
     capacity_block: bool = Field(description="capacity-block is a supported usage class.")
     root_volume_gib: Annotated[int, Field(ge=8, le=16384, description="The gp3 root volume the launch template gives the type.")]
@@ -62,7 +63,7 @@ class GcpMachineTypeSpec(_Strict):
     rdma_nics: Annotated[int, Field(ge=0, le=8, description="MRDMA NICs on the RDMA VPC.")]
     mtu: Annotated[int, Field(ge=1300, le=8896, description="The MTU the GPU networks must use.")]
     transport: Literal["gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "none"]
-    gpu_topology: str | None = Field(default=None, pattern=r"^\d+x\d+$", description="GPU slice shape of a compact policy (A4X: 1x72).")
+    gpu_topology: str | None = Field(default=None, pattern=r"^\d{1,3}x\d{1,4}$", description="GPU slice shape of a compact policy (A4X: 1x72).")
 
     @model_validator(mode="after")
     def _transport(self) -> GcpMachineTypeSpec:

@@ -11,10 +11,17 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fabric.catalog.text import CatalogKey, Description, GpuModel
+
 PlaneName = Literal["compute", "storage", "inband", "oob"]
 PORT_SPEEDS: tuple[int, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 """Ethernet / InfiniBand port speeds in Gb/s a NIC or BMC port can run (IEEE 802.3 rates; IB HDR 200, NDR 400, XDR 800)."""
 MAX_PORTS = 32
+MAX_MEMORY_GB = 65536
+"""The most system memory a node may declare, in GiB (64 TiB). GPU servers ship with 2-4 TiB (DGX H100 and DGX B200:
+2 TiB, up to 4 TiB on 2-socket HGX boards); the largest single-system-image machines, 32-socket HPE Superdome Flex,
+reach 48 TiB. 64 TiB is above every real node, and keeps Slurm's RealMemory (MiB, ``fabric.export.slurm``) a small
+number: 65536 GiB is 67,108,864 MiB, far inside the uint64 slurm.conf(5) takes."""
 
 
 def _known_port_speed(value: int) -> int:
@@ -24,7 +31,11 @@ def _known_port_speed(value: int) -> int:
     return value
 
 
-PortSpeed = Annotated[int, AfterValidator(_known_port_speed), Field(description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s.")]
+PortSpeed = Annotated[
+    int,
+    Field(ge=PORT_SPEEDS[0], le=PORT_SPEEDS[-1], description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s."),
+    AfterValidator(_known_port_speed),
+]
 """A port's line rate in Gb/s, checked against :data:`PORT_SPEEDS`."""
 _IFNAME = r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$"  # Linux IFNAMSIZ: at most 15 characters
 _HCA = r"^[a-z][a-z0-9_]{0,31}$"
@@ -73,15 +84,19 @@ class PortGroupSpec(_Strict):
 class NodeProfileBody(_Strict):
     """A node model without its name: what a definition's ``hardware`` section gives per profile."""
 
-    description: str = ""
+    description: Description = Field(default="", description="Free text that reaches no device: printable Unicode, one line, at most 200.")
     gpus: Annotated[int, Field(ge=0, le=72)]
-    gpu_model: str | None = None
+    gpu_model: GpuModel | None = Field(
+        default=None, description="GPU model, e.g. H100-SXM5-80GB: one token, as it may become a node label or a Slurm GRES type."
+    )
     nvswitch: bool = False
     sockets: Annotated[int, Field(ge=1, le=16)] | None = Field(default=None, description="CPU sockets (Slurm's Sockets=).")
     cores_per_socket: Annotated[int, Field(ge=1, le=1024)] | None = Field(
         default=None, description="Physical cores per socket (Slurm's CoresPerSocket=); given together with sockets."
     )
-    memory_gb: Annotated[int, Field(ge=1)] | None = Field(default=None, description="Installed system memory in GiB.")
+    memory_gb: Annotated[int, Field(ge=1, le=MAX_MEMORY_GB)] | None = Field(
+        default=None, description=f"Installed system memory in GiB, at most {MAX_MEMORY_GB} (64 TiB); Slurm's RealMemory derives from it."
+    )
     nvlink_domain_nodes: Annotated[int, Field(ge=2, le=576)] | None = Field(
         default=None,
         description="Nodes that share one multi-node NVLink domain (a GB200 NVL72 rack: 18 compute trays); none for single-node NVLink.",
@@ -115,7 +130,7 @@ class NodeProfileBody(_Strict):
 class NodeProfile(NodeProfileBody):
     """A node model, as its data file describes it."""
 
-    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    name: CatalogKey
 
 
 def _unique_across_planes(ports: dict[PlaneName, PortGroupSpec], field: str) -> None:

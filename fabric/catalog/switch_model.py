@@ -14,6 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from fabric.catalog.text import CatalogKey, Description
+
 Nos = Literal["sonic", "cumulus", "eos", "nxos", "frr", "mlnx-os"]
 LinkLayer = Literal["ethernet", "infiniband"]
 Speed = Annotated[int, Field(ge=1, le=1600)]
@@ -22,6 +24,23 @@ NAME_FIELDS = frozenset({"cage", "port", "sub", "sub1", "lane", "sonic"})
 ``sub1`` (0-/1-based breakout port inside the cage), ``lane`` (1-based first lane of the port inside the cage, as EOS
 numbers interfaces) and ``sonic`` (the SONiC ``Ethernet<N>`` number, only on models with a ``sonic`` layout)."""
 BREAKOUT_LETTERS = "abcdefgh"
+# Every string of a data file that reaches a switch (port names, lanes, aliases, SKU and breakout names end up in
+# config_db.json and the CLI configs) is one ASCII token of the shape sonic-buildimage's port_config.ini, hwsku.json
+# and platform directories use; a length cap on each.
+PORT_NAME_FORMAT_RE = r"^[A-Za-z0-9_./{}-]{1,64}$"
+SONIC_PORT_NAME_RE = r"^Ethernet\d{1,4}$"  # as fabric.model.strings.SWITCH_PORT_RE["sonic"]
+LANES_RE = r"^\d{1,4}(,\d{1,4}){0,15}$"  # at most 16 lanes (an OSFP cage has 8), ASIC lane numbers below 10,000
+ALIAS_RE = r"^[A-Za-z0-9][A-Za-z0-9_./-]{0,31}$"  # port_config.ini aliases: etp1, etp1a, Ethernet1/1, fortyGigE0/0
+HWSKU_RE = r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$"  # device/<vendor>/<platform>/<hwsku> directory names: ACS-SN5600
+BREAKOUT_MODE_RE = r"^\d{1,2}x\d{1,6}G?(\[[0-9G,]{0,64}\])?$"  # hwsku.json breakout modes: 2x400G[200G,100G]
+PLATFORM_RE = r"^x86_64-[a-z0-9_]{1,48}-r\d$"  # device/<vendor>/<platform>: x86_64-nvidia_sn5600-r0
+MAX_BUFFER_BYTES = 2**30
+"""The largest shared buffer a switch ASIC has, in bytes, with room: Spectrum-4 (SN5600) carries 160 MB and its
+``egress_lossless_pool_size`` is 158,229,504 (sonic-buildimage ACS-SN5600 buffers_defaults_t1.j2); 1 GiB is above
+every ASIC shipping today."""
+MAX_STRIDE = 64
+"""Largest SONiC name or lane stride between cages: a cage has at most 16 lanes (``lanes``), and the ASIC numbering
+skips at most a few cages' worth (SN4600C: lane stride 4 on 4-lane cages; SN5600: 8 on 8-lane cages)."""
 
 
 class _Strict(BaseModel):
@@ -31,8 +50,10 @@ class _Strict(BaseModel):
 class PortNames(_Strict):
     """How one NOS names the ports of this model: Python format strings over ``NAME_FIELDS``."""
 
-    native: str = Field(description="A port at the native speed, e.g. 'swp{cage}'.")
-    split: str | None = Field(default=None, description="A breakout port, e.g. 'swp{cage}s{sub}'; null when no reference names them.")
+    native: Annotated[str, Field(pattern=PORT_NAME_FORMAT_RE)] = Field(description="A port at the native speed, e.g. 'swp{cage}'.")
+    split: Annotated[str, Field(pattern=PORT_NAME_FORMAT_RE)] | None = Field(
+        default=None, description="A breakout port, e.g. 'swp{cage}s{sub}'; null when no reference names them."
+    )
 
     @field_validator("native", "split")
     @classmethod
@@ -63,12 +84,12 @@ class NosSupport(_Strict):
 class SonicPort(_Strict):
     """A port of a SONiC SKU outside the fabric cages (a service or management-speed port), as its port_config.ini lists it."""
 
-    name: Annotated[str, Field(pattern=r"^Ethernet\d+$")]
-    lanes: Annotated[str, Field(pattern=r"^\d+(,\d+)*$")]
-    alias: str
-    index: Annotated[int, Field(ge=1)]
+    name: Annotated[str, Field(pattern=SONIC_PORT_NAME_RE)]
+    lanes: Annotated[str, Field(pattern=LANES_RE)]
+    alias: Annotated[str, Field(pattern=ALIAS_RE)]
+    index: Annotated[int, Field(ge=1, le=1024, description="The port's cage, 1-based (cages are at most 512, plus uplinks).")]
     speed_gbps: Speed
-    breakout_mode: str
+    breakout_mode: Annotated[str, Field(pattern=BREAKOUT_MODE_RE)]
     subport: Annotated[int, Field(ge=0, le=8)] = Field(
         default=0, description="0 for a cage's only port, else the 1-based port of a broken-out cage (SONiC portconfig.py)."
     )
@@ -83,20 +104,22 @@ class SonicBuffers(_Strict):
     """
 
     ingress_pools: Literal["separate", "shared"]
-    egress_lossless_pool_size: Annotated[int, Field(ge=1)]
+    egress_lossless_pool_size: Annotated[int, Field(ge=1, le=MAX_BUFFER_BYTES, description="Bytes; at most 1 GiB.")]
 
 
 class SonicSku(_Strict):
     """One SONiC hardware SKU: the port layout for one port speed."""
 
-    hwsku: Annotated[str, Field(min_length=1)]
+    hwsku: Annotated[str, Field(pattern=HWSKU_RE)]
     speed_gbps: Speed
-    breakout_mode: str = Field(description="hwsku.json default_brkout_mode of every fabric cage, e.g. '2x400G[200G,...]'.")
+    breakout_mode: Annotated[str, Field(pattern=BREAKOUT_MODE_RE)] = Field(
+        description="hwsku.json default_brkout_mode of every fabric cage, e.g. '2x400G[200G,...]'."
+    )
     fec: Literal["rs", "fc", "none", "auto"] | None = Field(
         default=None, description="The fec column of port_config.ini; null when the SKU leaves FEC to the platform."
     )
     buffers: SonicBuffers
-    other_ports: tuple[SonicPort, ...] = ()
+    other_ports: tuple[SonicPort, ...] = Field(default=(), max_length=64, description="Service and management-speed ports.")
 
     @property
     def fanout(self) -> int:
@@ -125,11 +148,11 @@ class SonicLayout(_Strict):
     alias ``etp{c}`` or ``etp{c}{a,b,...}``, index ``c``.
     """
 
-    platform: Annotated[str, Field(pattern=r"^x86_64-[a-z0-9_]+-r\d$")]
-    lane_stride: Annotated[int, Field(ge=1)]
-    name_stride: Annotated[int, Field(ge=1)]
+    platform: Annotated[str, Field(pattern=PLATFORM_RE)]
+    lane_stride: Annotated[int, Field(ge=1, le=MAX_STRIDE)]
+    name_stride: Annotated[int, Field(ge=1, le=MAX_STRIDE)]
     default_mtu: Annotated[int, Field(ge=1280, le=9216)]
-    skus: tuple[SonicSku, ...] = Field(min_length=1)
+    skus: tuple[SonicSku, ...] = Field(min_length=1, max_length=16, description="One SKU per fabric port speed (a model runs at most a few).")
 
     def sku(self, speed_gbps: int) -> SonicSku | None:
         """The SKU whose fabric ports run at ``speed_gbps``, or None."""
@@ -146,14 +169,16 @@ class SwitchModel(_Strict):
         (128, (800, 400, 200, 100), 'Ethernet12', 'swp2s1')
     """
 
-    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
-    description: str
+    name: CatalogKey
+    description: Description = Field(description="Free text that reaches no device: printable Unicode, one line, at most 200.")
     link_layer: LinkLayer
     cages: Annotated[int, Field(ge=1, le=512)]
     ports_per_cage: Annotated[int, Field(ge=1, le=8)] = 1
     lanes: Annotated[int, Field(ge=1, le=16)] = Field(description="Electrical lanes per cage (8 on OSFP/QSFP-DD, 4 on QSFP28).")
     speed_gbps: Speed
-    breakout: dict[Speed, Annotated[int, Field(ge=2, le=8)]] = Field(default_factory=dict[int, int])
+    breakout: dict[Speed, Annotated[int, Field(ge=2, le=8)]] = Field(
+        default_factory=dict[int, int], max_length=9, description="Breakout speed -> ports per cage (at most the 9 speeds below 1600 Gb/s)."
+    )
     nos: dict[Nos, NosSupport] = Field(min_length=1)
     sonic: SonicLayout | None = None
     uplink_cages: Annotated[int, Field(ge=0, le=16)] = Field(

@@ -10,6 +10,19 @@ from pydantic import Field
 from fabric.model.base import SpecModel
 from fabric.model.strings import Identifier, TagKey, TagValue
 
+# Upper bounds of the storage sizes, each the largest the provider's API or documentation allows (a typing error such as
+# a 30-digit capacity stops at validation instead of reaching a Pulumi resource).
+FSX_MAX_GIB = 2_147_483_647
+"""FSx API Reference, CreateFileSystem ``StorageCapacity``: an integer, 0..2,147,483,647 GiB (FSx for Lustre grows to petabytes)."""
+GCP_STORAGE_MAX_GIB = 84_016_000
+"""Managed Lustre "Create an instance": capacity ranges from 9,000 to 84,016,000 GiB (80.1 PiB); Filestore instances are smaller."""
+AMLFS_MAX_TIB = 16_384
+"""16 PiB. Microsoft's AMLFS prerequisites size subnets for file systems up to 400 TiB and larger ones are arranged on request;
+no Azure Managed Lustre offered reaches 16 PiB."""
+
+REGION_MAX = 32  # region and zone names: the longest today, GCP's northamerica-northeast1-a, has 25 characters
+# An AWS KMS KeyId (ARN form) is at most 2048 characters (KMS API Reference, KeyId); a GCP reservation path, at most
+# four names of 63 plus their keywords, stays below 512.
 Tags = Annotated[dict[TagKey, TagValue], Field(max_length=50)]  # AWS allows 50 user tags per resource, GCP 64 labels
 
 
@@ -30,7 +43,7 @@ class AwsEncryptionSpec(SpecModel):
     """Encryption at rest of the EBS root volumes and the FSx file system."""
 
     ebs: bool = Field(default=True, description="Encrypt every EBS root volume (opt-out: false, e.g. for an unencrypted shared AMI policy).")
-    kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$")] | None = Field(
+    kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$", max_length=2048)] | None = Field(
         default=None,
         description="Customer-managed KMS key ARN for EBS, FSx and the flow-log group (its key policy must let EC2, FSx and CloudWatch "
         "Logs use it); the AWS-managed keys when absent.",
@@ -48,7 +61,7 @@ class AwsPlacementSpec(SpecModel):
 class FsxLustreSpec(SpecModel):
     """FSx for Lustre PERSISTENT_2 on the storage plane (or, with ``efa``, next to the EFA interfaces)."""
 
-    capacity_gib: Annotated[int, Field(ge=1200)] = 4800
+    capacity_gib: Annotated[int, Field(ge=1200, le=FSX_MAX_GIB)] = 4800
     throughput_mb_per_tib: Literal[125, 250, 500, 1000] = 250
     efa: bool = Field(
         default=False, description="EFA and GPUDirect Storage to the file system: it joins the compute subnet and the EFA security group."
@@ -58,8 +71,10 @@ class FsxLustreSpec(SpecModel):
 class AwsSpec(SpecModel):
     """AWS target. EFA clusters live in one availability zone."""
 
-    region: Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$")]
-    availability_zones: tuple[Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$")], ...] = Field(min_length=1, max_length=8)
+    region: Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d$", max_length=REGION_MAX)]
+    availability_zones: tuple[Annotated[str, Field(pattern=r"^[a-z]{2}(-[a-z]+)+-\d[a-z]$", max_length=REGION_MAX)], ...] = Field(
+        min_length=1, max_length=8
+    )
     image: Annotated[str, Field(pattern=r"^ami-[0-9a-f]{8,17}$")]
     capacity: AwsCapacitySpec = AwsCapacitySpec()
     placement_group: AwsPlacementSpec | None = None
@@ -87,7 +102,7 @@ class GcpCapacitySpec(SpecModel):
     """How GCE capacity is obtained. DWS flex and reservations exclude each other."""
 
     type: Literal["on-demand", "reservation", "dws-flex", "spot"] = "on-demand"
-    reservation: Annotated[str, Field(pattern=r"^[A-Za-z0-9/_-]+$")] | None = Field(
+    reservation: Annotated[str, Field(pattern=r"^[A-Za-z0-9/_-]+$", max_length=512)] | None = Field(
         default=None, description="SPECIFIC reservation: name[/reservationBlocks/B[/reservationSubBlocks/S]] or projects/P/reservations/R."
     )
     reservation_mode: Literal["specific", "calendar", "none"] | None = Field(
@@ -119,7 +134,7 @@ class GcpStorageSpec(SpecModel):
     """Shared storage on the storage plane."""
 
     kind: Literal["filestore", "managed-lustre"] = "filestore"
-    capacity_gib: Annotated[int, Field(ge=1024)] = 2560
+    capacity_gib: Annotated[int, Field(ge=1024, le=GCP_STORAGE_MAX_GIB)] = 2560
     tier: Identifier = "BASIC_SSD"
 
 
@@ -134,8 +149,8 @@ class GcpSpec(SpecModel):
     """Google Cloud target."""
 
     project: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")]
-    region: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d$")]
-    zone: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d-[a-z]$")]
+    region: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d$", max_length=REGION_MAX)]
+    zone: Annotated[str, Field(pattern=r"^[a-z]+-[a-z]+\d-[a-z]$", max_length=REGION_MAX)]
     image: Identifier
     capacity: GcpCapacitySpec = GcpCapacitySpec()
     placement: GcpPlacementSpec = GcpPlacementSpec()
@@ -165,13 +180,13 @@ class AmlfsSpec(SpecModel):
     sku: Literal["AMLFS-Durable-Premium-40", "AMLFS-Durable-Premium-125", "AMLFS-Durable-Premium-250", "AMLFS-Durable-Premium-500"] = (
         "AMLFS-Durable-Premium-250"
     )
-    capacity_tib: Annotated[int, Field(ge=4)] = 8
+    capacity_tib: Annotated[int, Field(ge=4, le=AMLFS_MAX_TIB)] = 8
 
 
 class AzureSpec(SpecModel):
     """Azure target. One InfiniBand group = one Uniform scale set with a single placement group."""
 
-    location: Annotated[str, Field(pattern=r"^[a-z0-9]+$")]
+    location: Annotated[str, Field(pattern=r"^[a-z0-9]{1,64}$")]
     resource_group: Annotated[str, Field(pattern=r"^[-\w.()]{1,90}$")]
     image: AzureImageSpec = AzureImageSpec()
     scale_set_size: Annotated[int, Field(ge=1, le=300)] = Field(

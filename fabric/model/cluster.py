@@ -55,7 +55,7 @@ class ClusterSpec(SpecModel):
         "fabric/catalog/data/nodes/*.yaml without 'name'); a node group names one in 'hardware'.",
     )
     nodes: tuple[NodeGroupSpec, ...] = Field(min_length=1, max_length=MAX_GROUPS)
-    racks: dict[Name, dict[Name, RackUnit]] = Field(
+    racks: dict[Name, Annotated[dict[Name, RackUnit], Field(max_length=128)]] = Field(  # 64 U, two half-width devices a U
         default_factory=dict[str, dict[str, int]],
         max_length=4096,
         description="Where devices sit: rack name -> {device name: its lowest rack unit (U)}. cabling.csv gives each cable "

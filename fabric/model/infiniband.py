@@ -56,7 +56,10 @@ class PartitionSpec(SpecModel):
     """An InfiniBand partition (PKey)."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
-    pkey: int = Field(description="Partition key, 0x0001-0x7ffe (0x7fff is the default partition). Hex strings accepted.")
+    pkey: Annotated[int, Field(ge=0, le=0xFFFF)] = Field(
+        description="Partition key, 0x0001-0x7ffe (0x7fff is the default partition). Hex strings accepted. A P_Key is 16 bits "
+        "(InfiniBand Architecture Specification vol. 1, 10.9 'Partitioning', the top bit the membership type); the rules narrow it to 0x0001-0x7ffe."
+    )
     ipoib: bool = True
     members: tuple[PartitionMember, ...] = Field(min_length=1, max_length=1024)
 

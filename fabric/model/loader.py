@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from fabric.catalog.text import PATTERN_HELP as TEXT_PATTERN_HELP
 from fabric.errors import Finding, InputError, LimitError
 from fabric.model import strings
 from fabric.model.base import NAME_RE, did_you_mean
@@ -26,7 +27,7 @@ from fabric.model.cluster import MAX_GROUPS, MAX_NODES, ClusterSpec
 from fabric.model.deferred import Deferred
 from fabric.model.secrets import REFERENCE_ADVICE, scan_secrets
 from fabric.model.source import check_text, load_yaml, read_definition
-from fabric.model.topology import OVERSUBSCRIPTION_RE
+from fabric.model.topology import OVERSUBSCRIPTION_RE, RELEASE_RE
 
 Path_ = tuple[str | int, ...]
 MAX_FINDINGS = 100  # a broken file gets the first 100 problems, not an unbounded report
@@ -44,7 +45,8 @@ _PATTERN_HELP: dict[str, str] = {
         "is not a safe interface name: 1-15 letters, digits, '_', '.' or '-', starting with a letter or digit (no spaces, quotes or '/')"
     ),
     strings.DOMAIN_NAME_RE: "is not a domain name: dot-separated labels of letters, digits and '-', e.g. cluster.example.com",
-    strings.DESCRIPTION_RE: "is not one line of printable text: use printable ASCII only, no line breaks or control characters",
+    **TEXT_PATTERN_HELP,
+    RELEASE_RE: "is not a release number; write it as the NOS numbers its releases, e.g. '5.14' or '202411'",
     strings.HOSTNAME_FORMAT_RE: (
         "is not a host-name format: a lower-case DNS label with one {index} field, optionally zero-padded up to width 6; write e.g. 'gpu{index:03d}'"
     ),
@@ -63,6 +65,16 @@ _STRICT_TYPE_HELP: dict[str, str] = {
     "string_type": "is not text; write a string (quote it if YAML reads it as a number, a date or true/false)",
     "bool_type": "is not true or false; write true or false without quotes",
     "float_type": "is not a number; write digits, e.g. 1.5",
+    "string_unicode": "is not Unicode text (it holds a lone surrogate such as \\ud800); remove the escape",
+}
+
+
+# A bound the schema sets (a physical limit, cited at the field): say which, and what to write instead.
+_BOUND_KEYS = {"less_than_equal": "le", "greater_than_equal": "ge", "string_too_long": "max_length"}
+_BOUND_HELP = {
+    "less_than_equal": "{shown} is above the largest value allowed here, {bound}; use {bound} or less",
+    "greater_than_equal": "{shown} is below the smallest value allowed here, {bound}; use {bound} or more",
+    "string_too_long": "{shown} is longer than the {bound} characters allowed here; shorten it",
 }
 
 
@@ -185,6 +197,9 @@ def _explain_value(err: ErrorDetails, path: Path_) -> str:
         return f"{shown} {described}"
     if kind in _STRICT_TYPE_HELP:
         return f"{shown} {_STRICT_TYPE_HELP[kind]}"
+    bound = (err.get("ctx") or {}).get(_BOUND_KEYS.get(kind, ""))
+    if bound is not None:
+        return _BOUND_HELP[kind].format(shown=shown, bound=bound)
     msg = str(err["msg"])
     msg = msg.removeprefix("Value error, ")
     if kind == "value_error" or not path:

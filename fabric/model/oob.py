@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
+from fabric.model.strings import CatalogKey
 
 DEFAULT_VLAN = 100
 """The management switches' VLAN when ``planes.oob.vlan`` is not given (untagged on access ports, tagged to the core)."""
@@ -28,7 +29,7 @@ class OobDeviceSpec(SpecModel):
 
     name: Name
     kind: Literal["pdu", "console"]
-    switch: Annotated[str, Field(pattern=r"^oob-[a-z0-9-]+$")] = Field(description="Management switch, e.g. oob-su1 or oob-su1-r2.")
+    switch: Annotated[str, Field(pattern=r"^oob-[a-z0-9-]{1,59}$")] = Field(description="Management switch, e.g. oob-su1 or oob-su1-r2.")
     port: Annotated[int, Field(ge=1, le=512)] = Field(description="Access port on that switch (1-based), not one a BMC slot reserves.")
     address: IPv4Address = Field(description="The device's address on the oob plane (handed out by the OOB DHCP server).")
 
@@ -36,9 +37,7 @@ class OobDeviceSpec(SpecModel):
 class OobNetworkSpec(SpecModel):
     """How the OOB plane is built: one management switch per rack or per scalable unit, uplinked to an OOB core."""
 
-    model: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")] = Field(
-        default="sn2201", description="Management switch model from the catalog (fabric/catalog/data/switches)."
-    )
+    model: CatalogKey = Field(default="sn2201", description="Management switch model from the catalog (fabric/catalog/data/switches).")
     nos: Literal["cumulus", "sonic", "eos", "nxos"] = Field(default="cumulus", description="NOS of the management switches.")
     placement: Literal["su", "rack"] = Field(
         default="su",

@@ -64,6 +64,7 @@ class RoceSpec(SpecModel):
     pfc_priorities: tuple[Priority, ...] = Field(default=(3,), max_length=8, description="Priorities with PFC on: exactly the RoCE priority.")
     dscp_to_priority: dict[Dscp, Priority] = Field(
         default_factory=dict[int, int],
+        max_length=64,  # one entry per DSCP at most
         description="Extra DSCP -> priority entries; the RoCE and CNP DSCPs are always mapped. Unlisted DSCPs go to priority 0.",
     )
     bandwidth_percent: Annotated[int, Field(ge=1, le=99)] = Field(

@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
+from fabric.model.strings import CatalogKey
 
 StorageNos = Literal["sonic", "cumulus", "eos", "nxos"]
 
@@ -26,9 +27,7 @@ StorageNos = Literal["sonic", "cumulus", "eos", "nxos"]
 class EthernetTierSpec(SpecModel):
     """The switch model and NOS of one tier of the storage / in-band network."""
 
-    model: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")] = Field(
-        default="sn5600", description="Switch model from the catalog (fabric/catalog/data/switches)."
-    )
+    model: CatalogKey = Field(default="sn5600", description="Switch model from the catalog (fabric/catalog/data/switches).")
     nos: StorageNos = Field(default="cumulus", description="NOS of the switches of this tier.")
 
 

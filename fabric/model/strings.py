@@ -5,6 +5,10 @@ to switches, in files sourced by root shells on nodes, in systemd units and in f
 allows only what its consumer can take literally: no whitespace where a token goes, no newline or control character
 anywhere, and a length cap everywhere.
 
+Free text that reaches no device (``Description``) may be printable Unicode; text that reaches a device is printable
+ASCII (``TagValue``) or a token. ``Description``, ``GpuModel`` and ``CatalogKey`` are shared with the catalog's data
+files and defined on its floor (``fabric.catalog.text``); they are re-exported here.
+
 Example:
     >>> from pydantic import TypeAdapter
     >>> TypeAdapter(InterfaceName).validate_python("enp24s0np0")
@@ -18,6 +22,42 @@ from typing import Annotated
 
 from pydantic import Field
 
+from fabric.catalog.text import CATALOG_KEY_RE, DESCRIPTION_MAX, DESCRIPTION_RE, GPU_MODEL_RE, CatalogKey, Description, GpuModel
+
+__all__ = [  # the catalog's shared strict strings (fabric.catalog.text) are re-exported with the definition's own
+    "CATALOG_KEY_RE",
+    "DESCRIPTION_MAX",
+    "DESCRIPTION_RE",
+    "DOMAIN_NAME_MAX",
+    "DOMAIN_NAME_RE",
+    "FILE_PATH_MAX",
+    "FILE_PATH_RE",
+    "GPU_MODEL_RE",
+    "GUID_RE",
+    "HOSTNAME_FORMAT_RE",
+    "HOST_NAME_RE",
+    "IDENTIFIER_RE",
+    "INTERFACE_NAME_RE",
+    "SWITCH_PORT_RE",
+    "TAG_TEXT_RE",
+    "USER_NAME_RE",
+    "CatalogKey",
+    "Description",
+    "DomainName",
+    "FilePath",
+    "GpuModel",
+    "Guid",
+    "HostName",
+    "HostnameFormat",
+    "Identifier",
+    "InterfaceName",
+    "TagKey",
+    "TagValue",
+    "UserName",
+    "is_safe_text",
+    "is_switch_port_name",
+]
+
 # Linux interface names, after the kernel's dev_valid_name() (torvalds/linux net/core/dev.c): non-empty, shorter than
 # IFNAMSIZ (16), not "." or "..", no '/', ':' or whitespace. We allow a safe subset on top (letters, digits, '_', '.',
 # '-', starting with a letter or digit) because the names also reach shell env files, systemd units and NOS commands.
@@ -27,8 +67,6 @@ HOST_NAME_RE = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 # RFC 1035 §2.3.1 domain name: dot-separated labels of letters, digits and '-', each 1-63 characters, no leading or
 # trailing '-' (RFC 1123 §2.1 allows a leading digit); at most 253 characters in text form.
 DOMAIN_NAME_RE = r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
-# Free text for descriptions: printable ASCII on one line (switch CLIs take a description up to the end of the line).
-DESCRIPTION_RE = r"^[ -~]*$"
 # A host-name format: a DNS label with exactly one {index} field, optionally zero-padded to a width of at most 6.
 HOSTNAME_FORMAT_RE = r"^[a-z0-9-]*\{index(:0[1-6]d)?\}[a-z0-9-]*$"
 # A port GUID as InfiniBand tools print it (ibstat "Port GUID: 0x0c42a10300a1b2c3"): 0x and 64 bits as 16 hex digits.
@@ -42,7 +80,6 @@ IDENTIFIER_RE = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$"
 # A label or tag key/value: printable ASCII on one line (the cloud-specific character rules are the cloud rules' job).
 TAG_TEXT_RE = r"^[ -~]*$"
 
-DESCRIPTION_MAX = 200
 DOMAIN_NAME_MAX = 253  # RFC 1035 §2.3.4 (255 octets on the wire = 253 characters in text form)
 FILE_PATH_MAX = 255
 
@@ -51,9 +88,6 @@ InterfaceName = Annotated[
 ]
 HostName = Annotated[str, Field(pattern=HOST_NAME_RE, description="RFC 1123 host name label in lower case: a-z, 0-9 and '-'.")]
 DomainName = Annotated[str, Field(pattern=DOMAIN_NAME_RE, max_length=DOMAIN_NAME_MAX, description="RFC 1035 domain name, e.g. cluster.example.com.")]
-Description = Annotated[
-    str, Field(pattern=DESCRIPTION_RE, max_length=DESCRIPTION_MAX, description="Free text: printable ASCII, one line, at most 200.")
-]
 HostnameFormat = Annotated[
     str,
     Field(

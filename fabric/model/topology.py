@@ -11,8 +11,10 @@ from pydantic import Field, field_validator
 from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
 from fabric.model.base import Asn, SpecModel, unknown_choice
-from fabric.model.strings import DomainName
+from fabric.model.strings import CatalogKey, DomainName
 
+# A NOS release train as NOS_RELEASES spells it: 5.14, 4.33, 10.4, 202411 (which releases are supported is a rule's job).
+RELEASE_RE = r"^\d{1,8}(\.\d{1,4}){0,3}$"
 OVERSUBSCRIPTION_RE = r"^\d{1,3}(\.\d{1,3})?:\d{1,3}(\.\d{1,3})?$"
 Oversubscription = Annotated[str, Field(pattern=OVERSUBSCRIPTION_RE, description="Downlink:uplink bandwidth, e.g. '1:1' or '3:1'.")]
 # The largest logical radix in the switch catalog (64 cages x 4-way breakout); no per-leaf or spine count can exceed it.
@@ -54,9 +56,9 @@ def check_ratio(text: str) -> str:
 class TierSpec(SpecModel):
     """A switch tier: one model, one NOS and one NOS release for every switch in it."""
 
-    model: str = Field(description="Switch model from the catalog: one file per model in fabric/catalog/data/switches/.")
+    model: CatalogKey = Field(description="Switch model from the catalog: one file per model in fabric/catalog/data/switches/.")
     nos: Nos
-    nos_version: str | None = Field(
+    nos_version: Annotated[str, Field(pattern=RELEASE_RE)] | None = Field(
         default=None,
         description="NOS release the tier runs; the renderers emit its syntax. Supported (default in brackets): "
         + "; ".join(f"{nos} {', '.join(r.supported)} [{r.default}]" for nos, r in NOS_RELEASES.items())

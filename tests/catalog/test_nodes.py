@@ -136,3 +136,31 @@ def test_dgx_cpus_and_memory_follow_the_user_guides(name: str) -> None:
     # cores each, 2 TB using 32 DIMMs (fabric/catalog/data/nodes/README.md, [dgx-cpu] and [dgx-b200-cpu])
     profile = HARDWARE[name]
     assert (profile.sockets, profile.cores_per_socket, profile.memory_gb) == (2, 56, 2048)
+
+
+_PORTS = "ports:\n  inband:\n    speed_gbps: 25\n    names: [eno1]\n"
+
+
+@pytest.mark.parametrize(
+    ("head", "line", "path", "message"),
+    [  # issue 30: free text of a profile gets the strict string type, memory a physical bound
+        ('description: "DGX\\e[2J\\e[H"\ngpus: 0\n', 2, "description", "'DGX\\x1b[2J\\x1b[H' is not one line of printable text"),
+        ('description: "DGX\\u202eevil"\ngpus: 0\n', 2, "description", "'DGX\\u202eevil' is not one line of printable text"),
+        ("description: " + "x" * 201 + "\ngpus: 0\n", 2, "description", "String should have at most 200 characters"),
+        ('gpus: 8\ngpu_model: "H100\\nGres=gpu:999"\n', 3, "gpu_model", "'H100\\nGres=gpu:999' is not a GPU model name"),
+        ("gpus: 0\nmemory_gb: 65537\n", 3, "memory_gb", "Input should be less than or equal to 65536"),
+    ],
+)
+def test_a_profile_with_unsafe_text_or_an_unphysical_memory_is_refused(tmp_path: Path, head: str, line: int, path: str, message: str) -> None:
+    directory = _broken(tmp_path, "bad", "name: bad\n" + head + _PORTS)
+    with pytest.raises(InputError) as caught:
+        load_node_profiles(directory)
+    (finding,) = caught.value.findings
+    assert (finding.file, finding.line, finding.dotted_path) == (f"{directory}/bad.yaml", line, path)
+    assert message in finding.message, finding.message
+
+
+def test_a_profile_may_describe_itself_in_any_printable_unicode_and_declare_64_tib(tmp_path: Path) -> None:
+    text = "name: big\ndescription: Großrechner — 北京 (2 × 32 Sockel)\ngpus: 8\ngpu_model: B300-288GB\nmemory_gb: 65536\n" + _PORTS
+    profile = load_node_profiles(_broken(tmp_path, "big", text))["big"]
+    assert (profile.description, profile.gpu_model, profile.memory_gb) == ("Großrechner — 北京 (2 × 32 Sockel)", "B300-288GB", 65536)

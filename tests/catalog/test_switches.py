@@ -130,6 +130,37 @@ def _edit(path: Path, old: str, new: str) -> None:
             ["sn5600.yaml:36: error: sonic.skus[2]: Value error, breakout_mode '4x200G[100G,50G,25G,10G]' runs 200 Gb/s ports but speed_gbps is 100"],
         ),
         ("qm8700.yaml", "name: qm8700", "name: qm8800", ["qm8700.yaml:1: error: name: 'qm8800' lives in qm8700.yaml; name the file qm8800.yaml"]),
+        # issue 30: every string of a data file has a strict type, every number a physical bound
+        (
+            "sn5600.yaml",
+            "description: NVIDIA Spectrum-4 SN5600, 64 x 800GbE OSFP",
+            'description: "SN5600\\e]8;;http://x\\e\\\\link\\u202e"',
+            ["sn5600.yaml:4: error: description: 'SN5600\\x1b]8;;http://x\\x1b\\\\link\\u202e' is not one line of printable text"],
+        ),
+        (
+            "sn5600.yaml",
+            "description: NVIDIA Spectrum-4 SN5600, 64 x 800GbE OSFP",
+            "description: " + "x" * 201,
+            ["sn5600.yaml:4: error: description: String should have at most 200 characters"],
+        ),
+        (
+            "sn5600.yaml",
+            'alias: etp65, index: 65, speed_gbps: 25, breakout_mode: "1x25G[10G]"}',
+            'alias: "etp65\\nspeed 400000", index: 65, speed_gbps: 25, breakout_mode: "1x25G[10G]"}',
+            ["sn5600.yaml:29: error: sonic.skus[0].other_ports[0].alias: String should match pattern"],
+        ),
+        (
+            "sn5600.yaml",
+            "egress_lossless_pool_size: 158229504}   # [sonic-buffers] ACS-SN5600",
+            "egress_lossless_pool_size: 1073741825}",
+            ["sn5600.yaml:27: error: sonic.skus[0].buffers.egress_lossless_pool_size: Input should be less than or equal to 1073741824"],
+        ),
+        (
+            "sn5600.yaml",
+            "lane_stride: 8",
+            "lane_stride: 100000",
+            ["sn5600.yaml:19: error: sonic.lane_stride: Input should be less than or equal to 64"],
+        ),
         ("lab-vswitch.yaml", "cages: 32", "cages: [32", ["lab-vswitch.yaml:7: error: (top level): not valid YAML"]),
     ],
 )
@@ -185,3 +216,13 @@ def test_a_broken_builtin_file_stops_the_run_instead_of_becoming_a_finding(tmp_p
         f"{directory}/sn5600.yaml:3: error: cages: Field required",
         f"{directory}/sn5600.yaml:6: error: cage: Extra inputs are not permitted (got 64)",
     ]
+
+
+def test_a_model_may_describe_itself_in_any_printable_unicode(tmp_path: Path) -> None:
+    directory = _copy_catalog(tmp_path)
+    _edit(
+        directory / "sn5600.yaml",
+        "description: NVIDIA Spectrum-4 SN5600, 64 x 800GbE OSFP",
+        "description: NVIDIA Spectrum-4 SN5600 — 64 × 800GbE OSFP",
+    )
+    assert load_switch_models(directory)["sn5600"].description == "NVIDIA Spectrum-4 SN5600 — 64 × 800GbE OSFP"

@@ -3,6 +3,7 @@ that includes our nodes.conf and topology.conf, reports our switches through ``s
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import itertools
 import os
@@ -11,12 +12,14 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from fabric.catalog.node_model import MAX_MEMORY_GB
 from fabric.export import export_slurm
-from fabric.model import load_cluster
+from fabric.model import load_cluster, parse_cluster
 from fabric.plan import plan_cluster
 from tests.conftest import ROOT
 
@@ -75,20 +78,9 @@ def _show_topology(conf: Path, env: dict[str, str], deadline: float) -> str:
         time.sleep(0.3)
 
 
-ACCEPTED = {
-    "onprem-roce": ROOT / "inventories/onprem-roce/cluster.yaml",
-    "onprem-ib": ROOT / "inventories/onprem-ib/cluster.yaml",
-    "lab": ROOT / "inventories/lab/cluster.yaml",
-    "three-tier": ROOT / "tests/data/plan/three-tier/cluster.yaml",  # pods under super-spines
-    "nvl72": ROOT / "tests/data/export/nvl72.yaml",  # CPU and memory on the node lines, NVLink domains
-}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("example", sorted(ACCEPTED))
-def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -> None:
-    plan = plan_cluster(load_cluster(ACCEPTED[example]))
-    files = export_slurm(plan)
+@contextlib.contextmanager
+def _controller(files: dict[str, str], tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
+    """slurmctld running on ``files`` (nodes.conf, topology.conf, gres.conf) in ``tmp_path``: its slurm.conf and env."""
     for relative, text in files.items():
         if relative == "slurm/topology-block.conf":
             continue  # topology/block needs Slurm 23.11; Debian 12 ships 22.05 (checked structurally below)
@@ -101,7 +93,7 @@ def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -
     env = {**os.environ, "SLURM_CONF": str(conf)}
     ctld = subprocess.Popen([SLURMCTLD, "-D", "-i"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
     try:
-        topology = _show_topology(conf, env, time.monotonic() + 30)
+        yield conf, env
     finally:
         ctld.terminate()
         try:
@@ -109,6 +101,23 @@ def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -
         except subprocess.TimeoutExpired:
             ctld.kill()
             ctld.wait(timeout=5)
+
+
+ACCEPTED = {
+    "onprem-roce": ROOT / "inventories/onprem-roce/cluster.yaml",
+    "onprem-ib": ROOT / "inventories/onprem-ib/cluster.yaml",
+    "lab": ROOT / "inventories/lab/cluster.yaml",
+    "three-tier": ROOT / "tests/data/plan/three-tier/cluster.yaml",  # pods under super-spines
+    "nvl72": ROOT / "tests/data/export/nvl72.yaml",  # CPU and memory on the node lines, NVLink domains
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", sorted(ACCEPTED))
+def test_slurmctld_accepts_the_exported_topology(example: str, tmp_path: Path) -> None:
+    files = export_slurm(plan_cluster(load_cluster(ACCEPTED[example])))
+    with _controller(files, tmp_path) as (conf, env):
+        topology = _show_topology(conf, env, time.monotonic() + 30)
     ours = re.findall(r"^SwitchName=(\S+) (\S+)$", files["slurm/topology.conf"], re.MULTILINE)
     seen: dict[str, str] = dict(re.findall(r"SwitchName=(\S+) Level=\d+ LinkSpeed=\d+ (.*)", topology))
     assert set(seen) == {name for name, _ in ours}
@@ -164,3 +173,16 @@ def test_three_tiers_put_each_pod_above_its_units_and_the_super_spines_above_the
         "SwitchName=pod02 Switches=su02",
         "SwitchName=superspines Switches=pod[01-02]",
     ]
+
+
+@pytest.mark.slow
+def test_slurmctld_takes_the_realmemory_of_the_largest_memory_a_profile_may_declare(tmp_path: Path) -> None:
+    """Issue 30: the bound on memory_gb keeps RealMemory a number Slurm reads back as written."""
+    text = (ROOT / "tests/data/export/nvl72.yaml").read_text(encoding="utf-8").replace("memory_gb: 960", f"memory_gb: {MAX_MEMORY_GB}")
+    files = export_slurm(plan_cluster(parse_cluster(text)[0]))
+    assert " RealMemory=63753420 " in files["slurm/nodes.conf"]
+    assert SCONTROL is not None
+    with _controller(files, tmp_path) as (conf, env):
+        _show_topology(conf, env, time.monotonic() + 30)  # the controller is up and has read nodes.conf
+        node = subprocess.run([SCONTROL, "show", "node", "gb001"], capture_output=True, text=True, env=env, check=False, timeout=20)
+    assert "RealMemory=63753420 " in node.stdout, node.stdout + node.stderr
