@@ -160,7 +160,7 @@ def _ssh(lab: LabState, name: str, command: str) -> subprocess.CompletedProcess[
 
 def test_a_hung_device_hits_its_deadline_is_rolled_back_and_named(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, state = twin
-    bgpd = dict(lab.processes)["leaf01/bgpd"]
+    bgpd = {p.name: p.pid for p in lab.processes}["leaf01/bgpd"]
     resumed = threading.Event()
 
     def progress(device: str, step: str) -> None:
