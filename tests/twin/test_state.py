@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,24 +136,33 @@ def _valid_record(directory: Path, pid: int) -> dict[str, Any]:
     }
 
 
+SLEEP = os.path.realpath(shutil.which("sleep") or "/bin/sleep")  # the victim's own executable: a record naming it is hostile
 HOSTILE = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
     st.sampled_from([0, 1, -1, 2**22 + 1, 2**63, os.getpid(), 1.5, True, None, [], {}]),
-    st.sampled_from(["/", "/etc/passwd", "/usr/bin/bash", "../../etc", "fz-../../x", "docker0", "", "1", "/usr/lib/frr/zebra"]),
+    st.sampled_from(["/", "/etc/passwd", "/usr/bin/bash", "../../etc", "fz-../../x", "docker0", "", "1", "/usr/lib/frr/zebra", SLEEP]),
+    st.sampled_from(["fz", "leaf01/sleep", "leaf01/zebra", "spine01/sshd", "fz-leaf01/../../run", "/tmp/x", "/"]),
     st.text(max_size=12),
 )
+# The fields a hostile record would change first; any other element is reached by a path of indexes.
+FIELDS = [
+    ("namespaces", 0), ("processes", 0, "pid"), ("processes", 0, "start"), ("processes", 0, "exe"), ("processes", 0, "name"),
+    ("switches", 0, "run_dir"), ("switches", 0, "namespace"), ("switches", 0, "name"), ("switches", 0, "ssh_port"),
+    ("client_key",), ("known_hosts",), ("directory",), ("cluster",), ("token",), ("boot",), ("processes", 0), ("processes",),
+]  # fmt: skip
 
 
-def _mutate(record: Any, path: list[int], value: object) -> Any:
-    """``record`` with the element ``path`` picks (indexes into each level's keys or items) replaced by ``value``."""
+def _mutate(record: Any, path: Sequence[int | str], value: object) -> Any:
+    """``record`` with the element at ``path`` (keys, or indexes taken modulo each level's size) replaced by ``value``."""
     if not path or not isinstance(record, (dict, list)) or not record:
         return value
     if isinstance(record, dict):
         keys = sorted(record)
-        key = keys[path[0] % len(keys)]
-        return {**record, key: _mutate(record[key], path[1:], value)}
+        key = path[0] if isinstance(path[0], str) else keys[path[0] % len(keys)]
+        return {**record, key: _mutate(record.get(key), path[1:], value)}
     items = list(record)
-    items[path[0] % len(items)] = _mutate(items[path[0] % len(items)], path[1:], value)
+    index = int(path[0]) % len(items) if isinstance(path[0], int) else 0
+    items[index] = _mutate(items[index], path[1:], value)
     return items
 
 
@@ -191,12 +201,18 @@ def test_the_record_the_fuzzer_starts_from_is_valid_and_its_stale_process_is_lef
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(
     target=st.sampled_from(["victim", "self", "init"]),
-    path=st.lists(st.integers(min_value=0, max_value=40), max_size=5),
+    path=st.sampled_from(FIELDS) | st.lists(st.integers(min_value=0, max_value=40), max_size=5).map(tuple),
     value=HOSTILE,
     cut=st.none() | st.integers(min_value=0, max_value=2000),
 )
 def test_a_corrupt_or_hostile_record_signals_nothing(  # noqa: PLR0917 - fixtures and hypothesis's draws
-    victim: subprocess.Popen[bytes], fuzz_dir: Path, monkeypatch: pytest.MonkeyPatch, target: str, path: list[int], value: object, cut: int | None
+    victim: subprocess.Popen[bytes],
+    fuzz_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    path: tuple[int | str, ...],
+    value: object,
+    cut: int | None,
 ) -> None:
     signalled: list[object] = []
     deleted: list[str] = []
@@ -209,7 +225,13 @@ def test_a_corrupt_or_hostile_record_signals_nothing(  # noqa: PLR0917 - fixture
     (fuzz_dir / "lab.json").write_text(text[:cut] if cut is not None else text, encoding="utf-8")
     (fuzz_dir / "keep").write_text("mine", encoding="utf-8")
     with contextlib.suppress(LabError):  # refused: the record is ignored
-        load_state(fuzz_dir)
+        loaded = load_state(fuzz_dir)
+        assert loaded is not None
+        kept = [*(s.run_dir for s in loaded.switches + loaded.l2_switches), loaded.client_key, loaded.known_hosts]
+        assert all(fuzz_dir in Path(p).parents and ".." not in p for p in kept if p), f"{text}: a path outside the directory was accepted"
+        names = [*loaded.namespaces, *(s.namespace for s in loaded.switches)]
+        assert all(n.startswith("fz-") and "/" not in n for n in names), f"{text}: a foreign namespace was accepted"
+        assert all(p.exe in twin_executables() and p.pid > 1 for p in loaded.processes), f"{text}: a process the twin never starts"
     down = lab.lab_down("fz", fuzz_dir)
     assert signalled == [], f"{text} signalled {signalled}"
     assert set(deleted) <= {"fz-leaf01"}, f"{text} deleted namespaces {deleted}"
