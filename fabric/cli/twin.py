@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from fabric.cli.common import EXIT_FAILED, EXIT_OK
 from fabric.validate import validate_file
@@ -51,12 +52,12 @@ def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> in
     return EXIT_OK if checks and all(c.ok for c in checks) else EXIT_FAILED
 
 
-def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # noqa: ARG001 - one signature for all commands
+def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.twin.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
     from fabric.twin.traffic import cross_rack_ping
 
     plan = validate_file(args.file).plan
-    state_dir = (args.state or Path(".gpufabric") / plan.name).resolve()
+    state_dir = (args.state or Path(".gpufabric") / plan.name).absolute()  # not resolved: a symlink given is refused
     if args.action == "up":
         healed = lab_heal(plan, state_dir)  # a twin already there: restart only what died
         state = healed[0] if healed is not None else lab_up(plan, state_dir)
@@ -90,11 +91,13 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:  # no
     elif args.action == "planes":
         return _lab_planes(args, out, plan)
     elif args.action == "down":
-        removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
+        down = lab_down(plan.name, state_dir, lab_namespaces(plan))
         if args.json:
-            out.print_json(json.dumps({"cluster": plan.name, "removed": removed}))
+            out.print_json(json.dumps({"cluster": plan.name, "removed": down.removed, "left_alone": down.left}))
             return EXIT_OK
-        out.print(f"[green]twin down[/]: removed {len(removed)} (processes and namespaces)", highlight=False)
+        out.print(f"[green]twin down[/]: removed {len(down.removed)} (processes and namespaces)", highlight=False)
+        for line in down.left:  # never the twin's to stop: named so a person can look
+            err.print(f"[yellow]{escape(line)}[/]", highlight=False)
     else:
         out.print_json(json.dumps(lab_status(state_dir)))
     return EXIT_OK

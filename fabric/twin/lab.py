@@ -4,15 +4,19 @@ vtysh, past the switch's management ACL (``fabric.twin.sshd``, ``fabric.twin.log
 
 The twin starts with no fabric configuration: only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround).
 Everything else reaches the switches through the push. Traffic stays inside the twin's namespaces and on loopback.
-``down`` stops every process it started, by PID (and, when the state file is lost or corrupt, every process whose
-command line names the twin's directory), and deletes exactly the twin's namespaces (``<cluster>-<device>`` from the
-state and the plan, never a prefix match); ``up`` cleans up a previous twin first. The state file is written
-atomically (temporary file, fsync, rename).
+``down`` stops only what the twin started (``fabric.twin.procs``): each recorded process whose PID, start time and
+executable all still match, and, when the record is lost or corrupt, each process that runs one of the twin's own
+daemons with its own config file under the directory and started after the marker's tick; anything else is left alone
+and named in the report. It works only on a directory the twin created (``fabric.twin.state``: the marker; ``/``,
+home and top-level directories, symlinks and other users' directories are refused with exit 2), and deletes exactly
+the twin's namespaces (``<cluster>-<device>`` from the state and the plan, never a prefix match); ``up`` cleans up a
+previous twin first and records each daemon's identity as soon as it runs. The state file is written atomically.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -20,54 +24,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pydantic import TypeAdapter
-
 from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.twin.oob import cable_oob, oob_devices
-from fabric.twin.procs import is_alive, processes_under, read_text, started_here, stop
+from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
 from fabric.twin.sshd import SSHD, prepare_keys, start_sshd
+from fabric.twin.state import LabState, LabSwitch, claim, load_state, owned, save_state, twin_executables, write_marker
 from fabric.twin.storage import cable_storage, storage_devices, storage_hosts
 from fabric.twin.switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
 
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
-__all__ = ["LabState", "LabSwitch", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
+__all__ = ["LabState", "LabSwitch", "Teardown", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
 
 
 @dataclass(frozen=True, slots=True)
-class LabSwitch:
-    """How to reach one twin switch."""
+class Teardown:
+    """What ``down`` did: ``removed`` (processes and namespaces) and ``left`` (what it would not touch, and why)."""
 
-    name: str
-    namespace: str
-    ssh_port: int
-    run_dir: str
-    nos: str = "frr"  # "frr": FRR's vtysh; "cumulus": an L2 switch behind the NVUE stand-in (fabric.twin.nvue_standin)
-
-
-@dataclass(frozen=True, slots=True)
-class LabState:
-    """What ``up`` created and ``down`` removes; saved as ``lab.json`` in the state directory."""
-
-    cluster: str
-    directory: str
-    namespaces: tuple[str, ...]
-    pids: tuple[int, ...]
-    switches: tuple[LabSwitch, ...]
-    client_key: str
-    known_hosts: str
-    processes: tuple[tuple[str, int], ...] = ()  # ("leaf01/bgpd", pid): what ``status`` names when one dies
-    station: str = ""  # the management station's address, which each switch's management ACL is checked for
-    l2_switches: tuple[LabSwitch, ...] = ()  # the storage / in-band / OOB switches (NVUE stand-in), pushed like the others
-
-    def switch(self, name: str) -> LabSwitch:
-        """The twin switch called ``name`` (compute or L2)."""
-        return next(s for s in self.switches + self.l2_switches if s.name == name)
-
-
-_STATE: TypeAdapter[LabState] = TypeAdapter(LabState)
+    removed: list[str]
+    left: list[str]
 
 
 def _run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -113,6 +90,8 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
     """Build the twin of ``plan`` under ``directory`` (absolute path), after removing any previous twin there.
 
     Raises:
+        InputError: ``directory`` is not the twin's: it holds files the twin did not create, or fails the checks of
+            ``fabric.twin.state`` (nothing is stopped or removed).
         LabError: not root, tools missing, the plan has no on-prem fabric or a switch is not FRR, or a command failed.
     """
     _preflight()
@@ -124,76 +103,88 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
     if other:
         msg = f"cluster '{plan.name}': the twin stands in for {L2_NOS} storage/OOB switches only, not {', '.join(other)}; set their nos: {L2_NOS}"
         raise LabError(msg)
+    marker = claim(directory, lambda: _named(directory))
     directory = directory.resolve()
     namespaces = lab_namespaces(plan)
     healed = lab_heal(plan, directory)
     if healed is not None:
         return healed[0]
     lab_down(plan.name, directory, namespaces)
-    directory.mkdir(parents=True, exist_ok=True)
+    marker = write_marker(directory, marker.token)  # this boot, this command's start: what a crash recovery trusts
     _check_reachable(directory)
     taken = sorted(set(namespaces) & _netns())
     if taken:
         msg = f"namespaces {', '.join(taken)} exist and belong to no twin under {directory}; run 'lab down' with that twin's state"
         raise LabError(msg)
-    _save(LabState(plan.name, str(directory), namespaces, (), (), "", ""), directory)  # a crash from here on is cleaned up
+    base = LabState(plan.name, str(directory), namespaces, (), "", "", token=marker.token, boot=marker.boot)
+    save_state(base, directory)  # a crash from here on is cleaned up
     try:
-        state = _build(plan, directory, namespaces)
+        state = _build(plan, directory, base)
     except BaseException:
         lab_down(plan.name, directory, namespaces)  # never leave half a twin behind
         raise
-    _save(state, directory)
+    save_state(state, directory)
     return state
 
 
 def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] | None:
     """Restart what died in the twin of ``plan`` under ``directory`` (only those daemons, in their exact namespaces,
     from the switch's saved config); the healed state and what was restarted. None when there is no such twin to heal
-    (no or a corrupt state, another cluster, other namespaces than the plan's, or one of them gone): build it anew.
+    (no, a corrupt or a foreign state, another cluster or boot, other namespaces than the plan's, or one of them gone):
+    build it anew.
 
     Raises:
+        InputError: ``directory`` holds a record but is not the twin's (``fabric.twin.state``).
         LabError: something died and this is not root or tools are missing, or a daemon does not start again.
     """
+    if not os.path.lexists(directory / "lab.json"):
+        return None
+    marker = owned(directory, lambda: _named(directory))
     directory = directory.resolve()
     try:
         state = load_state(directory)
     except LabError:
         return None
     wanted = lab_namespaces(plan)
-    if state is None or state.cluster != plan.name or set(state.namespaces) != set(wanted) or not set(wanted) <= _netns():
+    if state is None or state.token != marker.token or state.boot != boot_id() or state.cluster != plan.name:
+        return None
+    if set(state.namespaces) != set(wanted) or not set(wanted) <= _netns():
         return None
     if not state.processes or not state.client_key:
         return None  # a twin whose build never finished
     restarted: list[str] = []
-    processes: list[tuple[str, int]] = []
-    if not all(is_alive(pid) for _, pid in state.processes):
+    processes: list[TwinProcess] = []
+    if not all(is_current(p) for p in state.processes):
         _preflight()
-    for name, pid in state.processes:
-        if not is_alive(pid):
-            pid = _restart(state, name, directory)  # noqa: PLW2901 - the process's new PID
-            restarted.append(name)
-        processes.append((name, pid))
-    healed = replace(state, processes=tuple(processes), pids=tuple(pid for _, pid in processes))
+    for process in state.processes:
+        if not is_current(process):  # gone, or its PID now names another process: never signalled, started anew
+            process = _restart(state, process.name, directory)  # noqa: PLW2901 - the process's new identity
+            restarted.append(process.name)
+        processes.append(process)
+    healed = replace(state, processes=tuple(processes))
     if restarted:
-        _save(healed, directory)
+        save_state(healed, directory)
     return healed, restarted
 
 
-def _restart(state: LabState, process: str, directory: Path) -> int:
-    """Start one recorded process again ("leaf01/bgpd", "leaf01/sshd"); its new PID."""
+def _restart(state: LabState, process: str, directory: Path) -> TwinProcess:
+    """Start one recorded process again ("leaf01/bgpd", "leaf01/sshd"); its new identity."""
     name, daemon = process.split("/")
     switch = state.switch(name)
+    since = start_ticks(os.getpid()) or 0
     if daemon == "sshd":
-        return start_sshd(directory, [switch], state.station, _run, wait_pid)[0]
-    return start_daemon(daemon, switch.namespace, Path(switch.run_dir), _run)
+        return identify(process, start_sshd(directory, [switch], state.station, _run, wait_pid)[0], SSHD, since)
+    return identify(process, start_daemon(daemon, switch.namespace, Path(switch.run_dir), _run), FRR_BIN / daemon, since)
 
 
-def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> LabState:
-    """Namespaces, cables, FRR per switch, sshd; the caller removes everything if any step fails."""
+def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
+    """Namespaces, cables, FRR per switch, sshd; each daemon recorded (PID, start, executable) as soon as it runs;
+    the caller removes everything if any step fails."""
     fabric = plan.fabric
     assert fabric is not None
-    processes: list[tuple[str, int]] = []
-    for ns in namespaces:
+    since = start_ticks(os.getpid()) or 0  # every daemon starts after this command did
+    processes: list[TwinProcess] = []
+    for ns in base.namespaces:
         _run("ip", "netns", "add", ns)
         _run("ip", "-n", ns, "link", "set", "lo", "up")
     _cable(plan)
@@ -206,18 +197,26 @@ def _build(plan: ClusterPlan, directory: Path, namespaces: tuple[str, ...]) -> L
         forwarding = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1", "net.ipv4.fib_multipath_hash_policy=1")
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
-        started = start_frr(switch.name, ns, run_dir, _run)
-        processes += [(f"{switch.name}/{daemon}", pid) for daemon, pid in zip(FRR_DAEMONS, started, strict=True)]
         switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
+        started = start_frr(switch.name, ns, run_dir, _run)
+        processes += [identify(f"{switch.name}/{d}", pid, FRR_BIN / d, since) for d, pid in zip(FRR_DAEMONS, started, strict=True)]
+        save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
     l2 = [LabSwitch(name, namespace(plan.name, name), _free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
     startups = l2_startups(render_configs(plan), [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
     client_key, known_hosts = prepare_keys(directory, switches + l2, _run)
     ssh_pids = start_sshd(directory, switches + l2, station(plan), _run, wait_pid)
-    processes += [(f"{s.name}/sshd", pid) for s, pid in zip(switches + l2, ssh_pids, strict=True)]
-    pids = tuple(pid for _, pid in processes)
-    return LabState(plan.name, str(directory), namespaces, pids, tuple(switches), client_key, known_hosts, tuple(processes), station(plan), tuple(l2))
+    processes += [identify(f"{s.name}/sshd", pid, SSHD, since) for s, pid in zip(switches + l2, ssh_pids, strict=True)]
+    return replace(
+        base,
+        switches=tuple(switches),
+        client_key=client_key,
+        known_hosts=known_hosts,
+        processes=tuple(processes),
+        station=station(plan),
+        l2_switches=tuple(l2),
+    )
 
 
 def _l2_switches(plan: ClusterPlan) -> dict[str, str]:
@@ -266,66 +265,64 @@ def _cable(plan: ClusterPlan) -> None:
                 _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
 
 
-def _save(state: LabState, directory: Path) -> None:
-    """Write ``lab.json`` atomically: a reader sees the old state or the new one, never half of one."""
-    path = directory / "lab.json"
-    tmp = directory / f".lab.json.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, _STATE.dump_json(state, indent=1) + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    tmp.replace(path)
-
-
-def load_state(directory: Path) -> LabState | None:
-    """The recorded twin under ``directory``, if any.
-
-    Raises:
-        LabError: ``lab.json`` is unreadable or corrupt (``lab down`` still works: it finds the twin without it).
-    """
-    path = directory.resolve() / "lab.json"
-    if not path.exists():
-        return None
-    try:
-        return _STATE.validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        msg = f"{path} is corrupt ({str(exc).splitlines()[0]}); run 'python -m fabric lab down' and 'lab up' again"
-        raise LabError(msg) from exc
-
-
 def _netns() -> set[str]:
     return {line.split()[0] for line in _run("ip", "netns", "list", check=False).stdout.splitlines() if line.strip()}
 
 
-def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> list[str]:
-    """Stop every process of the twin and delete exactly its namespaces, even when ``lab.json`` is lost or corrupt.
+def _own_daemons(directory: Path) -> dict[str, re.Pattern[str]]:
+    """Each executable the twin runs as a daemon → the config file under ``directory`` it is started with."""
+    root = re.escape(str(directory))
+    frr = re.compile(rf"{root}/frr/(?P<switch>[^/\s]+)/frr\.conf")
+    ssh = re.compile(rf"{root}/ssh/sshd_(?P<switch>[^/\s]+)\.conf")
+    return {exe: ssh if daemon == "sshd" else frr for exe, daemon in twin_executables().items()}
 
-    The processes are the recorded PIDs, the PID files under ``directory`` and every process whose command line names
-    ``directory`` (each checked to run from the twin's files before it is stopped). The namespaces are the recorded
-    ones and ``namespaces`` (from the plan) — never every namespace that starts with ``<cluster>-``.
+
+def _named(directory: Path) -> list[int]:
+    """The PIDs a refusal names: the twin's daemons with config files under ``directory``, whenever they started."""
+    return sorted(p.pid for p in started_from(-1, _own_daemons(directory.resolve())))
+
+
+def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> Teardown:
+    """Stop every process the twin started and delete exactly its namespaces, even when ``lab.json`` is lost or corrupt.
+
+    The processes are the recorded ones whose PID, start time and executable all still match, and those that run one of
+    the twin's daemons with its config file under ``directory`` and started after the marker's tick (``fabric.twin.state``);
+    a recorded PID that now names another process is left alone and reported. The namespaces are the recorded ones and
+    ``namespaces`` (from the plan), never every namespace that starts with ``<cluster>-``.
+
+    Raises:
+        InputError: ``directory`` is not a directory the twin created; nothing is stopped or removed.
 
     Returns:
-        What was removed, for the report.
+        What was removed and what was left alone, for the report.
     """
+    if not os.path.lexists(directory):
+        return Teardown([], [f"no state directory {directory}: nothing to stop"])
+    marker = owned(directory, lambda: _named(directory))
     directory = directory.resolve()
+    left: list[str] = []
     try:
         state = load_state(directory)
-    except LabError:
-        state = None  # corrupt: find the twin from its processes and the plan instead
-    pids = set(state.pids if state else ())
-    pids |= {int(p.read_text(encoding="utf-8")) for p in directory.glob("**/*.pid") if read_text(p).strip().isdigit()}
-    pids |= processes_under(directory)
-    removed = [f"process {pid}" for pid in sorted(pids) if started_here(pid, directory) and stop(pid)]
-    wanted = set(state.namespaces if state else ()) | set(namespaces)
-    if state is not None and state.cluster != cluster:
-        wanted = set(namespaces)  # a state of another cluster in this directory: only this plan's namespaces
+    except LabError as exc:
+        state = None  # find the twin from its daemons and the plan instead
+        left.append(f"lab.json ignored: {exc}")
+    if state is not None and state.token != marker.token:
+        state = None
+        left.append(f"lab.json ignored: it was not written for {directory} (its token is not the marker's)")
+    recorded = state.processes if state is not None and state.boot == boot_id() else ()
+    found = started_from(marker.since, _own_daemons(directory)) if marker.boot == boot_id() else []
+    removed: list[str] = []
+    for process in {(p.pid, p.start): p for p in (*recorded, *found)}.values():
+        if stop(process):
+            removed.append(f"process {process.pid} ({process.name})")
+        elif why := mismatch(process):
+            left.append(why)
+    wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     for ns in sorted(wanted & _netns()):
         _run("ip", "netns", "delete", ns, check=False)
         removed.append(f"namespace {ns}")
     (directory / "lab.json").unlink(missing_ok=True)
-    return removed
+    return Teardown(removed, left)
 
 
 def lab_status(directory: Path) -> dict[str, object]:
@@ -334,8 +331,8 @@ def lab_status(directory: Path) -> dict[str, object]:
     if state is None:
         return {"up": False}
     existing = _netns()
-    named = state.processes or tuple((f"pid {pid}", pid) for pid in state.pids)
-    dead = [name for name, pid in named if not is_alive(pid)]
+    named = state.processes
+    dead = [p.name for p in named if not is_current(p)]  # gone, or its PID now names another process
     missing = sorted(set(state.namespaces) - existing)
     status: dict[str, object] = {
         "up": not dead and not missing,

@@ -160,7 +160,7 @@ def _ssh(lab: LabState, name: str, command: str) -> subprocess.CompletedProcess[
 
 def test_a_hung_device_hits_its_deadline_is_rolled_back_and_named(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
     lab, state = twin
-    bgpd = dict(lab.processes)["leaf01/bgpd"]
+    bgpd = {p.name: p.pid for p in lab.processes}["leaf01/bgpd"]
     resumed = threading.Event()
 
     def progress(device: str, step: str) -> None:
@@ -263,7 +263,8 @@ def test_adding_a_leaf_and_removing_it_again_both_push_and_roll_back(plan: Clust
     four = definition(state_dir, plan.name)
     six = definition(state_dir, plan.name, nodes=6)
     small, big = plan, plan_cluster(ClusterSpec.model_validate(yaml.safe_load(six.read_text(encoding="utf-8"))))
-    lab = lab_up(big, state_dir)  # leaf03 is cabled but not in the first definition
+    twin_dir = state_dir / "twin"  # the twin takes only a new or empty directory; the definitions sit beside it
+    lab = lab_up(big, twin_dir)  # leaf03 is cabled but not in the first definition
     try:
         access = twin_access(lab)
         options = RolloutOptions(commit=True, post_check_s=30, post_check_hold_s=1.0)
@@ -287,4 +288,4 @@ def test_adding_a_leaf_and_removing_it_again_both_push_and_roll_back(plan: Clust
         assert {r.device for r in restored if r.committed} == {"spine01", "spine02"}, [r.error for r in restored]
         assert all(v.ok for v in verify_fabric(big, candidates(big), access, wait_s=30, hold=2))
     finally:
-        lab_down(big.name, state_dir, lab_namespaces(big))
+        lab_down(big.name, twin_dir, lab_namespaces(big))

@@ -31,7 +31,7 @@ def fake_up(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     def up(plan: ClusterPlan, directory: Path) -> LabState:
         assert plan.fabric is not None
         switches = tuple(LabSwitch(s.name, f"{plan.name}-{s.name}", 2200 + i, str(directory / s.name)) for i, s in enumerate(plan.fabric.switches))
-        return LabState(plan.name, str(directory), ("ns",) * len(switches), (1,) * len(switches), switches, str(directory / "client_key"), "")
+        return LabState(plan.name, str(directory), ("ns",) * len(switches), switches, str(directory / "client_key"), "")
 
     monkeypatch.setattr(lab, "lab_up", up)
     return deep

@@ -17,6 +17,7 @@ from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
 from fabric.twin.lab import LabState, is_alive, lab_down, lab_namespaces, lab_status, lab_up, load_state, namespace
+from fabric.twin.procs import executable, start_ticks
 from tests.apply.conftest import CLUSTER, CONVERGE_S, netns_list
 from tests.conftest import ROOT
 
@@ -81,6 +82,9 @@ def test_down_removes_every_process_and_namespace(plan: ClusterPlan, state_dir: 
     state = lab_up(plan, directory)
     assert lab_status(directory)["up"] is True
     assert all(is_alive(pid) for pid in state.pids)
+    for process in state.processes:  # each daemon recorded by its identity: PID, start time, executable
+        assert process.start == start_ticks(process.pid), process
+        assert process.exe == executable(process.pid), process
     lab_down(plan.name, directory, lab_namespaces(plan))
     assert not [n for n in netns_list() if n.startswith(f"{CLUSTER}-")]
     assert not [pid for pid in state.pids if is_alive(pid)]
@@ -91,13 +95,15 @@ def test_up_after_a_crash_cleans_up_first_and_never_kills_a_foreign_process(plan
     directory = state_dir
     first = lab_up(plan, directory)
     (directory / "lab.json").unlink()  # the record is lost, as after a crash
-    bystander = subprocess.Popen(["sleep", "60"])
+    # not the twin's: it names a switch's config file (as the twin's zebra does), and a PID file names it
+    bystander = subprocess.Popen(["sh", "-c", "sleep 60", "sh", "-f", str(directory / "frr" / "leaf01" / "frr.conf")])
     try:
         (directory / "stale.pid").write_text(str(bystander.pid), encoding="utf-8")
+        (directory / "frr" / "leaf01" / "run" / "zebra.pid").write_text(str(bystander.pid), encoding="utf-8")
         second = lab_up(plan, directory)
         try:
             assert not [pid for pid in first.pids if is_alive(pid)], "the crashed twin's daemons were stopped"
-            assert bystander.poll() is None, "a PID file must never kill a process the twin did not start"
+            assert bystander.poll() is None, "a command line or a PID file must never kill a process the twin did not start"
             assert lab_status(directory)["up"] is True
             assert sorted(n for n in netns_list() if n.startswith(f"{CLUSTER}-")) == sorted(second.namespaces)
         finally:
@@ -122,7 +128,7 @@ def ours(prefix: str) -> list[str]:
 def test_a_corrupt_state_file_still_comes_down_cleanly_and_status_names_a_dead_daemon(plan: ClusterPlan, state_dir: Path) -> None:
     state = lab_up(plan, state_dir)
     try:
-        bgpd = dict(state.processes)["leaf01/bgpd"]
+        bgpd = {p.name: p.pid for p in state.processes}["leaf01/bgpd"]
         subprocess.run(["kill", str(bgpd)], check=True)
         deadline = time.monotonic() + 5
         while is_alive(bgpd) and time.monotonic() < deadline:
@@ -134,7 +140,7 @@ def test_a_corrupt_state_file_still_comes_down_cleanly_and_status_names_a_dead_d
         with pytest.raises(LabError, match="corrupt"):
             load_state(state_dir)
     finally:
-        removed = lab_down(plan.name, state_dir, lab_namespaces(plan))
+        removed = lab_down(plan.name, state_dir, lab_namespaces(plan)).removed
     assert not [pid for pid in state.pids if is_alive(pid)], "every daemon found from its command line and stopped"
     assert not ours(f"{CLUSTER}-")
     assert len([r for r in removed if r.startswith("namespace")]) == len(state.namespaces)
@@ -171,7 +177,7 @@ def test_status_names_a_dead_bgpd_and_sshd_and_up_restarts_exactly_those(plan: C
     state = lab_up(plan, state_dir)
     after: dict[str, int] = {}
     try:
-        before = dict(state.processes)
+        before = {p.name: p.pid for p in state.processes}
         for name in ("leaf01/bgpd", "spine02/sshd"):
             subprocess.run(["kill", "-9", str(before[name])], check=True)
         deadline = time.monotonic() + 5
@@ -182,7 +188,7 @@ def test_status_names_a_dead_bgpd_and_sshd_and_up_restarts_exactly_those(plan: C
         assert "lab up" in str(status["heal"])
 
         healed = lab_up(plan, state_dir)  # an existing twin: heal it, never rebuild it
-        after = dict(healed.processes)
+        after = {p.name: p.pid for p in healed.processes}
         assert sorted(n for n in after if after[n] != before[n]) == ["leaf01/bgpd", "spine02/sshd"], "only the dead were restarted"
         assert lab_status(state_dir)["up"] is True
         assert load_state(state_dir) == healed
