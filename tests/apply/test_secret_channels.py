@@ -1,4 +1,4 @@
-"""Canary secrets through every output channel of a push: progress lines, results, the change record and audit log,
+"""Canary secrets through every output channel of a push and of verify: progress lines, results, the change record and audit log,
 exceptions, and the Ansible module's result in check and diff mode (no twin: fake switches at the session boundary).
 
 Each switch's running config carries every secret form of tests/apply/test_secrets.py (local users, enable secrets,
@@ -134,4 +134,28 @@ def test_an_exception_quoting_a_secret_is_masked_on_the_cli(
     captured = capsys.readouterr()
     assert code == 1
     assert "refused" in captured.err
+    assert leaks([captured.out, captured.err]) == []
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_verify_shows_no_secret_a_device_quotes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], as_json: bool
+) -> None:
+    """``verify``: a switch whose reply quotes its secrets (here: the login fails, quoting every canary) becomes a
+    problem of its verdict; neither the text nor the JSON output shows a canary."""
+    import fabric.cli.apply as apply_cli
+    from fabric.apply.checks.verify import verify_fabric
+
+    def connector(access: DeviceAccess, _: Adapter) -> Session:
+        raise PushError(f"{access.name} said:\n" + "\n".join(SECRET_LINES))
+
+    def on_fakes(plan: Any, wanted: Any, _: Any, **kwargs: Any) -> Any:
+        return verify_fabric(plan, wanted, ACCESS, **{**kwargs, "connector": connector})
+
+    monkeypatch.setattr(apply_cli, "verify_fabric", on_fakes)
+    monkeypatch.setattr(apply_cli, "access_for", lambda *_: ACCESS)
+    code = main(["verify", str(DEFINITION), "--state", str(tmp_path), *(["--json"] if as_json else [])])
+    captured = capsys.readouterr()
+    assert code == 1, "no switch could be checked"
+    assert "said" in captured.out, "the device's reply is shown (masked)"
     assert leaks([captured.out, captured.err]) == []
