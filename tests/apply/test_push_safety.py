@@ -3,6 +3,7 @@ push that loses the way back in is rolled back, and a record that cannot be writ
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -197,8 +198,20 @@ def test_an_unwritable_or_full_record_touches_nothing(twin: tuple[LabState, Path
     assert "cannot create the change record" in refused.stderr
     assert "Traceback" not in refused.stderr
     (state / "changes").unlink()
-    (state / "audit.jsonl").symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
-    full = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
+    (state / "audit.jsonl").symlink_to("/dev/full")  # a planted link: the record never writes through one
+    linked = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
+    assert linked.returncode == 1
+    assert "symbolic link" in linked.stderr
+    (state / "audit.jsonl").unlink()
+    changes = state / "changes"  # a full disk: a 64 KiB tmpfs under the record, filled to the last byte
+    changes.mkdir(mode=0o700, exist_ok=True)  # the refused push may have begun it
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "gft-full", str(changes)], check=True)
+    try:
+        with (changes / "filler").open("wb") as filler, contextlib.suppress(OSError):
+            filler.write(b"\0" * (1 << 20))
+        full = fabric("push", str(cluster), "--state", str(state), "--commit", *FAST)
+    finally:
+        subprocess.run(["umount", str(changes)], check=True)
     assert full.returncode == 1
     assert "No space left on device" in full.stderr
     for switch in lab.switches:
