@@ -32,8 +32,8 @@ from pydantic import AfterValidator, Field
 # One line of printable Unicode. The class lists, in the Basic Multilingual Plane, every character of the Unicode
 # (14.0) categories Cc (C0, DEL, C1), Cf (format: soft hyphen, Arabic and Syriac marks, zero-width characters, the
 # bidirectional embeddings, overrides and isolates U+202A-U+202E and U+2066-U+2069, word joiners, the BOM,
-# interlinear annotation), Zl and Zp (U+2028, U+2029); surrogates (Cs) pydantic refuses as not Unicode. Only \xXX and
-# \uXXXX escapes, so a JSON Schema (ECMA-262) validator reads the pattern too. ``_printable`` then checks the same
+# interlinear annotation), Zl and Zp (U+2028, U+2029); surrogates (Cs) pydantic refuses as not Unicode. Only \x and \u
+# escapes (two and four hex digits), so a JSON Schema (ECMA-262) validator reads the pattern too. ``_printable`` then checks the same
 # categories over every plane with the running Python's Unicode database: the tag characters U+E0000-U+E007F that hide
 # text, the other astral format characters, and those later Unicode versions add.
 DESCRIPTION_RE = (
