@@ -224,10 +224,13 @@ NOISE = st.lists(st.sampled_from([*"ab 7{}:,\"'-", "password", "key", "priv", "a
 @settings(max_examples=300, deadline=None)
 @given(case=st.sampled_from(CASES), secret=SECRET_TEXT, before=NOISE, after=NOISE)
 @example(case=("cumulus", "secret={s}"), secret="00000:", before="password", after="")  # a keyword before an assignment
+@example(case=("eos", "enable password sha512 {s}"), secret="secret", before="", after="")  # a secret that is a keyword
 def test_every_form_is_masked_whatever_the_secret_and_around_it(case: tuple[str, str], secret: str, before: str, after: str) -> None:
     """Property: any secret value in any form, with any text before and after, never comes out; masking is idempotent."""
     nos, form = case
     assume(not secret.isdigit() and secret.lower() not in {"chain", "read", "write", "notify", "context"})
+    # a secret that is part of the form's own words, the noise or the marker cannot be told from them in the output
+    assume(all(secret.lower() not in text.lower() for text in (form.format(s=""), before, after, "<masked:0123456789abcdef>")))
     line = form.format(s=secret)
     for text in (line, f"{before} {line}" if not line.startswith("{") else line, f"{line} {after}".rstrip() if not line.endswith("}") else line):
         for flavour in (nos, ANY_NOS):
