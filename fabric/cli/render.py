@@ -111,28 +111,18 @@ def _write_plan(tree: OutputTree, plan: ClusterPlan, *, digest: bool) -> str:
     return tree.sha256("plan.json") if digest else ""
 
 
-def _storage_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
-    """Each storage / in-band switch's config: from ``directory`` as render lays it out, else freshly rendered."""
-    from fabric.lint import read_configs
-    from fabric.lint.storage import storage_config_files
-    from fabric.render.storage import render_storage
-
-    files = storage_config_files(plan)
-    if directory is None:
-        rendered = render_storage(plan)
-        return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
-    return read_configs(plan, directory, files)
-
-
-def _oob_configs(plan: ClusterPlan, directory: Path | None) -> dict[str, str | None]:
-    """Each OOB management switch's config: from ``directory`` as render lays it out, else freshly rendered."""
+def _family_configs(plan: ClusterPlan, directory: Path | None, family: str) -> dict[str, str | None]:
+    """Each storage / in-band (``family`` "storage") or OOB management ("oob") switch's config: from ``directory`` as
+    render lays it out, else freshly rendered."""
     from fabric.lint import read_configs
     from fabric.lint.oob import oob_config_files
+    from fabric.lint.storage import storage_config_files
     from fabric.render.oob import render_oob
+    from fabric.render.storage import render_storage
 
-    files = oob_config_files(plan)
+    files = storage_config_files(plan) if family == "storage" else oob_config_files(plan)
     if directory is None:
-        rendered = render_oob(plan)
+        rendered = render_storage(plan) if family == "storage" else render_oob(plan)
         return {name: rendered.get(f"switches/{name}/{file}") for name, file in files.items()}
     return read_configs(plan, directory, files)
 
@@ -160,9 +150,9 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         files = render_configs(plan)
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in (plan.fabric.switches if plan.fabric else ())}
     findings = lint_configs(plan, configs, sources)
-    storage = _storage_configs(plan, args.configs)
+    storage = _family_configs(plan, args.configs, "storage")
     findings += lint_storage(plan, storage)  # plane separation, MTU per plane, RoCE storage, LAG members (storage / in-band switches)
-    oob = _oob_configs(plan, args.configs)
+    oob = _family_configs(plan, args.configs, "oob")
     findings += lint_oob(plan, oob)  # OOB: management ACL, endpoints on the OOB VLAN, relay target
     configs.update(storage)
     nccl = read_nccl_files(args.configs) if args.configs is not None else {k[5:-4]: v for k, v in export_nccl(plan).items()}

@@ -8,10 +8,8 @@ canary. Nothing but the backups (which restore the device) may hold a canary.
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -26,6 +24,7 @@ from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from tests.apply.test_secrets import FORMS
 from tests.conftest import ROOT
+from tests.packaging.test_fabric_push_access import module as fabric_push
 
 DEFINITION = ROOT / "inventories" / "lab" / "cluster.yaml"
 PLAN = plan_cluster(load_cluster(DEFINITION))
@@ -57,15 +56,6 @@ class SecretSwitch:
 
     def disconnect(self) -> None:
         return None
-
-
-def fabric_push() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fabric_push", ROOT / "plugins" / "modules" / "fabric_push.py")
-    assert spec is not None
-    assert spec.loader is not None
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    return loaded
 
 
 @dataclass
