@@ -5,12 +5,12 @@
 # keeps what each printed under RESULTS. fabric_check's ping and bandwidth tasks never run: their targets are the
 # definition's addresses, not machines you own. Nothing here installs a package or changes the node.
 set -uo pipefail
+out=$(realpath "${1:?usage: run.sh OUT RESULTS}")
+results=$(realpath -m "${2:?usage: run.sh OUT RESULTS}")
 cd "$(dirname "$0")/../.."
-out=${1:?usage: run.sh OUT RESULTS}
-results=${2:?usage: run.sh OUT RESULTS}
 mkdir -p "$results" "$out/site"
-for wheel in "$out"/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$out/site"; done
-export PYTHONPATH=$PWD/$out/site ANSIBLE_CONFIG=$PWD/ansible.cfg ANSIBLE_FORCE_COLOR=0 ANSIBLE_NOCOLOR=1
+[[ -e $out/site/ansible ]] || for wheel in "$out"/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$out/site"; done
+export PYTHONPATH=$out/site ANSIBLE_CONFIG=$PWD/ansible.cfg ANSIBLE_FORCE_COLOR=0 ANSIBLE_NOCOLOR=1
 playbook() { python3 -c 'import sys; from ansible.cli.playbook import main; sys.argv[0] = "ansible-playbook"; main()' "$@"; }
 {
   echo "\$ cat /etc/os-release"; cat /etc/os-release
