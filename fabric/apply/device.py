@@ -48,6 +48,7 @@ class RolloutOptions:
     drain_timeout_s: float = 60.0  # for the neighbours to move the traffic off (and back)
     stop: threading.Event = field(default_factory=threading.Event)  # set: finish devices in flight, reach no more
     planes: tuple[str, ...] = COMPUTE  # the planes pushed, in push order (fabric.apply.planes.PLANES)
+    canaries_only: bool = False  # push --canaries: only each plane's canary (fabric.apply.push.canary_names), the rest later
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.planes if p not in PLANES]

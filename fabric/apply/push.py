@@ -14,14 +14,14 @@ from pathlib import Path
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.planes import PLANES, PlaneDevice, select_devices
 from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
-from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, open_session, push_fabric
+from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, canaries, open_session, push_fabric
 from fabric.apply.session import DeviceAccess
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 
-__all__ = ["candidates", "offline_diff", "planes_of", "push_and_record", "rollback_targets"]
+__all__ = ["canary_names", "candidates", "offline_diff", "planes_of", "push_and_record", "rollback_targets"]
 
 
 def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
@@ -46,6 +46,26 @@ def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, 
         own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
         out[device.name] = ADAPTERS[device.nos].candidate(own)
     return out
+
+
+def canary_names(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> list[str]:
+    """The switches a push of ``planes`` changes first, each alone, in push order: the first OOB switch, each L2
+    plane's first switch, and the compute fabric's first switch of each tier. ``push --canaries`` pushes only these,
+    so a pipeline can verify them before the rest is approved.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.apply.planes import PLANES
+        >>> canary_names(plan_cluster(load_cluster("inventories/lab/cluster.yaml")), PLANES)
+        ['oob-su1', 'stor-a', 'spine01', 'leaf01']
+    """
+    devices = select_devices(plan, planes)
+    first = [next(d.name for d in devices if d.plane == plane) for plane in PLANES[:-1] if any(d.plane == plane for d in devices)]
+    compute = {d.name for d in devices if d.plane == "compute"}
+    if plan.fabric is None:
+        return first
+    return first + [name for name in canaries(plan) if name in compute]
 
 
 def planes_of(devices: Sequence[PlaneDevice]) -> set[str]:
@@ -75,6 +95,9 @@ def push_and_record(
     change = new_change_id()
     recorded = recorded_state(state) if (state / "changes").is_dir() else {}
     wanted = candidates(plan, options.planes) if rollback_to is None else rollback_targets(plan, state, rollback_to, options.planes)
+    if options.canaries_only:
+        first = set(canary_names(plan, options.planes))
+        wanted = {name: config for name, config in wanted.items() if name in first}
     if not record:
         return change, push_fabric(plan, wanted, access, options, progress, change=change, connector=connector, previous=recorded)
     with push_lock(state):

@@ -162,6 +162,8 @@ def push_fabric(
     """
     progress = shown_progress(progress)  # every step of every device, masked before it reaches a terminal or a log
     selected = select_devices(plan, options.planes)
+    if options.canaries_only:  # the others wait for the full push: not "not reached"
+        selected = [d for d in selected if d.name in candidates]
     if options.drain and options.commit:
         l2 = sorted(d.name for d in selected if d.is_l2 and d.name in candidates)
         if l2:

@@ -78,6 +78,12 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
                 "--drain", action="store_true", help="hitless: one switch at a time, traffic moved off it before its change and back after (FRR)"
             )
             cmd.add_argument("--drain-timeout", type=float, default=60.0, help="seconds for the neighbours to move the traffic (default 60)")
+        if name == "push":
+            cmd.add_argument(
+                "--canaries",
+                action="store_true",
+                help="only each plane's canary (its first switch; compute: the first of each tier), for a pipeline to verify before the rest",
+            )
         if name == "verify":
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
             cmd.add_argument("--hold", type=int, default=3, help="with --wait: consecutive clean samples needed (default 3)")
@@ -116,6 +122,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 drain_timeout_s=getattr(args, "drain_timeout", 60.0),
                 stop=stop,
                 planes=planes,
+                canaries_only=getattr(args, "canaries", False),
             )
             rollback_to = getattr(args, "to", None)
             change, results = push_and_record(

@@ -60,6 +60,18 @@ options:
     description: Seconds for BGP to recover after a device's commit before it is rolled back.
     type: float
     default: 30.0
+  canaries:
+    description:
+      - Push only each plane's canary - the first OOB switch, each L2 plane's first switch and the compute fabric's
+        first switch of each tier (C(gpufabric push --canaries)); each is verified by its own post-check and reverted
+        if that fails. A later full push does the rest.
+    type: bool
+    default: false
+  rollback_to:
+    description:
+      - Instead of the rendered configs, put every switch back to what it ran after this recorded change
+        (C(gpufabric rollback --to)); the change ids are in the state directory's C(audit.jsonl).
+    type: str
   planes:
     description:
       - The planes whose switches are pushed (C(gpufabric push --plane)), always in the order oob, storage, inband,
@@ -136,7 +148,11 @@ ARGUMENT_SPEC: dict[str, dict[str, Any]] = {
     "continue_on_failure": {"type": "bool", "default": False},
     "post_check_timeout": {"type": "float", "default": 30.0},
     "planes": {"type": "list", "elements": "str", "choices": list(PLANES), "default": list(PLANES)},
+    "canaries": {"type": "bool", "default": False},
+    "rollback_to": {"type": "str"},
 }
+EXCLUSIVE = [("ssh_key", "ssh_key_file")]
+MODES = ("offline", "canaries", "rollback_to")  # at most one set: the playbook passes every one, false or omitted
 
 
 def _access(params: dict[str, Any], validated: Any, plan: Any, state: Path, key_file: str | None) -> dict[str, Any]:  # noqa: ANN401
@@ -164,6 +180,9 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     from fabric.validate import validate_file
 
     params = module.params
+    modes = [name for name in MODES if params[name]]
+    if len(modes) > 1:
+        module.fail_json(msg=f"{' and '.join(modes)} exclude each other: set one of them")
     validated = validate_file(Path(params["definition"]))
     plan = plan_cluster(validated.spec)
     state = Path(params["state_dir"]).resolve()
@@ -178,6 +197,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
             stop_on_failure=not params["continue_on_failure"],
             post_check_s=params["post_check_timeout"],
             planes=planes,
+            canaries_only=params["canaries"],
         )
         access = _access(params, validated, plan, state, key_file)
         change, results = push_and_record(
@@ -188,6 +208,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
             options,
             progress=lambda device, step: steps.append(f"{device}: {step}"),
             record=not module.check_mode,
+            rollback_to=params["rollback_to"],
         )
     wanted = candidates(plan, planes) if module._diff else {}  # AnsibleModule's diff-mode flag (no public accessor)
     return build_result(change, results, steps, check_mode=module.check_mode, diff_mode=module._diff, wanted=wanted)
@@ -211,7 +232,7 @@ def build_result(change: str, results: list[Any], steps: list[str], *, check_mod
 
 def main() -> None:
     """Module entry point."""
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=[("ssh_key", "ssh_key_file")])
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, mutually_exclusive=EXCLUSIVE)
     try:
         from fabric.errors import FabricError, InputError
     except ImportError:

@@ -15,6 +15,7 @@ from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up
 from tests.conftest import ROOT
+from tests.packaging.conftest import dist  # noqa: F401 - the wheel the pipeline tests install (tests/apply/test_pipeline.py)
 
 # Namespaces are <cluster>-<device>: a name of this run's own (two checkouts running these tests at once on one machine
 # must not share namespaces), never a developer's twin.

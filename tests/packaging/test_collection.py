@@ -243,13 +243,25 @@ def test_awx_job_templates_feed_the_push_playbook() -> None:
     """The job-template definition names variables the collection's playbook reads, and a push.yml of the project."""
     definition = yaml.safe_load((ROOT / "collection" / "awx" / "job-templates.yml").read_text(encoding="utf-8"))
     playbook = (ROOT / "collection" / "playbooks" / "fabric_push.yml").read_text(encoding="utf-8")
-    templates = [t["awx.awx.job_template"] for t in definition[0]["tasks"] if "awx.awx.job_template" in t]
-    assert [t["job_type"] for t in templates] == ["check", "run"]
-    for template in templates:
+    tasks = definition[0]["tasks"]
+    templates = {t["awx.awx.job_template"]["name"].split("-")[-1]: t["awx.awx.job_template"] for t in tasks if "awx.awx.job_template" in t}
+    assert {name: t["job_type"] for name, t in templates.items()} == {"diff": "check", "push": "run", "canary": "run", "rollback": "run"}
+    for template in templates.values():
         assert template["playbook"] == "push.yml"
         assert template["diff_mode"] is True
-        for key in template["extra_vars"]:
+        asked = [q["variable"] for q in template.get("survey_spec", {}).get("spec", [])]
+        for key in [*template["extra_vars"], *asked]:
             assert key in playbook, f"{key} is not read by playbooks/fabric_push.yml"
+    assert templates["canary"]["extra_vars"]["gpufabric_push_canaries"] is True
+    assert [q["variable"] for q in templates["rollback"]["survey_spec"]["spec"]] == ["gpufabric_rollback_to"]
+    # The workflow: review → approval → canary → push, nothing before the approval touches a switch.
+    nodes = next(t for t in tasks if "awx.awx.workflow_job_template_node" in t)["loop"]
+    follows = {n["identifier"]: n.get("next", []) for n in nodes}
+    assert follows == {"review": ["approve"], "approve": ["canary"], "canary": ["push"], "push": []}
+    by_id = {n["identifier"]: n for n in nodes}
+    assert "approval" in by_id["approve"]
+    assert by_id["review"]["template"].endswith("-diff")
+    assert templates["diff"]["job_type"] == "check", "the review commits nothing"
 
 
 def test_ansible_lint_production_on_the_installed_collection(installed: Installed) -> None:

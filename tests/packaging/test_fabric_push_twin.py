@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from fabric.apply.planes import PLANES
+from fabric.apply.push import canary_names
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState, lab_down, lab_up
 from tests.apply.conftest import lab_plan
@@ -53,9 +55,9 @@ def test_fabric_push_playbook_check_commit_then_unchanged(installed: Installed, 
     state, state_dir = twin
     cluster = definition(plan, state_dir)
 
-    def push(*flags: str) -> tuple[dict[str, int], str]:
+    def push(*flags: str, ok: bool = True) -> tuple[dict[str, int], str]:
         done = installed.ansible("playbook", "gpufabric.fabric.fabric_push", "-i", str(cluster), "-e", f"gpufabric_state_dir={state_dir}", *flags)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+        assert (done.returncode == 0) == ok, done.stdout[-4000:] + done.stderr[-4000:]
         return recap(done.stdout), done.stdout
 
     checked, shown = push("--check", "--diff")
@@ -65,17 +67,28 @@ def test_fabric_push_playbook_check_commit_then_unchanged(installed: Installed, 
         assert f"+++ after: {switch.name} (candidate)" in shown
     assert not (state_dir / "audit.jsonl").exists(), "check mode records nothing"
 
+    _, refused = push("-e", "gpufabric_push_canaries=true", "-e", "gpufabric_rollback_to=x", ok=False)
+    assert "canaries and rollback_to exclude each other" in refused
+    assert not (state_dir / "audit.jsonl").exists(), "a refused mode combination touches nothing"
+
+    canaries, _ = push("-e", "gpufabric_push_canaries=true")  # the AWX canary job template
+    assert canaries["changed"] == 1
     committed, _ = push()
     assert committed["changed"] == 1
     audit = [json.loads(line) for line in (state_dir / "audit.jsonl").read_text(encoding="utf-8").splitlines()]
     # Write-ahead: a "started" line before any switch is touched, then the "finished" line with every switch's result.
-    assert [entry["event"] for entry in audit] == ["started", "finished"]
-    assert audit[0]["change"] == audit[1]["change"]
+    assert [entry["event"] for entry in audit] == ["started", "finished", "started", "finished"]
+    assert audit[0]["change"] == audit[1]["change"] != audit[2]["change"] == audit[3]["change"]
+    assert sorted(audit[1]["devices"]) == sorted(canary_names(plan, PLANES)), "the canary run reaches only each plane's first switch"
     every = sorted(s.name for s in state.switches + state.l2_switches)  # every plane by default: OOB, storage/in-band, compute
-    assert sorted(audit[0]["devices"]) == sorted(audit[1]["devices"]) == every
-    assert audit[1]["commit"]
-    assert {n for n, d in audit[1]["devices"].items() if d["committed"]} == {s.name for s in state.switches}, "L2 switches booted their config"
+    assert sorted(audit[2]["devices"]) == sorted(audit[3]["devices"]) == every
+    assert audit[3]["commit"]
+    pushed = {n for n, d in audit[1]["devices"].items() if d["committed"]} | {n for n, d in audit[3]["devices"].items() if d["committed"]}
+    assert pushed == {s.name for s in state.switches}, "L2 switches booted their config"
 
     again, _ = push("--diff")
     assert again["changed"] == 0
     assert again["failed"] == 0
+    back, _ = push("-e", f"gpufabric_rollback_to={audit[3]['change']}")  # the AWX rollback job template
+    assert back["changed"] == 0, "back to the change every switch already runs"
+    assert back["failed"] == 0
