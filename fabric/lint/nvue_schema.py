@@ -21,7 +21,7 @@ import shlex
 import types
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Union, cast, get_args, get_origin
+from typing import Any, TypeGuard, Union, cast, get_args, get_origin
 
 MODULE = "nvueschema.models.v{major}_{minor}"
 
@@ -68,7 +68,7 @@ def _fields(model: type[Any]) -> dict[str, tuple[str, Any]]:
     return {(info.alias or name): (name, info.annotation) for name, info in fields.items()}
 
 
-def _strip_optional(annotation: Any) -> Any:
+def _strip_optional(annotation: object) -> object:
     """``Optional[X]`` (nested any depth) as ``X``; other unions and types unchanged."""
     while get_origin(annotation) in (Union, types.UnionType):
         args = [a for a in get_args(annotation) if a is not type(None)]
@@ -78,7 +78,7 @@ def _strip_optional(annotation: Any) -> Any:
     return annotation
 
 
-def _is_model(annotation: Any) -> bool:
+def _is_model(annotation: object) -> TypeGuard[type[Any]]:
     return isinstance(annotation, type) and hasattr(annotation, "model_fields")
 
 
@@ -92,9 +92,14 @@ def check_line(release: str, line: str) -> str | None:
     words = shlex.split(line)
     if words[:2] != ["nv", "set"]:
         return "not an 'nv set' command"
-    node: Any = root_model(release)
+    return _walk(root_model(release), words[2:])
+
+
+def _walk(root: type[Any], words: list[str]) -> str | None:
+    """The walk of ``check_line`` from the root object over the path words; None when every word lands."""
+    node: object = root
     path = ""
-    rest = words[2:]
+    rest = words
     while rest:
         if get_origin(node) is dict:
             path, rest, node = f"{path}/{rest[0]}", rest[1:], _strip_optional(get_args(node)[1])
@@ -103,25 +108,24 @@ def check_line(release: str, line: str) -> str | None:
             continue
         if not _is_model(node):
             return f"'{' '.join(rest)}' follows {path}, which takes no words here"
-        word = rest[0]
-        found = _fields(node).get(word)
+        model = node
+        found = _fields(model).get(rest[0])
         if found is None:
-            return f"no '{word}' under {path or '/'}"
+            return f"no '{rest[0]}' under {path or '/'}"
         name, annotation = found
         inner = _strip_optional(annotation)
-        if _is_model(inner) or get_origin(inner) is dict:
-            path, rest, node = f"{path}/{word}", rest[1:], inner
-            continue
-        value = " ".join(rest[1:])
-        if not value:
-            return f"{path}/{word} is a value and the line gives none"
-        return _leaf_error(node, name, word, value, f"{path}/{word}")
+        if not (_is_model(inner) or get_origin(inner) is dict):
+            value = " ".join(rest[1:])
+            if not value:
+                return f"{path}/{rest[0]} is a value and the line gives none"
+            return _leaf_error(model, name, rest[0], value, f"{path}/{rest[0]}")
+        path, rest, node = f"{path}/{rest[0]}", rest[1:], inner
     return None  # an object or collection named with no value: NVUE creates it (e.g. `qos pfc-watchdog`)
 
 
 def _leaf_error(model: type[Any], name: str, alias: str, value: str, path: str) -> str | None:
     """The field's own validation of ``value`` (its type, range, enum, pattern), as one sentence; None when valid."""
-    from pydantic import ValidationError  # noqa: PLC0415 - pydantic comes with nvueschema, only needed when it is installed
+    from pydantic import ValidationError  # pydantic comes with nvueschema; imported only when it runs
 
     try:
         model.model_validate({alias: value})
