@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from fabric.__main__ import main
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.lint.nvue_schema import available, check_line, declared_release, refusals, set_lines
 from fabric.model import load_cluster
@@ -187,3 +188,29 @@ def test_storage_and_oob_inherit_only_the_same_nos() -> None:
     """onprem-roce: SONiC compute leaves, so the Cumulus storage and OOB tiers run Cumulus's default release."""
     files = nvue_files(ROOT / "inventories" / "onprem-roce" / "cluster.yaml", None)
     assert {declared_release(t) for t in files.values()} == {NOS_RELEASES["cumulus"].default}
+
+
+def test_the_lint_command_reports_schema_refusals_in_every_tier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = str(DATA / "render" / "cumulus-5.15" / "cluster.yaml")
+    assert main(["render", definition, "-o", str(tmp_path)]) == 0
+    assert main(["lint", definition, "--configs", str(tmp_path)]) == 0
+    edits = {
+        "leaf01": ("nv set interface lo ipv4 address", "nv set interface lo ip address"),
+        "stor-a": ("nv set interface eth0 ip vrf mgmt", "nv set interface eth0 vrf mgmt"),  # a 5.15 form on a 5.14 switch
+        "oob-mgmt": ("server-group OOB server 10.103.0.10", "server 10.103.0.10"),
+    }
+    for switch, (old, new) in edits.items():
+        path = tmp_path / "switches" / switch / "nvue.sh"
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["lint", definition, "--configs", str(tmp_path)]) != 0
+    err = capsys.readouterr().err
+    schema = [line for line in err.splitlines() if "NVUE schema refuses" in line]
+    assert len(schema) == 3, err
+    assert any(line.startswith("lint: leaf01: nvue.sh line ") and "no 'ip' under /interface/lo" in line for line in schema), schema
+    assert any(line.startswith("lint: stor-a: nvue.sh line ") and "no 'vrf' under /interface/eth0" in line for line in schema), schema
+    assert any(line.startswith("lint: oob-mgmt: nvue.sh line ") and "no 'server' under /service/dhcp-relay/default" in line for line in schema), (
+        schema
+    )

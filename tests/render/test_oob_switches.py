@@ -96,8 +96,8 @@ def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
 def _cumulus_option82(text: str) -> tuple[str, bool]:
     remote = re.search(r"^nv set service dhcp-relay default agent remote-id (\S+)$", text, re.MULTILINE)
     assert remote is not None
-    pif = {"nv set service dhcp-relay default agent use-pif-circuit-id enable on", "nv set service dhcp-relay default agent use-pif-circuit-id state enabled"}
-    return remote.group(1), any(line in pif for line in text.splitlines())  # CL <= 5.13 `enable on`, CL >= 5.14 `state enabled`
+    pif = {f"nv set service dhcp-relay default agent use-pif-circuit-id {w}" for w in ("enable on", "state enabled")}  # CL <= 5.13, >= 5.14
+    return remote.group(1), any(line in pif for line in text.splitlines())
 
 
 def test_the_cumulus_relay_sends_what_each_kea_class_tests() -> None:
