@@ -89,7 +89,10 @@ def check_line(release: str, line: str) -> str | None:
         >>> check_line("5.15", "nv set interface swp1 ip address 10.0.0.1/31") if available() else "no 'ip' under /interface/swp1"
         "no 'ip' under /interface/swp1"
     """
-    words = shlex.split(line)
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:  # a hand-edited line with an open quote
+        return f"the line does not split into words ({exc})"
     if words[:2] != ["nv", "set"]:
         return "not an 'nv set' command"
     return _walk(root_model(release), words[2:])

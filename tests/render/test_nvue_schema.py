@@ -159,6 +159,10 @@ def test_a_wrong_value_is_refused(release: str, line: str) -> None:
     assert "refused" in reason
 
 
+def test_a_line_with_an_open_quote_is_refused_not_a_crash() -> None:
+    assert check_line("5.14", "nv set interface swp1 description 'open") == "the line does not split into words (No closing quotation)"
+
+
 def test_a_hand_edited_line_is_reported_with_its_number() -> None:
     files = nvue_files(DATA / "render" / "cumulus-5.15" / "cluster.yaml", None)
     text = files["switches/leaf01/nvue.sh"]
