@@ -16,7 +16,7 @@ from ipaddress import IPv4Network, ip_network
 
 from fabric.errors import Finding, InputError
 from fabric.lint.parse.oob import OOB_CONFIG_FILE, OOB_PARSERS, OobObserved
-from fabric.lint.rules import LintFinding
+from fabric.lint.rules import LintFinding, schema_findings
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.types import ClusterPlan
 
@@ -61,6 +61,7 @@ def lint_oob(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[LintF
         findings.extend(_separation(observed, plane))
         findings.extend(_endpoints(oob, observed))
         findings.extend(_relay(oob, observed))
+        findings.extend(schema_findings(switch.name, switch.nos, switch.nos_version, text))
     return findings
 
 

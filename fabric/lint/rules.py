@@ -10,6 +10,8 @@ from hier_config.exceptions import DuplicateChildError
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
+from fabric.lint.nvue_schema import refusals as nvue_refusals
+from fabric.lint.nvue_schema import releases as nvue_releases
 from fabric.lint.parse.qos import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.lint.watchdog import watchdog_findings
 from fabric.model.qos import RoceSpec
@@ -61,6 +63,7 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
             findings.append(LintFinding(name, CONFIG_FILE[nos], "a config", "no file", "the switch has no config to check"))
             continue
         findings.extend(_forms(name, nos, fact.switch.nos_version, text))
+        findings.extend(schema_findings(name, nos, fact.switch.nos_version, text))
         parser = PARSERS.get(nos)
         if parser is None:
             continue  # InfiniBand switches: no Ethernet contract to check
@@ -86,6 +89,18 @@ def _forms(device: str, nos: str, release: str, text: str) -> Iterator[LintFindi
         return
     for number, command in unknown_commands(nos, release, text):
         yield LintFinding(device, f"line {number}", "a known command", repr(command), f"no {nos} {release} command form matches this line")
+
+
+def schema_findings(device: str, nos: str, release: str, text: str) -> list[LintFinding]:
+    """Every ``nv set`` line of a Cumulus ``nvue.sh`` that NVIDIA's NVUE schema of ``release`` refuses (fabric/lint/nvue_schema);
+    none when the switch runs another NOS, or ``nvueschema`` (requirements-dev.txt) or its model of the release is missing."""
+    if nos != "cumulus" or release not in nvue_releases():
+        return []
+    expected = f"a line the NVUE schema of Cumulus Linux {release} accepts"
+    return [
+        LintFinding(device, f"nvue.sh line {r.line}", expected, repr(r.text), f"NVIDIA's NVUE schema refuses this line: {r.reason}")
+        for r in nvue_refusals(release, text)
+    ]
 
 
 def contract_findings(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:

@@ -23,7 +23,7 @@ from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.parse.l2 import L2_PARSERS, L2Config
 from fabric.lint.parse.qos import PARSERS
-from fabric.lint.rules import LintFinding, contract_findings
+from fabric.lint.rules import LintFinding, contract_findings, schema_findings
 from fabric.plan.natural import natural_key
 from fabric.plan.storage.facts import StorageSwitchFacts, bond_name, build_storage_facts
 from fabric.plan.storage.types import StorageNetworkPlan
@@ -61,6 +61,7 @@ def lint_storage(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[L
                 LintFinding(name, f"line {n}", "a known command", repr(c), f"no {nos} {fact.nos_version} command form matches this line")
                 for n, c in unknown_commands(nos, fact.nos_version, text)
             )
+        findings.extend(schema_findings(name, nos, fact.nos_version, text))
         try:
             observed[name] = L2_PARSERS[nos](name, text)
         except (ValueError, KeyError) as exc:

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
 from fabric.model.strings import CatalogKey
+from fabric.model.topology import INHERITED_RELEASE, Release
 
 DEFAULT_VLAN = 100
 """The management switches' VLAN when ``planes.oob.vlan`` is not given (untagged on access ports, tagged to the core)."""
@@ -39,6 +40,7 @@ class OobNetworkSpec(SpecModel):
 
     model: CatalogKey = Field(default="sn2201", description="Management switch model from the catalog (fabric/catalog/data/switches).")
     nos: Literal["cumulus", "sonic", "eos", "nxos"] = Field(default="cumulus", description="NOS of the management switches.")
+    nos_version: Release | None = Field(default=None, description=INHERITED_RELEASE)
     placement: Literal["su", "rack"] = Field(
         default="su",
         description="su: one switch per scalable unit takes its node slots (port = slot) and its leaves' management ports. "

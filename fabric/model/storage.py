@@ -20,6 +20,7 @@ from pydantic import Field
 
 from fabric.model.base import Name, SpecModel
 from fabric.model.strings import CatalogKey
+from fabric.model.topology import INHERITED_RELEASE, Release
 
 StorageNos = Literal["sonic", "cumulus", "eos", "nxos"]
 
@@ -29,6 +30,7 @@ class EthernetTierSpec(SpecModel):
 
     model: CatalogKey = Field(default="sn5600", description="Switch model from the catalog (fabric/catalog/data/switches).")
     nos: StorageNos = Field(default="cumulus", description="NOS of the switches of this tier.")
+    nos_version: Release | None = Field(default=None, description=INHERITED_RELEASE)
 
 
 class ApplianceSpec(SpecModel):

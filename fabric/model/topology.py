@@ -6,10 +6,11 @@ from fractions import Fraction
 from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field, field_validator
 
 from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
+from fabric.errors import Finding
 from fabric.model.base import Asn, SpecModel, unknown_choice
 from fabric.model.strings import CatalogKey, DomainName
 
@@ -51,6 +52,49 @@ def check_ratio(text: str) -> str:
         msg = f"oversubscription {text!r} is outside 1:4 .. 64:1; no two-tier fabric is built like that, use e.g. '1:1' or '3:1'"
         raise ValueError(msg)
     return text
+
+
+def _quoted_release(value: object) -> object:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        msg = f'write the release as a quoted string, e.g. nos_version: "{value}" (YAML reads 5.10 as the number 5.1)'
+        raise ValueError(msg)
+    return value
+
+
+Release = Annotated[str, BeforeValidator(_quoted_release), Field(pattern=RELEASE_RE)]
+"""A ``nos_version`` of a storage, in-band or OOB tier (the compute tiers' own field says the same)."""
+
+INHERITED_RELEASE = (
+    "NOS release of these switches; the renderers emit its syntax (supported: as fabric.leaf.nos_version). Default: the "
+    "compute leaf tier's release when that tier runs the same NOS, else the NOS's default. Quote it: YAML reads 5.10 as 5.1."
+)
+
+
+def tier_release(nos: str, nos_version: str | None, fabric: FabricSpec | None) -> str:
+    """The release a storage, in-band or OOB tier runs: its own ``nos_version``, else the compute leaf tier's release
+    when the leaves run the same NOS (one image across a site's switches of that NOS), else the NOS's default.
+
+    Example:
+        >>> tier_release("cumulus", None, None), tier_release("cumulus", "5.15", None)
+        ('5.14', '5.15')
+    """
+    if nos_version is not None:
+        return nos_version
+    if fabric is not None and fabric.leaf.nos == nos:
+        return fabric.leaf.release
+    return default_release(nos)
+
+
+def unsupported_release(path: tuple[str | int, ...], nos: str, nos_version: str | None) -> list[Finding]:
+    """A finding at ``path`` when ``nos_version`` is given and is not a release the renderers support for ``nos``."""
+    releases = NOS_RELEASES[nos]
+    if nos_version is None or nos_version in releases.supported:
+        return []
+    msg = (
+        f"{nos} release '{nos_version}' is not supported; supported: {', '.join(releases.supported)} "
+        f"(default {releases.default}); pick one or leave nos_version out"
+    )
+    return [Finding(path, msg)]
 
 
 class TierSpec(SpecModel):

@@ -2,10 +2,11 @@
 
 The BMCs' MAC addresses are not in the definition, so a lease is keyed by where the cable lands: the DHCP relay in
 front of the BMCs adds the Relay Agent Information option 82 (RFC 3046) with the management switch's name as
-remote-id (sub-option 2) and the access port as circuit-id (sub-option 1). Cumulus Linux 5.7+ does this with
+remote-id (sub-option 2) and the access port as circuit-id (sub-option 1). Cumulus Linux 5.7-5.13 does this with
 ``nv set service dhcp-relay default agent enable on``, ``... agent remote-id <name>`` and
 ``... agent use-pif-circuit-id enable on`` (the physical port, not the SVI, as circuit-id;
-https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Show-Commands/DHCP-Relay).
+https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Show-Commands/DHCP-Relay); 5.14+ writes
+``agent state enabled`` and ``agent use-pif-circuit-id state enabled`` (the CL 5.14 NVUE OpenAPI spec).
 
 Kea 2.2 (Debian 12) has no open-source ``flex-id`` hook and its ``circuit-id`` host identifier alone is not unique
 (every switch has a ``swp1``), so each endpoint gets a client class that tests both sub-options,

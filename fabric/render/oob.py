@@ -22,12 +22,18 @@ from __future__ import annotations
 from fabric.errors import RenderError
 from fabric.plan.oob.facts import OobSwitchFacts, build_oob_facts
 from fabric.plan.types import ClusterPlan
+from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.nos.eos.oob import render_oob_eos
 from fabric.render.nos.nxos.oob import render_oob_nxos
 from fabric.render.nos.sonic.oob import build_oob_config_db, config_db_text
 from fabric.render.sections import Section, render_sections
 
-CUMULUS_SECTIONS = (Section("cumulus/oob.j2"),)
+CUMULUS_SECTIONS = (
+    Section("cumulus/oob.j2"),
+    # CL 5.14 replaced the relay's `interface` / `server` with server groups (NVUE reference, DHCP-Relay)
+    Section("cumulus/oob-relay.j2", {"5.14": "cumulus/oob-relay-groups.j2"}),
+    Section("cumulus/oob-acl.j2"),
+)
 CUMULUS_BOND = "core"
 
 
@@ -53,6 +59,7 @@ def render_oob_switch(facts: OobSwitchFacts) -> dict[str, str]:
             gateway=facts.gateway,
             servers=facts.servers,
             allowed_prefix=facts.allowed_prefix,
+            nv=nvue_words(facts.switch.nos_version),
         )
         return {"nvue.sh": text}
     if nos == "sonic":

@@ -84,8 +84,11 @@ def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
     assert "nv set interface core bridge domain br_default vlan 100" in lines
     assert "nv set interface vlan100 ip address 10.103.255.1/16" in lines
     assert "nv set vrf default router static 0.0.0.0/0 via 10.103.0.1" in lines
-    assert "nv set service dhcp-relay default interface vlan100" in lines
-    assert "nv set service dhcp-relay default server 10.103.0.10" in lines
+    # CL 5.14 (the OOB tier's release here): server groups, no `interface` / `server` (NVUE reference, DHCP-Relay)
+    assert "nv set service dhcp-relay default server-group OOB server 10.103.0.10" in lines
+    assert "nv set service dhcp-relay default server-group OOB upstream-interface vlan100" in lines
+    assert "nv set service dhcp-relay default downstream-interface vlan100 server-group-name OOB" in lines
+    assert not [line for line in lines if " dhcp-relay default interface " in line or " dhcp-relay default server " in line]
     assert "nv set acl MGMT-SSH rule 10 match ip source-ip 10.103.0.0/16" in lines
     assert lines[-1] == "nv set system control-plane acl MGMT-SSH inbound"
 
@@ -93,7 +96,8 @@ def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
 def _cumulus_option82(text: str) -> tuple[str, bool]:
     remote = re.search(r"^nv set service dhcp-relay default agent remote-id (\S+)$", text, re.MULTILINE)
     assert remote is not None
-    return remote.group(1), "nv set service dhcp-relay default agent use-pif-circuit-id enable on" in text
+    pif = {f"nv set service dhcp-relay default agent use-pif-circuit-id {w}" for w in ("enable on", "state enabled")}  # CL <= 5.13, >= 5.14
+    return remote.group(1), any(line in pif for line in text.splitlines())
 
 
 def test_the_cumulus_relay_sends_what_each_kea_class_tests() -> None:

@@ -28,7 +28,8 @@ class OobObserved:
 
 
 _ACCESS = re.compile(r"^nv set interface (\S+) bridge domain br_default access (\d+)$")
-_RELAY = re.compile(r"^nv set service dhcp-relay default server (\S+)$")
+# CL <= 5.13: `dhcp-relay default server <ip>`; CL >= 5.14: `… server-group <group> server <ip>` (NVUE reference, DHCP-Relay)
+_RELAY = re.compile(r"^nv set service dhcp-relay default (?:server-group \S+ )?server (\S+)$")
 _RULE = re.compile(r"^nv set acl (\S+) rule (\d+) (match ip source-ip|action) (\S+)$")
 _APPLIED = re.compile(r"^nv set system control-plane acl (\S+) inbound$")
 

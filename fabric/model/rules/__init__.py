@@ -10,7 +10,6 @@ from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.hardware import HARDWARE
-from fabric.catalog.releases import NOS_RELEASES
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.base import unknown_choice
@@ -21,6 +20,7 @@ from fabric.model.rules.azure import check_azure
 from fabric.model.rules.gcp import check_gcp
 from fabric.model.rules.infiniband import check_infiniband
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
+from fabric.model.topology import unsupported_release
 
 Rule = Callable[[ClusterSpec], Iterator[Finding]]
 
@@ -150,13 +150,7 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
         model = SWITCH_MODELS[tier_spec.model]
         if tier_spec.nos not in model.nos:
             yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")
-        releases = NOS_RELEASES[tier_spec.nos]
-        if tier_spec.nos_version is not None and tier_spec.nos_version not in releases.supported:
-            yield Finding(
-                ("fabric", tier, "nos_version"),
-                f"{tier_spec.nos} release '{tier_spec.nos_version}' is not supported; supported: {', '.join(releases.supported)} "
-                f"(default {releases.default}); pick one or leave nos_version out",
-            )
+        yield from unsupported_release(("fabric", tier, "nos_version"), tier_spec.nos, tier_spec.nos_version)
         limit = model.max_mtu(tier_spec.nos)
         if fabric.mtu is not None and limit is not None and fabric.mtu > limit:
             yield Finding(

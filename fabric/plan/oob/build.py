@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
-from fabric.catalog.releases import default_release
 from fabric.catalog.switch_model import SwitchModel
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
 from fabric.model.oob import DEFAULT_VLAN, MAX_RACKS_PER_SU, OobNetworkSpec
+from fabric.model.topology import tier_release, unsupported_release
 from fabric.plan import addressing
 from fabric.plan.oob.types import OobCableKind, OobLink, OobPlan, OobSwitchPlan
 from fabric.plan.ports import MGMT_INTERFACE
@@ -103,7 +103,7 @@ def build_oob(
                 used,
                 access_total,
                 net.uplinks,
-                default_release(net.nos),
+                tier_release(net.nos, net.nos_version, spec.fabric),
             )
         )
         for index, end in sorted(group.ports.items()):
@@ -156,6 +156,7 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
         problems.append(Finding((*_PATH, "model"), f"'{net.model}' is not an Ethernet switch; pick an Ethernet management switch such as sn2201"))
     if net.nos not in model.nos:
         problems.append(Finding((*_PATH, "nos"), f"'{net.model}' does not run {net.nos}; it runs {', '.join(sorted(model.nos))}"))
+    problems.extend(unsupported_release((*_PATH, "nos_version"), net.nos, net.nos_version))
     if net.placement == "rack" and net.switches_per_su > 1:
         msg = "switches_per_su splits the SU switch of placement: su; placement: rack has a switch per rack already, remove switches_per_su"
         problems.append(Finding((*_PATH, "switches_per_su"), msg))

@@ -26,6 +26,7 @@ from fabric.catalog.switch_model import SwitchModel
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
+from fabric.model.topology import tier_release
 from fabric.plan import addressing
 from fabric.plan.ports import MGMT_INTERFACE
 from fabric.plan.storage.checks import StorageNet, check_network, networks, ports_per_side, slots_per_pair
@@ -245,6 +246,7 @@ def _switches(spec: ClusterSpec, net: StorageNet, pair: _Pair, *, role: str, use
             StorageSwitchPlan(
                 name, net.name, "spine" if role == "spine" else "leaf", switch_id, pair.location, side,
                 _name(net, pair.location, "ba"[side_index]), tier.model, tier.nos, MGMT_INTERFACE[tier.nos], address, used, radix, gateways,
+                tier_release(tier.nos, tier.nos_version, spec.fabric),
             )
         )  # fmt: skip
     return out

@@ -9,6 +9,7 @@ from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
 from fabric.model.storage import EthernetNetworkSpec
+from fabric.model.topology import unsupported_release
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,7 @@ def _check_tiers(net: StorageNet) -> list[Finding]:
             problems.append(Finding((*where, "model"), f"'{want.model}' is not an Ethernet switch; pick an Ethernet model such as sn5600"))
         if want.nos not in model.nos:
             problems.append(Finding((*where, "nos"), f"'{want.model}' does not run {want.nos}; it runs {', '.join(sorted(model.nos))}"))
+        problems.extend(unsupported_release((*where, "nos_version"), want.nos, want.nos_version))
         if model.radix(net.spec.speed_gbps) is None:
             speeds = ", ".join(str(s) for s in model.speeds())
             problems.append(Finding((*net.path, "speed_gbps"), f"'{want.model}' cannot run {net.spec.speed_gbps} Gb/s ports; it runs {speeds}"))

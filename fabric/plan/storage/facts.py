@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fabric.catalog.releases import default_release
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.model.qos import RoceSpec
 from fabric.plan.storage.types import StorageLink, StorageNetworkPlan, StorageSegment, StorageSwitchPlan
@@ -165,7 +164,7 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
     pair_number = switch.switch_id // 2
     mac = MLAG_MAC_BASE + 256 * index + pair_number
     return StorageSwitchFacts(
-        plan.name, switch, default_release(switch.nos), net.segments, tuple(ports), built, peer_mgmt,
+        plan.name, switch, switch.nos_version, net.segments, tuple(ports), built, peer_mgmt,
         ":".join(f"{(mac >> s) & 0xFF:02x}" for s in range(40, -8, -8)), plan.roce if lossless else None,
         plan.plane("oob").gateway, _breakouts(switch, net.speed_gbps, {p.name for p in ports}),
     )  # fmt: skip

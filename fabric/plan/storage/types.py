@@ -55,6 +55,8 @@ class StorageSwitchPlan:
     ports_used: int
     ports_total: int
     gateways: tuple[tuple[str, int, str | None, str, str], ...] = ()
+    nos_version: str = ""
+    """The release it runs (``fabric.model.topology.tier_release``: its tier's ``nos_version`` or the inherited one)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabric.plan.storage.facts import StorageSwitchFacts
 from fabric.render.nos.cumulus.compute import cable_length
+from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.sections import Section, render_sections
 
 VRR_MAC = "44:38:39:ff:ff:ff"
@@ -31,4 +32,5 @@ def render_storage_cumulus(facts: StorageSwitchFacts) -> dict[str, str]:
         'nv set system hostname stor-spine-a'
     """
     length = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
-    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, facts=facts, roce=facts.roce, vrr_mac=VRR_MAC, cable_length=length)}
+    context: dict[str, object] = {"facts": facts, "roce": facts.roce, "vrr_mac": VRR_MAC, "cable_length": length}
+    return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, nv=nvue_words(facts.nos_version), **context)}
