@@ -84,6 +84,9 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
         "MCLAG_DOMAIN": {"1": {"source_ip": own, "peer_ip": peer, "peer_link": peerlink}},
         "MCLAG_INTERFACE": {f"1|{b.name}": {"if_type": "PortChannel"} for b in facts.bonds if b.mlag_id is not None},
         "MCLAG_UNIQUE_IP": {f"Vlan{PEER_VLAN}": {"unique_ip": "enable"}},
+        # An image built with INCLUDE_ICCPD=y ships iccpd disabled: sonic-buildimage files/build_templates/init_cfg.json.j2
+        # (202405 line 49, 202411 line 76) `features.append(("iccpd", "disabled", false, "enabled"))`.
+        "FEATURE": {"iccpd": {"state": "enabled"}},
         "VRF": {sonic_vrf(vrf): {} for _, _, vrf, _, _ in s.gateways if vrf},
         "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
         "MGMT_PORT": {s.mgmt_interface: {"admin_status": "up", "alias": s.mgmt_interface, "description": "oob management"}},
