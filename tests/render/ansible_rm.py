@@ -7,8 +7,8 @@ module's own ``rm_templates`` parsers / renderers, the code that drives real swi
 
 A module is run in-process, as the collections' unit tests run it: the arguments go where ``AnsibleModule`` reads them
 (``ansible.module_utils.basic._ANSIBLE_ARGS``, legacy serialization profile) and ``exit_json`` / ``fail_json`` raise
-instead of exiting. About 0.1 s a call once imported, against about 3 s for ``ansible-playbook`` on localhost with
-``ansible_connection=ansible.netcommon.network_cli``.
+instead of exiting: about 0.1 s a call once the module is imported (measured on this project's dev machine), with no
+``ansible-playbook``, inventory or ``network_cli`` connection.
 
 On a device, each module's facts read one section of the running config (``show running-config | section ^interface``
 and so on, in ``facts/<resource>/<resource>.py``); ``section`` below hands each module the same section of our text, so
