@@ -46,9 +46,9 @@ class PartitionMember(SpecModel):
     port_guids: tuple[PortGuid, ...] = Field(
         default=(),
         max_length=4096,
-        description="Port GUIDs of this member's InfiniBand ports (ibstat 'Port GUID'). A switch-hosted subnet manager "
-        "can only name ports by GUID, so with subnet_manager.kind: switch every partition needs some; opensm hosts "
-        "read them from the nodes instead.",
+        description="Port GUIDs of this member's InfiniBand ports (ibstat 'Port GUID'), for the record; opensm hosts "
+        "read them from the nodes. A switch-hosted subnet manager (subnet_manager.kind: switch) does not use them: MLNX-OS "
+        "refuses a GUID member ('% Invalid port GUID'), so it is configured with 'member all type full'.",
     )
 
 

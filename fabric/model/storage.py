@@ -16,7 +16,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from fabric.model.base import Name, SpecModel
 from fabric.model.strings import CatalogKey
@@ -31,6 +31,28 @@ class EthernetTierSpec(SpecModel):
     model: CatalogKey = Field(default="sn5600", description="Switch model from the catalog (fabric/catalog/data/switches).")
     nos: StorageNos = Field(default="cumulus", description="NOS of the switches of this tier.")
     nos_version: Release | None = Field(default=None, description=INHERITED_RELEASE)
+    sonic_iccpd: bool = Field(
+        default=False,
+        description="SONiC only: the switches' image has docker-iccpd, the MCLAG daemon (sonic-buildimage built with "
+        "INCLUDE_ICCPD=y). Community images are built without it (rules/config on 202405 and 202411: INCLUDE_ICCPD = n), "
+        "and a SONiC storage pair is an MCLAG pair, so a SONiC tier needs true here. docs/switch-references.md.",
+    )
+
+    @model_validator(mode="after")
+    def _mclag_needs_iccpd(self) -> EthernetTierSpec:
+        # sonic-buildimage rules/config (202405, 202411): "# INCLUDE_ICCPD - build docker-iccpd for mclag support" /
+        # "INCLUDE_ICCPD = n"; without iccpd the MCLAG_* tables are inert and host bonds see two LACP system IDs.
+        if self.nos == "sonic" and not self.sonic_iccpd:
+            msg = (
+                "a SONiC storage / in-band pair runs MCLAG, which needs docker-iccpd; community SONiC images are built "
+                "without it (sonic-buildimage rules/config: INCLUDE_ICCPD = n). Build the image with INCLUDE_ICCPD=y and "
+                "set sonic_iccpd: true on this tier, or use another NOS for it"
+            )
+            raise ValueError(msg)
+        if self.sonic_iccpd and self.nos != "sonic":
+            msg = f"sonic_iccpd applies to SONiC tiers only; this tier runs {self.nos}: remove sonic_iccpd"
+            raise ValueError(msg)
+        return self
 
 
 class ApplianceSpec(SpecModel):

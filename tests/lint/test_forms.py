@@ -16,6 +16,7 @@ from fabric.lint.forms import FORM_FILES, load_forms, unknown_commands
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.render import render_configs
+from tests.conftest import ROOT
 from tests.render.conftest import CASES, definition, with_release
 
 CHECKED = sorted(FORM_FILES)
@@ -105,3 +106,16 @@ def test_the_linter_reports_a_misspelled_command_in_a_hand_edited_config() -> No
         "leaf01: line 29: no cumulus 5.14 command form matches this line (expected a known command, found 'nv set interface swp1 link mtuu 9216')"
         in found
     )
+
+
+def unproven_missing_from(page: str) -> list[str]:
+    """Forms whose ref says UNPROVEN but which docs/switch-references.md (``page``) does not list."""
+    return [f"{nos}: {f.form}" for nos in sorted(FORM_FILES) for f in load_forms(nos) if f.ref.startswith("UNPROVEN") and f"`{f.form}`" not in page]
+
+
+def test_every_unproven_form_is_listed_in_the_references_page() -> None:
+    page = (ROOT / "docs" / "switch-references.md").read_text(encoding="utf-8")
+    assert any(f.ref.startswith("UNPROVEN") for f in load_forms("nxos"))
+    assert unproven_missing_from(page) == []
+    # negative control: the page without its NX-OS unproven table names them all
+    assert len(unproven_missing_from(page.split("**Unproven** (marked")[0])) == sum(f.ref.startswith("UNPROVEN") for f in load_forms("nxos"))

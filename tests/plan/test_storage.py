@@ -139,7 +139,7 @@ def test_collapsed_is_one_pair_with_the_gateways(tmp_path: Path) -> None:
 def test_definition_errors_name_the_path_and_the_fix(tmp_path: Path) -> None:
     errors = _errors(
         tmp_path,
-        network="network: {converged: true, leaf: {model: qm9700, nos: sonic}}",
+        network="network: {converged: true, leaf: {model: qm9700, nos: sonic, sonic_iccpd: true}}",
         extra=(("inband: {cidr: 10.102.0.0/16, mtu: 1500, vlan: 102,", "inband: {cidr: 10.102.0.0/16, mtu: 1500,"),),
     )
     assert "planes.storage.network.leaf.model: 'qm9700' is not an Ethernet switch; pick an Ethernet model such as sn5600" in errors
@@ -158,12 +158,22 @@ def test_a_separate_inband_network_next_to_a_converged_one_is_an_error(tmp_path:
 
 
 def test_roce_storage_on_sonic_is_refused_until_it_is_rendered(tmp_path: Path) -> None:
-    network = NETWORK.replace("nos: cumulus}}", "nos: sonic}, roce: true}").replace(
-        "leaf: {model: sn5600, nos: cumulus}", "leaf: {model: sn5600, nos: sonic}"
+    network = NETWORK.replace("nos: cumulus}}", "nos: sonic, sonic_iccpd: true}, roce: true}").replace(
+        "leaf: {model: sn5600, nos: cumulus}", "leaf: {model: sn5600, nos: sonic, sonic_iccpd: true}"
     )
     assert _errors(tmp_path, network=network) == [
         "planes.storage.network.roce: RoCE storage is rendered for Cumulus storage switches only so far; use nos: cumulus or roce: false"
     ]
+
+
+def test_a_sonic_storage_tier_without_iccpd_is_refused_with_the_path_and_the_fix(tmp_path: Path) -> None:
+    # sonic-buildimage rules/config (202405, 202411): INCLUDE_ICCPD = n, so community images cannot run MCLAG
+    network = NETWORK.replace("leaf: {model: sn5600, nos: cumulus}", "leaf: {model: sn5600, nos: sonic}")
+    errors = _errors(tmp_path, network=network)
+    assert len(errors) == 1
+    assert errors[0].startswith("planes.storage.network.leaf: ")
+    assert "INCLUDE_ICCPD=y" in errors[0]
+    assert "sonic_iccpd: true" in errors[0]
 
 
 def test_oversubscription_per_plane(tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ from typing import Any
 
 import libyang
 
-YANG_DIR = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"
+YANG_ROOT = Path(__file__).resolve().parent.parent / "data" / "sonic-yang"  # one directory per release branch (ABOUT.md)
+DEFAULT_RELEASE = "202411"  # fabric/catalog/releases.py: the SONiC default
 _NUMBERS = {libyang.Type.INT8, libyang.Type.INT16, libyang.Type.INT32, libyang.Type.UINT8, libyang.Type.UINT16, libyang.Type.UINT32}
 _LOCATION = re.compile(r"(?:Data location|Schema location|Path) \"?([^\"]+)\"?")
 
@@ -50,11 +51,22 @@ class _Table:
     node: libyang.SContainer
 
 
+def yang_dir(release: str) -> Path:
+    """The models of sonic-buildimage branch ``release``; a release with no vendored branch is an error, not a fallback."""
+    directory = YANG_ROOT / release
+    if not (directory / "SOURCE").is_file():
+        have = sorted(p.name for p in YANG_ROOT.iterdir() if (p / "SOURCE").is_file())
+        msg = f"no SONiC YANG models vendored for release {release!r} under {YANG_ROOT} (have {have}); see ABOUT.md there"
+        raise ValueError(msg)
+    return directory
+
+
 @cache
-def _context() -> tuple[libyang.Context, dict[str, _Table]]:
-    ctx = libyang.Context(str(YANG_DIR))
+def _context(release: str) -> tuple[libyang.Context, dict[str, _Table]]:
+    directory = yang_dir(release)
+    ctx = libyang.Context(str(directory))
     tables: dict[str, _Table] = {}
-    names = [file.stem for file in sorted(YANG_DIR.glob("*.yang"))]
+    names = [file.stem for file in sorted(directory.glob("*.yang"))]
     for name in names:
         ctx.load_module(name)
     for name in names:  # only once every module is in: loading one recompiles the others and frees their nodes
@@ -132,16 +144,19 @@ def _entry(table: str, key: str, fields: dict[str, Any], schema: libyang.SList |
     return out
 
 
-def to_yang(config_db: dict[str, Any]) -> tuple[dict[str, Any], dict[tuple[str, str], libyang.SNode], list[YangProblem]]:
+Translation = tuple[dict[str, Any], dict[tuple[str, str], libyang.SNode], list["YangProblem"]]
+
+
+def to_yang(config_db: dict[str, Any], release: str = DEFAULT_RELEASE) -> Translation:
     """YANG JSON for ``config_db``, the schema node (list or container) of every entry, and translation problems."""
-    _, tables = _context()
+    _, tables = _context(release)
     data: dict[str, Any] = {}
     nodes: dict[tuple[str, str], libyang.SNode] = {}
     problems: list[YangProblem] = []
     for table, entries in config_db.items():
         spec = tables.get(table)
         if spec is None:
-            problems.append(YangProblem(table, "", "", "no YANG model has this table; SONiC refuses it"))
+            problems.append(YangProblem(table, "", "", f"no YANG model has this table on SONiC {release}; SONiC refuses it"))
             continue
         container = data.setdefault(f"{spec.module}:{spec.top}", {}).setdefault(table, {})
         children = _children(spec.node)
@@ -164,11 +179,11 @@ def to_yang(config_db: dict[str, Any]) -> tuple[dict[str, Any], dict[tuple[str, 
     return data, nodes, problems
 
 
-def _first_error(config_db: dict[str, Any], data: dict[str, Any] | None = None) -> str | None:
+def _first_error(config_db: dict[str, Any], release: str, data: dict[str, Any] | None = None) -> str | None:
     """libyang's first complaint about ``config_db`` (its translation problems aside), or None when it is valid."""
-    ctx, _ = _context()
+    ctx, _ = _context(release)
     if data is None:
-        data, _, _ = to_yang(config_db)
+        data, _, _ = to_yang(config_db, release)
     try:
         tree = ctx.parse_data_mem(json.dumps(data), "json", strict=True, validate_present=True)
     except libyang.LibyangError as exc:
@@ -182,7 +197,7 @@ def _strip(path: str) -> str:
     return re.sub(r"[a-z0-9_-]+:", "", path)
 
 
-def _culprits(db: dict[str, Any], nodes: dict[tuple[str, str], libyang.SNode], message: str) -> list[tuple[str, str, str]]:
+def _culprits(db: dict[str, Any], nodes: dict[tuple[str, str], libyang.SNode], message: str, release: str) -> list[tuple[str, str, str]]:
     """The (table, key, field) entries a libyang message is about (libyang 2 gives no data path, so it is derived)."""
     if m := re.match(r'Mandatory node "([^"]+)" instance does not exist', message):
         leaf = m.group(1)
@@ -221,7 +236,7 @@ def _culprits(db: dict[str, Any], nodes: dict[tuple[str, str], libyang.SNode], m
     for candidate in found[:20]:  # the first whose removal changes libyang's first complaint
         trial = json.loads(json.dumps(db))
         del trial[candidate[0]][candidate[1]]
-        if _first_error(trial) != message:
+        if _first_error(trial, release) != message:
             return [candidate]
     return []
 
@@ -255,15 +270,15 @@ def _with_keys(node: libyang.SNode, key: str, fields: dict[str, Any]) -> dict[st
     return {**{k.name(): p for k, p in zip(_keys(node), key.split("|"), strict=True)}, **fields}
 
 
-def check_config_db(config_db: dict[str, Any], *, limit: int = 200) -> list[YangProblem]:
-    """Every YANG problem of a config_db document; empty when SONiC would accept it.
+def check_config_db(config_db: dict[str, Any], *, release: str = DEFAULT_RELEASE, limit: int = 200) -> list[YangProblem]:
+    """Every YANG problem of a config_db document against the models of SONiC ``release``; empty when it would accept it.
 
     Example:
-        >>> [str(p) for p in check_config_db({"PORT": {"Ethernet0": {"speed": "400000"}}})]
+        >>> [str(p) for p in check_config_db({"PORT": {"Ethernet0": {"speed": "400000"}}}, release="202405")]
         ['PORT|Ethernet0: lanes: Mandatory node "lanes" instance does not exist.']
     """
     db: dict[str, Any] = json.loads(json.dumps(config_db))
-    _, nodes, problems = to_yang(db)
+    _, nodes, problems = to_yang(db, release)
     for p in problems:  # the next passes see the rest: an unknown field goes, an entry or table no model takes goes
         if p.field:
             db[p.table][p.key].pop(p.field, None)
@@ -274,11 +289,11 @@ def check_config_db(config_db: dict[str, Any], *, limit: int = 200) -> list[Yang
     repaired: set[tuple[str, str, str]] = set()
     dropped: dict[str, str] = {}
     for _ in range(limit):
-        data, nodes, _ = to_yang(db)
-        message = _first_error(db, data)
+        data, nodes, _ = to_yang(db, release)
+        message = _first_error(db, release, data)
         if message is None:
             break
-        culprits = _culprits(db, nodes, message)
+        culprits = _culprits(db, nodes, message, release)
         if not culprits:
             problems.append(YangProblem("?", "", "", f"{message} (could not tell which entry; fix it and run again)"))
             break

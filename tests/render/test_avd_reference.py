@@ -99,3 +99,33 @@ def test_pyavd_refuses_a_key_outside_its_schema() -> None:
     structured["ethernet_interfaces"][0]["mtux"] = 9214
     violations = validate_structured_config(structured).validation_result.violations
     assert [".".join(map(str, v.path)) for v in violations] == ["ethernet_interfaces.0.mtux"]
+
+
+def ssh_acls_that_are_not_standard(text: str) -> list[str]:
+    """ACLs bound under ``management ssh`` that the text does not define as ``ip access-list standard NAME``.
+
+    AVD's management_ssh schema (pyavd 6.4.0 ``ManagementSsh.VrfsItem.ip_access_group_in``): "Standard ACL Name."
+    """
+    lines = text.splitlines()
+    standard = {line.split()[3] for line in lines if line.startswith("ip access-list standard ")}
+    bound: list[str] = []
+    in_ssh = False
+    for line in lines:
+        if not line.startswith(" "):
+            in_ssh = line == "management ssh"
+        elif in_ssh and line.strip().startswith("ip access-group "):
+            bound.append(line.split()[2])
+    return [name for name in bound if name not in standard]
+
+
+@pytest.mark.parametrize("case", EOS_CASES)
+def test_management_ssh_binds_a_standard_acl(case: str) -> None:
+    texts = {p: t for p, t in files_of(case).items() if p.endswith("startup-config")}
+    assert any("management ssh" in t for t in texts.values())
+    assert {p: bad for p, t in texts.items() if (bad := ssh_acls_that_are_not_standard(t))} == {}
+
+
+def test_an_extended_acl_on_management_ssh_is_caught() -> None:
+    # negative control: the form the audit found (E1), an extended ACL bound by management ssh
+    text = "ip access-list MGMT-SSH\n   10 permit tcp 10.103.0.0/16 any eq 22\n!\nmanagement ssh\n   ip access-group MGMT-SSH vrf mgmt in\n"
+    assert ssh_acls_that_are_not_standard(text) == ["MGMT-SSH"]

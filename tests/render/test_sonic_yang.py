@@ -37,11 +37,49 @@ def test_the_release_picks_the_lossless_traffic_pattern_of_its_branch() -> None:
         assert config_dbs(case)["leaf01"]["LOSSLESS_TRAFFIC_PATTERN"] == {"AZURE": {"mtu": "1024", "small_packet_percentage": percent}}
 
 
+def releases(case: str) -> dict[str, str]:
+    """Each SONiC switch's release, as its tier declares it (``nos_version`` or the default)."""
+    fabric = plan_of(case).fabric
+    assert fabric is not None
+    return {s.name: s.nos_version for s in fabric.switches if s.nos == "sonic"}
+
+
 @pytest.mark.parametrize("case", SONIC_CASES)
-def test_every_config_db_passes_sonic_yang(case: str) -> None:
-    found = {switch: [str(p) for p in check_config_db(db)] for switch, db in config_dbs(case).items()}
+def test_every_config_db_passes_the_yang_of_the_release_it_claims(case: str) -> None:
+    claimed = releases(case)
+    found = {switch: [str(p) for p in check_config_db(db, release=claimed[switch])] for switch, db in config_dbs(case).items()}
     assert found
     assert {s: p for s, p in found.items() if p} == {}
+
+
+def test_both_claimed_releases_are_checked() -> None:
+    assert {r for case in SONIC_CASES for r in releases(case).values()} == {"202405", "202411"}
+
+
+def test_a_release_with_no_vendored_models_is_an_error_not_a_fallback() -> None:
+    with pytest.raises(ValueError, match=r"no SONiC YANG models vendored for release '202511'"):
+        check_config_db(_leaf01(), release="202511")
+
+
+@pytest.mark.parametrize(
+    ("release", "table", "entry"),
+    [
+        # neither branch has sonic-static-anycast-gateway.yang (master got it 2026-06-22, buildimage#27543)
+        ("202405", "SAG", {"GLOBAL": {"gateway_mac": "00:00:5e:00:01:01"}}),
+        ("202411", "SAG", {"GLOBAL": {"gateway_mac": "00:00:5e:00:01:01"}}),
+        # 202405 has no sonic-tc-dscp-map.yang
+        ("202405", "TC_TO_DSCP_MAP", {"AZURE": {"3": "26"}}),
+    ],
+)
+def test_a_table_the_branch_lacks_is_refused(release: str, table: str, entry: dict[str, Any]) -> None:
+    db = {**_leaf01(), table: entry}
+    expected = f"{table}: (entry): no YANG model has this table on SONiC {release}; SONiC refuses it"
+    assert [str(p) for p in check_config_db(db, release=release)] == [expected]
+
+
+def test_tc_to_dscp_map_is_known_on_202411() -> None:
+    db = {**_leaf01(), "TC_TO_DSCP_MAP": {"AZURE": {"3": "26"}}}
+    assert check_config_db(db, release="202411") == []
 
 
 def _leaf01() -> dict[str, Any]:
@@ -78,7 +116,7 @@ def _leaf01() -> dict[str, Any]:
         ),
         (
             lambda db: db.update(PORT_BREAKOUT={"Ethernet0": {}}),
-            ["PORT_BREAKOUT: (entry): no YANG model has this table; SONiC refuses it"],
+            ["PORT_BREAKOUT: (entry): no YANG model has this table on SONiC 202411; SONiC refuses it"],
         ),
         (
             lambda db: db["CABLE_LENGTH"]["AZURE"].update(Ethernet999="5m"),

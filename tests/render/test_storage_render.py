@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
@@ -123,9 +124,25 @@ def _sonic_dbs() -> dict[str, dict[str, Any]]:
 
 
 def test_every_storage_config_db_passes_sonic_yang() -> None:
-    found = {name: [str(p) for p in check_config_db(db)] for name, db in _sonic_dbs().items()}
+    claimed = {f.switch.name: f.nos_version for f in _facts("storage/sonic")}
+    found = {name: [str(p) for p in check_config_db(db, release=claimed[name])] for name, db in _sonic_dbs().items()}
     assert len(found) == 6
     assert {name: problems for name, problems in found.items() if problems} == {}
+
+
+@pytest.mark.parametrize(
+    ("tier", "message"),
+    [
+        ("{model: sn5600, nos: sonic}", "needs docker-iccpd; community SONiC images are built without it"),
+        ("{model: sn5600, nos: cumulus, sonic_iccpd: true}", "sonic_iccpd applies to SONiC tiers only"),
+    ],
+)
+def test_a_sonic_storage_tier_must_declare_an_image_with_iccpd(tier: str, message: str) -> None:
+    from fabric.model.storage import EthernetTierSpec
+
+    with pytest.raises(ValueError, match=message):
+        EthernetTierSpec.model_validate(yaml.safe_load(tier))
+    assert EthernetTierSpec.model_validate(yaml.safe_load("{model: sn5600, nos: sonic, sonic_iccpd: true}")).sonic_iccpd
 
 
 def test_sonic_storage_leaf_tables() -> None:
@@ -137,8 +154,13 @@ def test_sonic_storage_leaf_tables() -> None:
     assert db["MCLAG_DOMAIN"] == {"1": {"source_ip": "169.254.0.4", "peer_ip": "169.254.0.5", "peer_link": "PortChannel9999"}}
     assert db["MCLAG_INTERFACE"]["1|PortChannel9998"] == {"if_type": "PortChannel"}
     spine = _sonic_dbs()["stor-spine-b"]
-    assert spine["VLAN_INTERFACE"]["Vlan102"] == {"static_anycast_gateway": "true", "vrf_name": "Vrf-inband"}
+    # MCLAG same-IP gateway (SONiC MCLAG Enhancements HLD §2.1.9), no SAG: 202405/202411 have no SAG model and community
+    # sonic-swss does not implement it (sonic-swss PRs #1974, #3167 open)
+    assert spine["VLAN_INTERFACE"]["Vlan102"] == {"vrf_name": "Vrf-inband"}
+    assert "SAG" not in spine
     assert "Vlan102|10.102.0.1/16" in spine["VLAN_INTERFACE"]
+    assert "Vlan102|10.102.0.1/16" in _sonic_dbs()["stor-spine-a"]["VLAN_INTERFACE"]
+    assert "Vlan102" not in spine.get("MCLAG_UNIQUE_IP", {})  # same-IP mode: iccpd syncs the gateway MAC
 
 
 @pytest.mark.parametrize(

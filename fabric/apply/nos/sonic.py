@@ -26,6 +26,7 @@ from fabric.apply.nos.base import checked, ip_link_mtus, undo_name
 from fabric.apply.nos.frr import frr_bgp_sessions, frr_routes
 from fabric.apply.owned import collapse_neighbor_removal, owned_part
 from fabric.apply.session import Session
+from fabric.errors import DeviceRejectedError
 
 VTYSH_PREFIX = "vtysh: "
 
@@ -69,6 +70,8 @@ class SonicAdapter:
         return [json.dumps(op, sort_keys=True) for op in ops] + [VTYSH_PREFIX + line for line in frr]
 
     def stage(self, session: Session, change: str, diff: list[str], candidate: str) -> None:
+        if "MCLAG_DOMAIN" in _load(candidate)["config_db"]:
+            require_iccpd(json.loads(session.show("show runningconfiguration all") or "{}"))
         ops = [json.loads(line) for line in diff if not line.startswith(VTYSH_PREFIX)]
         frr = [line.removeprefix(VTYSH_PREFIX) for line in diff if line.startswith(VTYSH_PREFIX)]
         checked(session, f"sudo config checkpoint {undo_name(change)}", self.error_pattern)
@@ -102,6 +105,24 @@ class SonicAdapter:
     def _vtysh(self, session: Session, lines: list[str]) -> None:
         args = " ".join(f"-c {shlex.quote(line.strip())}" for line in ["configure terminal", *lines])
         checked(session, f"sudo vtysh {args}", self.error_pattern)
+
+
+def require_iccpd(running: ConfigDb) -> None:
+    """Refuse an MCLAG config on an image without docker-iccpd, before anything is changed.
+
+    ``FEATURE|iccpd`` exists only on images built with ``INCLUDE_ICCPD=y`` (sonic-buildimage
+    files/build_templates/init_cfg.json.j2: ``{%- if include_iccpd == "y" %}`` ... ``("iccpd", "disabled", ...)``);
+    community images are built with ``INCLUDE_ICCPD = n`` (rules/config).
+
+    Raises:
+        DeviceRejectedError: the running config has no ``FEATURE|iccpd``.
+    """
+    if "iccpd" not in (running.get("FEATURE") or {}):
+        msg = (
+            "the config runs MCLAG but this image has no docker-iccpd (no FEATURE|iccpd: built without INCLUDE_ICCPD=y); "
+            "install an image built with INCLUDE_ICCPD=y, nothing was changed"
+        )
+        raise DeviceRejectedError(msg)
 
 
 _MKTEMP_RANDOM = "X" * 8  # mktemp replaces these with random characters

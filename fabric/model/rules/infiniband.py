@@ -54,18 +54,25 @@ def _check_switch_partition(spec: ClusterSpec, pi: int) -> Iterator[Finding]:
             "create the IPoIB group on the switch by hand or run the SM on hosts (opensm)",
             "warning",
         )
-    if not any(m.port_guids for m in part.members):
-        yield Finding(
-            (*path, "members"),
-            f"partition '{part.name}' would be empty on the switch-hosted subnet manager: it names ports by GUID only "
-            "(an empty member list means no ports); list each member's port_guids",
-        )
+    # MLNX-OS member form: only `member all type full` has a source (NVIDIA WinOF-2 docs, "Changing PKey membership":
+    # `ib partition <partition name> member all type full`; field log, SX6036 MLNX-OS 3.6: `member ALL type full` accepted,
+    # `member 0xe41d2d0300b4db21 type full` refused "% Invalid port GUID", colon-grouped and bare hex forms too). So the
+    # switch-hosted SM makes every port a full member, and no member can be limited there.
     for mi, member in enumerate(part.members):
-        if member.membership == "both" and member.port_guids:
+        if member.membership != "full":
             yield Finding(
                 (*path, "members", mi, "membership"),
-                "MLNX-OS partition members are 'full' or 'limited'; use one of them with a switch-hosted subnet manager",
+                f"partition '{part.name}': the switch-hosted subnet manager is configured with 'member all type full' (MLNX-OS "
+                "refuses a port GUID there: '% Invalid port GUID'), so it cannot make one member limited; make every member "
+                "full, or run the SM on hosts (subnet_manager.kind: opensm), whose partitions.conf takes port GUIDs",
             )
+    yield Finding(
+        (*path, "members"),
+        f"partition '{part.name}': on the switch-hosted subnet manager every port is a full member ('member all type full'); "
+        "which hosts use the partition is set by the PKeys the hosts configure, not enforced by the SM. For enforced "
+        "membership run the SM on hosts (subnet_manager.kind: opensm)",
+        "warning",
+    )
 
 
 def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Iterator[Finding]:

@@ -32,7 +32,7 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
         "ip_name_server": {"vrfs": [{"name": m.vrf, "servers": [{"ip_address": a} for a in m.dns]}]} if m.dns else {},
         "ntp": {"vrf": m.vrf, "servers": [{"name": a} for a in m.ntp]} if m.ntp else {},
         "logging": {"vrfs": [{"name": m.vrf, "hosts": [{"name": a} for a in m.syslog]}]} if m.syslog else {},
-        "ip_access_lists": [_ssh_acl(facts)],
+        "standard_access_lists": [_ssh_acl(facts)],
         "management_ssh": {"vrfs": [{"name": m.vrf, "enable": True, "ip_access_group_in": "MGMT-SSH"}]},
         "management_interfaces": [{"name": m.interface, "description": "oob management", "vrf": m.vrf, "ip_address": m.address}],
         "ethernet_interfaces": [_ethernet(facts, p) for p in facts.ports],
@@ -57,7 +57,7 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
     if m.gnmi_port:  # AVD management_api_gnmi schema: transport.grpc[].name/port/vrf/ip_access_group; standard_access_lists
         grpc = {"name": "GNMI", "port": m.gnmi_port, "vrf": m.vrf, "ip_access_group": "MGMT-GNMI"}
         config["management_api_gnmi"] = {"transport": {"grpc": [grpc]}}
-        config["standard_access_lists"] = [{"name": "MGMT-GNMI", "sequence_numbers": [{"sequence": 10, "action": f"permit {m.allowed_prefix}"}]}]
+        config["standard_access_lists"].append({"name": "MGMT-GNMI", "sequence_numbers": [{"sequence": 10, "action": f"permit {m.allowed_prefix}"}]})
     if unnumbered:
         config["ip_routing_ipv6_interfaces"] = True
         config["ipv6_unicast_routing"] = True
@@ -66,22 +66,8 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
 
 
 def _ssh_acl(facts: SwitchFacts) -> Structured:
-    allowed = facts.management.allowed_prefix
-    return {
-        "name": "MGMT-SSH",
-        "entries": [
-            {
-                "sequence": 10,
-                "action": "permit",
-                "protocol": "tcp",
-                "source": allowed,
-                "destination": "any",
-                "destination_ports_match": "eq",
-                "destination_ports": ["22"],
-            },
-            {"sequence": 20, "action": "deny", "protocol": "ip", "source": "any", "destination": "any", "log": True},
-        ],
-    }
+    # AVD management_ssh schema, vrfs[].ip_access_group_in: "Standard ACL Name." (pyavd 6.4.0)
+    return {"name": "MGMT-SSH", "sequence_numbers": [{"sequence": 10, "action": f"permit {facts.management.allowed_prefix}"}]}
 
 
 def _ethernet(facts: SwitchFacts, port: PortFacts) -> Structured:

@@ -1,17 +1,22 @@
-"""Storage / in-band switches on community SONiC: ``config_db.json`` with PortChannels, VLANs, MCLAG and anycast gateways.
+"""Storage / in-band switches on SONiC with docker-iccpd: ``config_db.json`` with PortChannels, VLANs, MCLAG and gateways.
 
-Tables and fields as SONiC's own YANG models define them (sonic-buildimage ``src/sonic-yang-models``: sonic-portchannel,
-sonic-vlan, sonic-mclag, sonic-vrf, sonic-static-anycast-gateway; checked by ``tests/render/sonic_yang.py``):
+Tables and fields as the YANG models of the release branch define them (sonic-buildimage ``src/sonic-yang-models`` on
+202405 / 202411: sonic-portchannel, sonic-vlan, sonic-mclag, sonic-vrf; checked by ``tests/render/sonic_yang.py``).
+The model refuses a SONiC storage tier without ``sonic_iccpd: true`` (community images have no iccpd).
 
 - host bonds, the peerlink and the bonds between tiers are ``PORTCHANNEL`` + ``PORTCHANNEL_MEMBER``; a host bond is an
   untagged ``VLAN_MEMBER`` of its plane's VLAN, a bond to the other tier a tagged member of every plane VLAN;
 - the pair is one ``MCLAG_DOMAIN`` whose ``peer_link`` is the peerlink PortChannel and whose session runs over VLAN 4094
   on it (a /31 from 169.254.0.0/16 per pair, ``MCLAG_UNIQUE_IP`` so the peers keep their own addresses there), every
   dual-homed PortChannel an ``MCLAG_INTERFACE`` (the SONiC MCLAG HLD: ``config mclag add <domain> <src> <peer> <peer-link>``);
-- a plane gateway is a static anycast gateway: the plane's gateway address on ``VLAN_INTERFACE`` of both switches,
-  ``static_anycast_gateway`` on, the MAC in ``SAG|GLOBAL``, in the plane's VRF (SONiC VRFs are named ``Vrf...``).
+- a plane gateway is MCLAG's same-IP gateway: the plane's gateway address on ``VLAN_INTERFACE`` of both switches (not
+  in ``MCLAG_UNIQUE_IP``), in the plane's VRF (SONiC VRFs are named ``Vrf...``). SONiC MCLAG Enhancements HLD
+  (sonic-net/SONiC doc/mclag/MCLAG_Enhancements_HLD.md §2.1.9): "Current design mandates configuring same IP address on
+  the VLAN interface for each VLAN of which an MCLAG is a member"; iccpd makes the standby answer with the active's MAC.
 
-SONiC has no VRR with per-switch addresses, so the gateway pair answers only on the anycast address.
+No static anycast gateway (``SAG``): neither 202405 nor 202411 has sonic-static-anycast-gateway.yang (master got it
+2026-06-22, buildimage#27543) and community sonic-swss does not act on it (sonic-swss PRs #1974 and #3167, open).
+No VRRP either: neither branch has a VRRP model. docs/switch-references.md, "SONiC features per release".
 """
 
 from __future__ import annotations
@@ -26,8 +31,6 @@ from fabric.render._json import dumps_sorted
 from fabric.render.nos.sonic.compute import _guard, _ports, _sku  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
 
 PEER_VLAN = 4094
-SAG_MAC = "00:00:5e:00:01:01"
-"""Anycast gateway MAC: the IPv4 VRRP range 00:00:5E:00:01:XX (RFC 5798 section 7.3), virtual router 1."""
 
 
 def sonic_vrf(vrf: str) -> str:
@@ -81,8 +84,10 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
         "MCLAG_DOMAIN": {"1": {"source_ip": own, "peer_ip": peer, "peer_link": peerlink}},
         "MCLAG_INTERFACE": {f"1|{b.name}": {"if_type": "PortChannel"} for b in facts.bonds if b.mlag_id is not None},
         "MCLAG_UNIQUE_IP": {f"Vlan{PEER_VLAN}": {"unique_ip": "enable"}},
+        # An image built with INCLUDE_ICCPD=y ships iccpd disabled: sonic-buildimage files/build_templates/init_cfg.json.j2
+        # (202405 line 49, 202411 line 76) `features.append(("iccpd", "disabled", false, "enabled"))`.
+        "FEATURE": {"iccpd": {"state": "enabled"}},
         "VRF": {sonic_vrf(vrf): {} for _, _, vrf, _, _ in s.gateways if vrf},
-        "SAG": {"GLOBAL": {"gateway_mac": SAG_MAC}} if s.gateways else {},
         "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
         "MGMT_PORT": {s.mgmt_interface: {"admin_status": "up", "alias": s.mgmt_interface, "description": "oob management"}},
         "MGMT_INTERFACE": {f"{s.mgmt_interface}|{s.mgmt_address}": {"gwaddr": facts.mgmt_gateway} if facts.mgmt_gateway else {}},
@@ -101,8 +106,7 @@ def _session_addresses(facts: StorageSwitchFacts) -> tuple[str, str]:
 def _gateways(facts: StorageSwitchFacts) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for _, vlan, vrf, own, virtual in facts.switch.gateways:
-        entry = {"static_anycast_gateway": "true"} | ({"vrf_name": sonic_vrf(vrf)} if vrf else {})
-        out[f"Vlan{vlan}"] = entry
+        out[f"Vlan{vlan}"] = {"vrf_name": sonic_vrf(vrf)} if vrf else {}
         out[f"Vlan{vlan}|{virtual}/{own.split('/')[1]}"] = {}
     return out
 
