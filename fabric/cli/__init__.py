@@ -1,7 +1,7 @@
 """The command line: ``gpufabric`` / ``python -m fabric`` and its command groups, one module each.
 
-``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``, ``lint`` (``fabric.cli.render``,
-the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
+``init`` (``fabric.cli.init``) · ``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``,
+``lint`` (``fabric.cli.render``, the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
 ``rollback``, ``verify`` (``fabric.cli.apply``) · ``nodes`` (``fabric.cli.nodes``) · ``export`` (``fabric.cli.export``).
 A group's module is imported only when one of its commands runs (or for the full help).
 
@@ -27,6 +27,7 @@ from fabric.errors import FabricError, InputError, PlanError, RenderError
 from fabric.reports.console import print_findings
 
 GROUPS = {  # command -> the module that registers and runs it, in help order
+    "init": "init",
     "validate": "validate",
     "plan": "validate",
     "render": "render",

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
-    "init": ("gpufabric init --target onprem-roce -o cluster.yaml", "gpufabric validate cluster.yaml"),
+    "init": ("gpufabric init --target onprem-roce -o cluster.yaml", "gpufabric init --target aws --name train-1 -o train-1.yaml"),
     "validate": ("gpufabric validate cluster.yaml", "gpufabric validate --json sites/*.yaml"),
     "plan": ("gpufabric plan cluster.yaml", "gpufabric plan cluster.yaml --json -o plan.json"),
     "render": ("gpufabric render cluster.yaml -o out", "gpufabric render cluster.yaml --format avd -o out-avd"),
