@@ -74,7 +74,9 @@ def _logging(*, debug: bool) -> None:
         logging.getLogger("fabric").setLevel(logging.DEBUG)
         return
     for name in ("paramiko", "netmiko"):
-        logging.getLogger(name).addHandler(logging.NullHandler())  # no handler of Python's last resort for these
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())  # so Python's last-resort handler never prints their tracebacks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
