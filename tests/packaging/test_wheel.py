@@ -126,6 +126,9 @@ def test_installed_command_validates_plans_and_renders_like_the_checkout(tool_ve
     usage = tool_venv.run("gpufabric", "--help")
     assert usage.returncode == 0
     assert usage.stdout.startswith("usage: gpufabric ")
+    version = tool_venv.run("gpufabric", "--version")  # from the installed distribution's metadata, not a checkout
+    project_version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert version.stdout.strip() == f"gpufabric {project_version}", version.stdout + version.stderr
     for example in EXAMPLES:
         shutil.copytree(example.parent, tool_venv.work / example.parent.name, dirs_exist_ok=True)
     names = sorted(e.parent.name for e in EXAMPLES)
