@@ -22,6 +22,7 @@ from fabric.apply.nos import Adapter
 from fabric.apply.planes import PLANES
 from fabric.apply.record import ChangeRecord
 from fabric.apply.session import DeviceAccess, Session, connect
+from fabric.apply.terminal import one_line
 from fabric.apply.transaction import PushResult, revert, transaction
 from fabric.errors import DeadlineError
 
@@ -119,7 +120,7 @@ class DeviceRun:
         try:
             session = bounded(session or self.connector(self.target.access, self.target.adapter), deadline)
         except Exception as exc:  # noqa: BLE001 - any transport failure is this device's failure, reported, never raised
-            return PushResult(self.name, changed=False, diff=[], error=f"not reached: cannot connect ({exc})", backup=backup, reached=False)
+            return PushResult(self.name, changed=False, diff=[], error=f"not reached: cannot connect ({one_line(exc)})", backup=backup, reached=False)
         try:
             return self._transaction(session, backup, change, deadline)
         except Exception as exc:  # noqa: BLE001 - e.g. the session died mid-change: restore from the backup, report it

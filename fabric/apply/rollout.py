@@ -38,6 +38,7 @@ from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
 from fabric.apply.session import DeviceAccess, Session
 from fabric.apply.shown import shown_progress
+from fabric.apply.terminal import one_line
 from fabric.apply.transaction import PushResult
 from fabric.errors import PushError
 from fabric.model.access import SwitchAccessSpec
@@ -262,7 +263,8 @@ def _read_all(
         for target in devices:
             running, session = read_out[target.name]
             if isinstance(running, Exception):
-                results[target.name] = _not_reached(target.name, f"not reached: cannot read the running config ({running})", record, progress)
+                why = f"not reached: cannot read the running config ({one_line(running)})"
+                results[target.name] = _not_reached(target.name, why, record, progress)
                 continue
             if record is not None:
                 record.backup(target.name, running, target.adapter.owned(running, target.candidate, target.previous))

@@ -20,6 +20,9 @@ Example:
 
 from __future__ import annotations
 
+import logging
+
+_LOG = logging.getLogger("fabric.apply")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\"}
 
 
@@ -43,3 +46,21 @@ def visible(text: str) -> str:
 def visible_lines(lines: list[str]) -> list[str]:
     """``visible`` of each line."""
     return [visible(line) for line in lines]
+
+
+def one_line(exc: BaseException) -> str:
+    """A device error as one line for a terminal or a CI log: the exception's first non-empty line (two when the first
+    ends in a colon) and its type; the
+    full text and traceback go to the ``fabric.apply`` logger at debug level (shown with ``gpufabric --debug``).
+
+    Example:
+        >>> one_line(TimeoutError("TCP connection to device failed.\\n\\nCommon causes of this problem are:\\n1. ..."))
+        'TimeoutError: TCP connection to device failed.'
+        >>> one_line(EOFError())
+        'EOFError'
+    """
+    _LOG.debug("device error in full", exc_info=exc)
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    # "A paramiko SSHException occurred during connection creation:" says little without the line that follows it
+    first = " ".join(lines[:2]) if len(lines) > 1 and lines[0].endswith(":") else (lines[0] if lines else "")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

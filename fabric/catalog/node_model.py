@@ -7,9 +7,10 @@ A profile names its GPUs and, per network plane, its ports: their speed, and eit
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 from fabric.catalog.text import CatalogKey, Description, GpuModel
 
@@ -31,6 +32,51 @@ def _known_port_speed(value: int) -> int:
     return value
 
 
+# lspci prints a device as [domain:]bus:device.function in hex, e.g. "0000:1a:00.0" or "1a:00.0" (lspci(8), -D for the
+# domain; PCI Local Bus Specification 3.0 §6.2: bus 8 bits, device 5 bits, function 3 bits).
+_LSPCI = re.compile(r"^(?:[0-9a-fA-F]{4}:)?([0-9a-fA-F]{2}):[01][0-9a-fA-F]\.[0-7]$")
+_HEX = re.compile(r"^0[xX][0-9a-fA-F]{1,2}$")
+_PCI_HELP = "write it as lspci prints it, quoted ('0000:1a:00.0' or '1a:00.0', hex), or as a decimal number (26, unquoted)"
+
+
+def _pci_bus(value: object) -> object:
+    """A PCI bus as lspci prints it (hex, quoted) or as a number; the canonical form everywhere after is the number.
+
+    Example:
+        >>> [_pci_bus(v) for v in ("0000:1a:00.0", "1a:00.0", "0x1a", 26)]
+        [26, 26, 26, 26]
+    """
+    if isinstance(value, float):  # unquoted 18:00.0 is a YAML 1.1 base-60 number (1080.0): the text is lost
+        msg = f"{value!r} is no PCI bus; {_PCI_HELP} (unquoted, YAML reads 18:00.0 as a base-60 number)"
+        raise ValueError(msg)
+    if not isinstance(value, str):
+        return value  # int (decimal) or another type the int check refuses
+    text = value.strip()
+    match = _LSPCI.match(text)
+    if match:
+        return int(match.group(1), 16)
+    if _HEX.match(text):
+        return int(text, 16)
+    msg = f"{value!r} is no PCI bus; {_PCI_HELP}"
+    raise ValueError(msg)
+
+
+PciBus = Annotated[
+    int,
+    BeforeValidator(_pci_bus),
+    Field(ge=0, le=255),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": 255, "description": "decimal bus number, e.g. 26"},
+                {"type": "string", "pattern": _LSPCI.pattern, "description": "as lspci prints it (hex), e.g. '0000:1a:00.0' or '1a:00.0'"},
+                {"type": "string", "pattern": _HEX.pattern, "description": "hex bus number, e.g. '0x1a'"},
+            ]
+        }
+    ),
+]
+"""A PCI bus number: decimal (26), or hex as lspci prints the device ('0000:1a:00.0', '1a:00.0') or '0x1a'."""
+
 PortSpeed = Annotated[
     int,
     Field(ge=PORT_SPEEDS[0], le=PORT_SPEEDS[-1], description=f"Line rate of each port, one of {list(PORT_SPEEDS)} Gb/s."),
@@ -49,8 +95,10 @@ class PortGroupSpec(_Strict):
     """The ports a profile has on one plane."""
 
     speed_gbps: PortSpeed
-    pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
-        default=(), max_length=MAX_PORTS, description="PCI bus number of each port, in the order the ports are cabled."
+    pci_buses: tuple[PciBus, ...] = Field(
+        default=(),
+        max_length=MAX_PORTS,
+        description="PCI bus of each port, in the order the ports are cabled: decimal (26) or as lspci prints it ('0000:1a:00.0', hex).",
     )
     names: tuple[Annotated[str, Field(pattern=_IFNAME)], ...] = Field(
         default=(), max_length=MAX_PORTS, description="Fixed interface names; default: derived from pci_buses and the link layer."

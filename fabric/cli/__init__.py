@@ -1,7 +1,7 @@
 """The command line: ``gpufabric`` / ``python -m fabric`` and its command groups, one module each.
 
-``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``, ``lint`` (``fabric.cli.render``,
-the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
+``init`` (``fabric.cli.init``) · ``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``,
+``lint`` (``fabric.cli.render``, the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
 ``rollback``, ``verify`` (``fabric.cli.apply``) · ``nodes`` (``fabric.cli.nodes``) · ``export`` (``fabric.cli.export``).
 A group's module is imported only when one of its commands runs (or for the full help).
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,10 +22,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, console
+from fabric.cli.helpshape import DEBUG_HELP, package_version, shape_help
 from fabric.errors import FabricError, InputError, PlanError, RenderError
 from fabric.reports.console import print_findings
 
 GROUPS = {  # command -> the module that registers and runs it, in help order
+    "init": "init",
     "validate": "validate",
     "plan": "validate",
     "render": "render",
@@ -46,6 +49,8 @@ def _parser(command: str | None) -> tuple[argparse.ArgumentParser, dict[str, Han
     the import of the other groups."""
     prog = "gpufabric" if Path(sys.argv[0]).name == "gpufabric" else "python -m fabric"  # the console script or the module
     parser = argparse.ArgumentParser(prog=prog, description="GPU cluster and fabric as code.")
+    parser.add_argument("--version", action="version", version=f"gpufabric {package_version()}")
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
     wanted = {GROUPS[command]} if command in GROUPS else set(GROUPS.values())
     handlers: dict[str, Handler] = {}
@@ -57,7 +62,21 @@ def _parser(command: str | None) -> tuple[argparse.ArgumentParser, dict[str, Han
     validate = importlib.import_module("fabric.cli.validate")
     validate.add_schema(sub)
     handlers["schema"] = validate.COMMANDS["schema"]
+    shape_help(sub)
     return parser, handlers
+
+
+def _logging(*, debug: bool) -> None:
+    """Device libraries log tracebacks of every failed connection (paramiko's transport thread): one line per device is
+    what a terminal or CI log gets, and ``--debug`` shows them with gpufabric's own full errors."""
+    if debug:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        logging.getLogger("fabric").setLevel(logging.DEBUG)
+        return
+    for name in ("paramiko", "netmiko"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())  # so Python's last-resort handler never prints their tracebacks
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, handlers = _parser(next((w for w in words if not w.startswith("-")), None))
     args = parser.parse_args(words)
     out, err = console(sys.stdout), console(sys.stderr)
+    _logging(debug=args.debug)
     try:
         return handlers[args.command](args, out, err)
     except InputError as exc:
@@ -78,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FabricError as exc:  # may quote a device's reply: shown with its control characters escaped
         from fabric.apply.terminal import visible  # here: a render that succeeds imports nothing of apply
 
+        if args.debug:
+            logging.getLogger("fabric").debug("the error in full", exc_info=exc)
         err.print(f"[bold red]error:[/] {escape(visible(str(exc)))}", highlight=False)
         return EXIT_FAILED
     except OSError as exc:  # the machine, not the definition: a full disk, a permission, a vanished directory

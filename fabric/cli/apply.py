@@ -61,10 +61,14 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             "--plane",
             action="append",
             metavar="PLANE",
-            help=f"only the switches of this plane: {'|'.join(PLANES)} (repeat or comma list; default all, pushed in that order, compute last)",
+            help=f"only the switches of this plane: {'|'.join(PLANES)} (repeat or comma list; default all"
+            + (", pushed in that order, compute last)" if name in {"push", "rollback"} else ")"),
         )
         if name == "diff":
             cmd.add_argument("--offline", action="store_true", help="diff against the change record, without device access")
+            cmd.add_argument(
+                "--full", action="store_true", help="--offline: print a never-pushed switch's whole config too (default: its line count only)"
+            )
         if name == "rollback":
             cmd.add_argument("--to", required=True, metavar="CHANGE", help="the change id to return to (see audit.jsonl)")
         if name in {"push", "rollback"}:
@@ -218,13 +222,25 @@ def _report(args: argparse.Namespace, out: Console, change: str, results: list[P
     for r in results:
         status = "[red]failed[/]" if r.error else "[green]committed[/]" if r.committed else "[yellow]changes pending[/]" if r.changed else "unchanged"
         out.print(f"[bold]{r.device}[/]: {status}" + (f" (rolled back: {r.rolled_back})" if r.error and r.changed else ""), highlight=False)
-        if r.diff and not r.committed:
+        if r.diff and not r.committed and _summarised(args, r):
+            out.print(f"    never pushed (nothing in the change record): {len(r.diff)} lines to send; --full prints them", highlight=False)
+        elif r.diff and not r.committed:
             out.print("\n".join(f"    {visible(line)}" for line in mask_lines(ANY_NOS, r.diff)), highlight=False, markup=False)
         if r.error:
             error = shown_text(r.error).split("\n")  # one escaped line per line of the device's reply
             out.print("\n".join(f"    {visible(line)}" for line in error), highlight=False, markup=False)
     committed, changed, failed = sum(r.committed for r in results), sum(r.changed for r in results), sum(bool(r.error) for r in results)
+    if getattr(args, "command", None) == "diff":  # a diff commits nothing
+        unchanged = len(results) - changed - failed
+        out.print(f"diff {change}: {changed} with changes, {unchanged} unchanged, {failed} failed", highlight=False)
+        return
     out.print(f"change {change}: {committed} committed, {changed} with changes, {failed} failed", highlight=False)
+
+
+def _summarised(args: argparse.Namespace, result: PushResult) -> bool:
+    """An offline diff of a switch the record has never seen is its whole config (thousands of lines for a fabric):
+    a line count unless ``--full`` asks for it."""
+    return getattr(args, "command", None) == "diff" and args.offline and not args.full and not result.backup
 
 
 COMMANDS = dict.fromkeys(HELP, run)

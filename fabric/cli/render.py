@@ -14,7 +14,7 @@ from rich.console import Console
 
 from fabric.cli.common import EXIT_FAILED, EXIT_OK, check_output_dir, status, template_cache, usage_error
 from fabric.errors import Finding, InputError
-from fabric.reports.console import print_findings
+from fabric.reports.console import print_findings, switch_counts
 from fabric.validate import validate_file
 
 if TYPE_CHECKING:
@@ -67,11 +67,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     with status(err, f"validating and planning {args.file}"):
         validated = validate_file(args.file)
     plan = validated.plan
-    counts = {"compute": len(plan.fabric.switches) if plan.fabric else 0}
-    counts |= {net.name: len(net.switches) for net in plan.storage} | ({"oob": len(plan.oob.switches)} if plan.oob else {})
-    switches = f"{sum(counts.values())} switches"
-    if len(counts) > 1:
-        switches += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
+    switches = switch_counts(plan)
     # The compute switches render in worker processes (fabric.cli.render_workers) while this one renders the rest; nothing is
     # written before every file has rendered.
     with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:

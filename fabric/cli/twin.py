@@ -24,9 +24,19 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
     lab.add_argument(
         "action",
         choices=("up", "status", "ping", "planes", "down"),
-        help="ping: jumbo frames between nodes in different racks; planes: reachability inside OOB and storage, none across planes",
+        help=(
+            "up: build the twin (namespaces, FRR, sshd) and push the rendered configs; status: what runs, as JSON; "
+            "ping: jumbo frames between nodes in different racks; planes: reachability inside OOB and storage, none across planes; "
+            "down: tear it all down"
+        ),
     )
-    lab.add_argument("file", type=Path, nargs="?", default=Path("inventories/lab/cluster.yaml"))
+    lab.add_argument(
+        "file",
+        type=Path,
+        nargs="?",
+        default=Path("inventories/lab/cluster.yaml"),
+        help="the cluster definition (default: inventories/lab/cluster.yaml)",
+    )
     lab.add_argument("--state", type=Path, help="state directory (default: .gpufabric/<cluster>)")
     lab.add_argument("--json", action="store_true", help="the result as JSON (status is always JSON)")
 

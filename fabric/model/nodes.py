@@ -12,7 +12,7 @@ from typing import Annotated, Literal, cast
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from fabric.catalog.hardware import HARDWARE, HardwareProfile, PortGroup
-from fabric.catalog.node_model import PortSpeed
+from fabric.catalog.node_model import PciBus, PortSpeed
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
 from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
@@ -35,8 +35,10 @@ class NodePortsSpec(SpecModel):
     count: Annotated[int, Field(ge=1, le=MAX_PORTS_PER_PLANE)]
     speed_gbps: PortSpeed
     names: tuple[InterfaceName, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="Interface name of each port.")
-    pci_buses: tuple[Annotated[int, Field(ge=0, le=255)], ...] = Field(
-        default=(), max_length=MAX_PORTS_PER_PLANE, description="PCI bus of each port; names derive from them when 'names' is left out."
+    pci_buses: tuple[PciBus, ...] = Field(
+        default=(),
+        max_length=MAX_PORTS_PER_PLANE,
+        description="PCI bus of each port, decimal (26) or as lspci prints it ('0000:1a:00.0', hex); names derive from them without 'names'.",
     )
     hcas: tuple[Identifier, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="RDMA device (mlx5_N) of each port.")
 

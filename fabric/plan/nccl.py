@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.types import ClusterPlan, HostInterface, NodePlan
 
 # The RoCE v2 GID of a port's IPv4 address sits at index 3 on ConnectX with the mlx5 driver's default GID table
@@ -60,6 +61,8 @@ def nccl_groups(plan: ClusterPlan) -> list[NcclGroup]:
         if not ports or node.gpus == 0:
             continue  # NCCL runs where GPUs and RDMA ports are
         inband = next((i.name for i in node.interfaces if i.plane == "inband" and i.kind == "netdev"), None)
+        # A bonded in-band port has no address of its own: NCCL's sockets must use the bond that carries it.
+        inband = bonded_ports(host_bonds(plan, node)).get(inband, inband) if inband else None
         groups.append(NcclGroup(name, transport, ports, inband))
     return groups
 

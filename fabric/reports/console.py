@@ -31,15 +31,21 @@ def print_findings(console: Console, findings: tuple[Finding, ...] | list[Findin
         )
 
 
+def switch_counts(plan: ClusterPlan) -> str:
+    """Every switch of the plan, compute, storage / in-band and OOB: ``33 switches (compute 20, storage 10, oob 3)``."""
+    counts = {"compute": len(plan.fabric.switches) if plan.fabric else 0}
+    counts |= {net.name: len(net.switches) for net in plan.storage} | ({"oob": len(plan.oob.switches)} if plan.oob else {})
+    text = f"{sum(counts.values())} switches"
+    if len(counts) > 1:
+        text += f" ({', '.join(f'{plane} {n}' for plane, n in counts.items())})"
+    return text
+
+
 def summary_line(plan: ClusterPlan) -> str:
-    """``lab (onprem, roce): 4 nodes, 0 GPUs, 4 switches``."""
+    """``lab (onprem, roce): 4 nodes, 0 GPUs, 11 switches (compute 4, storage 2, oob 5)``: the switches of every tier."""
     gpus = sum(n.gpus for n in plan.nodes)
-    switches = len(plan.fabric.switches) if plan.fabric else 0
     transport = plan.plane("compute").transport
-    line = f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switches} switches"
-    extra = [f"{net.name} network {len(net.switches)}" for net in plan.storage]
-    extra += [f"oob {len(plan.oob.switches)}"] if plan.oob else []
-    return line + (f" (compute; {', '.join(extra)})" if extra else "")
+    return f"{plan.name} ({plan.target}, {transport}): {len(plan.nodes)} nodes, {gpus} GPUs, {switch_counts(plan)}"
 
 
 def print_plan(console: Console, plan: ClusterPlan) -> None:

@@ -14,7 +14,9 @@ from html import escape
 
 from fabric.errors import Finding
 from fabric.lint import lint_configs
+from fabric.lint.oob import lint_oob, oob_config_files
 from fabric.lint.parse.qos import CONFIG_FILE
+from fabric.lint.storage import lint_storage, storage_config_files
 from fabric.plan.natural import natural_key
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.types import ClusterPlan, FabricPlan, Link
@@ -68,12 +70,17 @@ def build_report(plan: ClusterPlan, warnings: tuple[Finding, ...] | list[Finding
     files = render_configs(plan)
     fabric = plan.fabric
     lint: list[str] = []
+    checked = 0
     if fabric is not None:
         configs = {s.name: files.get(f"switches/{s.name}/{CONFIG_FILE.get(s.nos, '')}") for s in fabric.switches}
-        lint = [str(f) for f in lint_configs(plan, configs)]
+        storage = {n: files.get(f"switches/{n}/{f}") for n, f in storage_config_files(plan).items()}
+        oob = {n: files.get(f"switches/{n}/{f}") for n, f in oob_config_files(plan).items()}
+        # every tier, as the lint command checks them: compute, storage / in-band and OOB
+        lint = [str(f) for f in [*lint_configs(plan, configs), *lint_storage(plan, storage), *lint_oob(plan, oob)]]
+        checked = sum(1 for text in [*configs.values(), *storage.values(), *oob.values()] if text is not None)
     parts = [f"<h1>{escape(plan.name)}</h1>", f"<p>{escape(summary_line(plan))}</p>"]
     parts += _warnings(warnings)
-    parts += ["<h2>Lint</h2>", _lint(lint, fabric)]
+    parts += ["<h2>Lint</h2>", _lint(lint, fabric, checked)]
     parts += _plan_tables(plan)
     if fabric is not None:
         parts += _fabric_tables(plan, fabric)
@@ -111,11 +118,11 @@ def _warnings(warnings: tuple[Finding, ...] | list[Finding]) -> list[str]:
     return ["<h2>Validation warnings</h2>", f'<p class="warn">{len(warnings)} warning(s)</p>', _table(["where", "path", "warning"], rows)]
 
 
-def _lint(findings: list[str], fabric: FabricPlan | None) -> str:
+def _lint(findings: list[str], fabric: FabricPlan | None, checked: int) -> str:
     if fabric is None:
         return "<p>no on-prem fabric: nothing to lint</p>"
     if not findings:
-        return f'<p class="ok">clean: {len(fabric.switches)} rendered switch configs agree with the RoCE contract and each other</p>'
+        return f'<p class="ok">clean: {checked} rendered switch configs agree with the RoCE contract and each other</p>'
     items = "".join(f"<li>{escape(f)}</li>" for f in findings)
     return f'<p class="bad">{len(findings)} finding(s)</p><ul>{items}</ul>'
 

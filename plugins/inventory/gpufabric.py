@@ -26,7 +26,8 @@ name: gpufabric
 short_description: Inventory from a gpufabric cluster definition
 description:
   - Loads C(cluster.yaml), validates and plans it, and yields hosts, groups and variables.
-  - Accepts files named C(cluster.yaml) or C(cluster.yml); no plugin key is needed in them.
+  - Accepts files named C(cluster.yaml) or C(cluster.yml), or ending in C(.gpufabric.yaml) or C(.gpufabric.yml)
+    (e.g. C(site-a.gpufabric.yaml)); no plugin key is needed in them. Other names are left to other inventory plugins.
   - Above 1024 hosts the variables take a compact form (structured values as JSON texts read back by templates), which
     C(ansible-inventory --list) writes about three times faster; plays see the same values. The environment variable
     C(GPUFABRIC_INVENTORY_COMPACT) (C(auto), C(always), C(never)) overrides the choice.
@@ -34,6 +35,18 @@ options: {}
 """
 
 REPO = Path(__file__).resolve().parents[2]
+NAMES = ("cluster.yaml", "cluster.yml")
+SUFFIXES = (".gpufabric.yaml", ".gpufabric.yml")
+
+
+def is_definition_name(name: str) -> bool:
+    """Whether a file name is one this plugin reads (other inventories in the same directory stay others').
+
+    Example:
+        >>> [is_definition_name(n) for n in ("cluster.yml", "site-a.gpufabric.yaml", ".gpufabric.yaml", "hosts.yaml")]
+        [True, True, False, False]
+    """
+    return name in NAMES or (name.endswith(SUFFIXES) and name not in SUFFIXES)
 
 
 class InventoryModule(BaseInventoryPlugin):
@@ -42,8 +55,8 @@ class InventoryModule(BaseInventoryPlugin):
     NAME = "gpufabric"
 
     def verify_file(self, path: str) -> bool:
-        """Only cluster definitions."""
-        return super().verify_file(path) and Path(path).name in {"cluster.yaml", "cluster.yml"}
+        """Only cluster definitions: ``cluster.yaml``/``cluster.yml`` or ``*.gpufabric.yaml``/``*.gpufabric.yml``."""
+        return super().verify_file(path) and is_definition_name(Path(path).name)
 
     def parse(self, inventory: Any, loader: Any, path: str, cache: bool = True) -> None:  # noqa: ANN401 - Ansible's signature
         """Validate, plan and populate."""

@@ -37,6 +37,30 @@ def normalized(requirement: str) -> tuple[str, str]:
     return canonicalize_name(parsed.name), str(parsed.specifier)
 
 
+def declared_requirements() -> list[str]:
+    """The base dependencies and every extra's (the cloud providers: [aws], [gcp], [azure], [all])."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return [*project["dependencies"], *(r for extra in project.get("optional-dependencies", {}).values() for r in extra)]
+
+
+def declared_by_extra() -> dict[str, set[tuple[str, str]]]:
+    """Extra ("" for the base) → its requirements, a self-reference (gpufabric[aws,...]) expanded into those extras'."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras: dict[str, list[str]] = {"": project["dependencies"], **project.get("optional-dependencies", {})}
+
+    def expand(name: str) -> set[tuple[str, str]]:
+        out: set[tuple[str, str]] = set()
+        for text in extras[name]:
+            requirement = Requirement(text)
+            if canonicalize_name(requirement.name) == "gpufabric":
+                out |= {r for extra in requirement.extras for r in expand(extra)}
+            else:
+                out.add(normalized(text))
+        return out
+
+    return {name: expand(name) for name in extras}
+
+
 def checkout(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fabric", *argv], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
 
@@ -61,9 +85,12 @@ def test_wheel_holds_every_package_file_and_the_schema(dist: Dist) -> None:
     assert schema == (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")
     assert "gpufabric = fabric.__main__:main" in entry_points
     assert "Requires-Python: >=3.11" in metadata
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    shipped = [line.removeprefix("Requires-Dist: ") for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
-    assert sorted(map(normalized, shipped)) == sorted(map(normalized, declared))
+    shipped = [Requirement(line.removeprefix("Requires-Dist: ")) for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
+    by_extra: dict[str, set[tuple[str, str]]] = {}
+    for requirement in shipped:  # hatchling writes [all]'s self-reference as the other extras' requirements
+        extra = str(requirement.marker).split("==")[-1].strip(" '\"") if requirement.marker else ""
+        by_extra.setdefault(extra, set()).add(normalized(str(requirement).split(";")[0]))
+    assert by_extra == declared_by_extra()
 
 
 def test_dependency_ranges_admit_the_pinned_lock() -> None:
@@ -74,8 +101,10 @@ def test_dependency_ranges_admit_the_pinned_lock() -> None:
         if "==" in spec:
             name, version = spec.split("==")
             pins[canonicalize_name(name)] = version
-    for text in tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]:
+    for text in declared_requirements():
         requirement = Requirement(text)
+        if canonicalize_name(requirement.name) == "gpufabric":
+            continue  # [all] names the other extras
         pinned = pins.get(canonicalize_name(requirement.name))
         assert pinned is not None, f"{requirement.name} is declared but not pinned in requirements.txt"
         assert requirement.specifier.contains(pinned), f"{text} excludes the pinned {requirement.name}=={pinned}"
@@ -97,6 +126,9 @@ def test_installed_command_validates_plans_and_renders_like_the_checkout(tool_ve
     usage = tool_venv.run("gpufabric", "--help")
     assert usage.returncode == 0
     assert usage.stdout.startswith("usage: gpufabric ")
+    version = tool_venv.run("gpufabric", "--version")  # from the installed distribution's metadata, not a checkout
+    project_version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert version.stdout.strip() == f"gpufabric {project_version}", version.stdout + version.stderr
     for example in EXAMPLES:
         shutil.copytree(example.parent, tool_venv.work / example.parent.name, dirs_exist_ok=True)
     names = sorted(e.parent.name for e in EXAMPLES)

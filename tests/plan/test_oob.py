@@ -160,4 +160,4 @@ def test_storage_switches_take_the_port_after_their_su_leaves_and_the_summary_co
         ("oob-su2", "swp41", "stor-su2-1-a"),
         ("oob-su2", "swp42", "stor-su2-1-b"),
     ]
-    assert summary_line(plan).endswith("20 switches (compute; storage network 8, oob 3)")
+    assert summary_line(plan).endswith("31 switches (compute 20, storage 8, oob 3)")

@@ -9,9 +9,10 @@ from fabric.model import load_cluster
 from fabric.model.cluster import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.render import render_configs
-from tests.conftest import DATA, ROOT
+from tests.conftest import DATA, EXAMPLES, ROOT
 
-ONPREM_EXAMPLES = ["lab", "onprem-roce", "onprem-ib"]
+# every on-prem example under inventories/ (a new one gets render goldens like the others)
+ONPREM_EXAMPLES = [p.parent.name for p in EXAMPLES if "\ntarget: onprem\n" in p.read_text(encoding="utf-8")]
 NOS_CASES = sorted(p.name for p in (DATA / "render").iterdir() if (p / "cluster.yaml").exists())
 CASES = [*ONPREM_EXAMPLES, *(f"render/{n}" for n in NOS_CASES)]
 

@@ -108,6 +108,14 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
             what = f"'{group.hardware}'" if group.hardware else f"group '{group.group}'"
             if group.role == "gpu" and "compute" not in profile.ports:
                 yield Finding((*base, "hardware"), f"role gpu needs compute ports, and {what} has none; pick a GPU profile or add ports.compute")
+            if group.role == "gpu" and group.count and "inband" not in profile.ports:
+                # The in-band address is the node's only routed management address: ansible_host, Slurm's NodeAddr and
+                # NCCL's socket interface all come from it, and nothing else reaches the node (the BMC port is out of band).
+                yield Finding(
+                    (*base, "hardware" if group.hardware else "ports"),
+                    f"group '{group.group}': {what} has no in-band port, so its nodes get no management address (no ansible_host, "
+                    f"Slurm NodeAddr or NCCL_SOCKET_IFNAME); add an inband entry to its ports (e.g. inband: {{speed_gbps: 25, names: [eno1]}})",
+                )
             for plane, names in group.interfaces.items():
                 have = profile.ports.get(plane)
                 if have is None or len(names) != have.count:

@@ -85,6 +85,7 @@ def slots_per_pair(spec: ClusterSpec, net: StorageNet) -> int:
 
 def _check_tiers(net: StorageNet) -> list[Finding]:
     problems: list[Finding] = []
+    slow: dict[str, list[str]] = {}  # model -> the tiers it cannot serve at the network's speed: one finding per model
     for tier in ("leaf",) if net.spec.topology == "collapsed" else ("leaf", "spine"):
         want = getattr(net.spec, tier)
         model = SWITCH_MODELS.get(want.model)
@@ -99,8 +100,12 @@ def _check_tiers(net: StorageNet) -> list[Finding]:
             problems.append(Finding((*where, "nos"), f"'{want.model}' does not run {want.nos}; it runs {', '.join(sorted(model.nos))}"))
         problems.extend(unsupported_release((*where, "nos_version"), want.nos, want.nos_version))
         if model.radix(net.spec.speed_gbps) is None:
-            speeds = ", ".join(str(s) for s in model.speeds())
-            problems.append(Finding((*net.path, "speed_gbps"), f"'{want.model}' cannot run {net.spec.speed_gbps} Gb/s ports; it runs {speeds}"))
+            slow.setdefault(want.model, []).append(tier)
+    for name, tiers in slow.items():
+        speeds = ", ".join(str(s) for s in SWITCH_MODELS[name].speeds())
+        which = " and ".join(tiers)
+        msg = f"the {which} model '{name}' cannot run {net.spec.speed_gbps} Gb/s ports; it runs {speeds}: lower speed_gbps or pick a faster model"
+        problems.append(Finding((*net.path, "speed_gbps"), msg))
     return problems
 
 
