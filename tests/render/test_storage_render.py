@@ -60,6 +60,22 @@ def test_the_storage_switches_are_in_the_rendered_tree() -> None:
     assert names == sorted(s.switch.name for s in _facts("onprem-roce"))
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_every_storage_port_runs_the_speed_of_its_cable(case: str) -> None:
+    """Issue 28: a host port runs its NIC's speed (the cable's, as cabling.csv says), not the network's; the cage keeps
+    the network's breakout speed (negative control: main configured the DGX's 100G in-band port at 200G)."""
+    plan = _plan(case)
+    cable = {(x.a_device, x.a_port): x.speed_gbps for net in plan.storage for x in net.links}
+    cable |= {(x.b_device, x.b_port): x.speed_gbps for net in plan.storage for x in net.links if x.kind in ("peerlink", "uplink")}
+    slower = 0
+    for f in _facts(case):
+        for p in f.ports:
+            assert p.speed_gbps == cable[f.switch.name, p.name], (f.switch.name, p.name)
+            assert p.mode_gbps == next(n.speed_gbps for n in plan.storage if n.name == f.switch.network)
+            slower += p.speed_gbps < p.mode_gbps
+    assert slower, "every case cables a host NIC slower than its network"
+
+
 def test_both_switches_of_a_pair_carry_the_same_bonds_with_the_same_mlag_ids() -> None:
     facts = {f.switch.name: f for f in _facts("onprem-roce")}
     for name, f in facts.items():
@@ -81,7 +97,7 @@ def test_a_dual_homed_host_bond_and_a_single_homed_port() -> None:
     ]
     assert _lines(text, "swp1s1 ") == [
         "nv set interface swp1s1 description 'gpu001 inband'",
-        "nv set interface swp1s1 link speed 200G",
+        "nv set interface swp1s1 link speed 100G",  # the DGX H100's 100G in-band port, on a port of a 4 x 200G cage
         "nv set interface swp1s1 link mtu 1500",
         "nv set interface swp1s1 bridge domain br_default access 102",
     ]

@@ -74,7 +74,7 @@ def _ethernet(facts: StorageSwitchFacts, port: StoragePort) -> Structured:
     entry: Structured = {
         "name": port.name,
         "description": port.description,
-        "speed": eos_speed(facts.switch.model, port.speed_gbps),
+        "speed": eos_speed(facts.switch.model, port.speed_gbps, port.mode_gbps),
         "l2_mtu": port.mtu,
     }
     if port.bond is not None:

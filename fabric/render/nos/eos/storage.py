@@ -31,6 +31,6 @@ def render_storage_eos(facts: StorageSwitchFacts) -> dict[str, str]:
         peer=peer,
         peerlink=next(b.name for b in facts.bonds if b.kind == "peerlink"),
         vrfs=sorted({vrf for _, _, vrf, _, _ in facts.switch.gateways if vrf}),
-        speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},
+        speed={p.name: eos_speed(facts.switch.model, p.speed_gbps, p.mode_gbps) for p in facts.ports},
     )
     return {"startup-config": text}
