@@ -79,6 +79,12 @@ class NosSupport(_Strict):
     max_mtu: Annotated[int, Field(ge=1280, le=65535)] | None = Field(
         default=None, description="Largest L3 MTU the NOS accepts on a routed port; null when it does not apply (InfiniBand)."
     )
+    l2_mtu: bool = Field(
+        default=False,
+        description="Whether the NOS has the per-port 'l2 mtu' command on this model (EOS). Arista AVD "
+        "ethernet_interfaces.schema.yml: \"l2_mtu should only be defined for platforms supporting the 'l2 mtu' CLI\"; "
+        "true only where a reference shows it; where false, switchports carry no MTU line.",
+    )
 
 
 class SonicPort(_Strict):

@@ -92,3 +92,17 @@ def eos_speed(model_name: str, speed_gbps: int, mode_gbps: int | None = None) ->
     if speed_gbps == mode or (speed_gbps % lanes == 0 and speed_gbps // lanes in (10, 25, 50, 100)):
         return f"{speed_gbps}g-{lanes}"
     return f"{speed_gbps}g"
+
+
+def eos_l2_mtu(model_name: str) -> bool:
+    """Whether EOS has the ``l2 mtu`` interface command on ``model_name`` (the catalog's ``nos.eos.l2_mtu``).
+
+    AVD ``ethernet_interfaces.schema.yml``: "``l2_mtu`` should only be defined for platforms supporting the "l2 mtu"
+    CLI"; no bundled EOS model has a reference for it, so none renders the line.
+
+    Example:
+        >>> eos_l2_mtu("7060x5-64s")
+        False
+    """
+    support = SWITCH_MODELS[model_name].nos.get("eos")
+    return bool(support and support.l2_mtu)

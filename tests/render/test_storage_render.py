@@ -13,6 +13,7 @@ import pytest
 from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
+from fabric.catalog.switches import SWITCH_MODELS
 from fabric.lint.forms import unknown_commands
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
@@ -190,7 +191,20 @@ def test_eos_storage_pair_runs_mlag_with_varp_on_the_spines() -> None:
     assert "   ip virtual-router address 10.102.0.1\n" in text
     assert "mlag configuration\n   domain-id spine\n   local-interface Vlan4094\n   peer-address 169.254.0.0\n   peer-link Port-Channel2000\n" in text
     leaf = render_storage_eos(next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a"))["startup-config"]
-    assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n   switchport access vlan 101\n" in leaf
+    assert "interface Port-Channel1\n   description gpu001 storage\n   switchport access vlan 101\n" in leaf
+
+
+def test_eos_l2_mtu_only_where_the_platform_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit E2: `l2 mtu` only on a model whose catalog entry says EOS has it there (none of the bundled ones does)."""
+    facts = next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a")
+    assert "l2 mtu" not in render_storage_eos(facts)["startup-config"]
+    assert "l2_mtu" not in json.dumps(build_storage_structured_config(facts))
+    assert SWITCH_MODELS[facts.switch.model].nos["eos"].l2_mtu is False
+    for module in ("fabric.render.nos.eos.storage", "fabric.render.avd.storage"):  # a model whose entry says it has the CLI
+        monkeypatch.setattr(f"{module}.eos_l2_mtu", lambda _model: True)
+    text = render_storage_eos(facts)["startup-config"]
+    assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n" in text
+    assert build_storage_structured_config(facts)["port_channel_interfaces"][-1]["l2_mtu"] > 0
 
 
 def test_per_port_attach_renders_each_host_port_as_an_access_port(tmp_path: Path) -> None:
