@@ -11,6 +11,7 @@ from functools import cache
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.storage.facts import StorageSwitchFacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,3 +107,14 @@ def eos_l2_mtu(model_name: str) -> bool:
     """
     support = SWITCH_MODELS[model_name].nos.get("eos")
     return bool(support and support.l2_mtu)
+
+
+def lane_one_ports(facts: StorageSwitchFacts) -> tuple[tuple[str, str], ...]:
+    """(name, speed) of the lane-1 port of every broken-out cage that no cable uses.
+
+    EOS splits a cage by the speed of its lane-1 interface (``breakout.eos_speed``), so a cage whose cabled ports are
+    only its later ones (the peerlink on Ethernet64/5 and /7) still needs ``speed`` on Ethernet64/1; it is shut down.
+    """
+    cabled = {p.name for p in facts.ports}
+    mode = next((p.mode_gbps for p in facts.ports), 0)
+    return tuple((cage, eos_speed(facts.switch.model, mode)) for cage, _ in facts.breakouts if cage not in cabled)

@@ -120,4 +120,4 @@ def test_the_lint_command_reads_the_oob_configs_render_wrote(tmp_path: Path, cap
     assert main(["lint", str(definition), "--configs", str(tmp_path)]) != 0
     captured = capsys.readouterr()
     assert "lint: oob-su2: management ACL: the management ACL lets a source outside the OOB plane in" in captured.err
-    assert captured.out == "1 finding(s): 31 switch configs checked\n"  # compute 20, storage 8, oob 3
+    assert captured.out == "1 finding(s): 31 switch configs checked; physical layer: 1952 ports on 1384 cables\n"  # compute 20, storage 8, oob 3

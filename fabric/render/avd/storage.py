@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from fabric.plan.storage.facts import StorageBond, StoragePort, StorageSwitchFacts
-from fabric.render.breakout import eos_l2_mtu, eos_speed
+from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports
 from fabric.render.vlan_list import vlan_ranges
 
 Structured = dict[str, Any]
@@ -45,7 +45,8 @@ def build_storage_structured_config(facts: StorageSwitchFacts) -> Structured:
         "vlans": [{"id": v, "name": names[v]} for v in facts.vlans] + [{"id": PEER_VLAN, "name": "MLAG_PEER", "trunk_groups": [MLAG_TRUNK_GROUP]}],
         "vrfs": [{"name": "mgmt", "ip_routing": False}] + [{"name": v, "ip_routing": True} for v in vrfs],
         "management_interfaces": [{"name": s.mgmt_interface, "description": "oob management", "vrf": "mgmt", "ip_address": s.mgmt_address}],
-        "ethernet_interfaces": [_ethernet(facts, p) for p in facts.ports],
+        "ethernet_interfaces": [_ethernet(facts, p) for p in facts.ports]
+        + [{"name": n, "description": "breakout lane 1", "shutdown": True, "speed": v} for n, v in lane_one_ports(facts)],
         "port_channel_interfaces": [_port_channel(b, s.model) for b in facts.bonds],
         "vlan_interfaces": [
             {"name": f"Vlan{PEER_VLAN}", "description": "MLAG peer", "no_autostate": True, "ip_address": f"{own}/31"},
