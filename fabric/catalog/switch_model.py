@@ -188,6 +188,10 @@ class SonicLayout(_Strict):
         modes = (*self.breakout_modes, *(k.breakout_mode for k in self.skus))
         return next((m for m in modes if int(m.split("x", 1)[0]) == fanout), None)
 
+    def dynamic_mode(self, fanout: int) -> str | None:
+        """The platform.json breakout mode with ``fanout`` ports per cage, or None (dynamic port breakout needs one)."""
+        return next((m for m in self.breakout_modes if int(m.split("x", 1)[0]) == fanout), None)
+
     def sku(self, speed_gbps: int) -> SonicSku | None:
         """The SKU whose fabric ports run at ``speed_gbps``, or None."""
         return next((s for s in self.skus if s.speed_gbps == speed_gbps), None)
@@ -359,20 +363,34 @@ class SwitchModel(_Strict):
             speeds = [s.speed_gbps for s in sonic.skus] if sonic else []
             msg = f"{self.name} has no SONiC SKU for {speed_gbps} Gb/s ports (SKUs exist for {speeds} Gb/s)"
             raise ValueError(msg)
-        fanout, width = sku.fanout, self.lanes // sku.fanout
-        ports: list[SonicPort] = []
-        for cage in range(self.cages):
-            for sub in range(fanout):
-                first = sonic.lane_stride * cage + sub * width
-                ports.append(
-                    SonicPort(
-                        name=f"Ethernet{sonic.name_stride * cage + sub * (sonic.name_stride // fanout)}",
-                        lanes=",".join(str(first + n) for n in range(width)),
-                        alias=f"etp{cage + 1}{BREAKOUT_LETTERS[sub] if fanout > 1 else ''}",
-                        index=cage + 1,
-                        speed_gbps=speed_gbps,
-                        breakout_mode=sku.breakout_mode,
-                        subport=0 if fanout == 1 else sub + 1,
-                    )
-                )
+        ports = [p for cage in range(self.cages) for p in self.sonic_cage_ports(cage, speed_gbps, sku.breakout_mode)]
         return (*ports, *sku.other_ports)
+
+    def sonic_cage_ports(self, cage: int, speed_gbps: int, breakout_mode: str) -> tuple[SonicPort, ...]:
+        """The ports of cage ``cage`` (0-based) run in ``breakout_mode`` at ``speed_gbps``, as SONiC's portconfig.py
+        builds them from platform.json: names, lanes, aliases and subports (see ``SonicLayout``).
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> [(p.name, p.lanes, p.alias) for p in SWITCH_MODELS["sn5600"].sonic_cage_ports(1, 400, "2x400G[200G]")]
+            [('Ethernet8', '8,9,10,11', 'etp2a'), ('Ethernet12', '12,13,14,15', 'etp2b')]
+        """
+        assert self.sonic is not None
+        sonic = self.sonic
+        fanout = int(breakout_mode.split("x", 1)[0])
+        width = self.lanes // fanout
+        ports: list[SonicPort] = []
+        for sub in range(fanout):
+            first = sonic.lane_stride * cage + sub * width
+            ports.append(
+                SonicPort(
+                    name=f"Ethernet{sonic.name_stride * cage + sub * (sonic.name_stride // fanout)}",
+                    lanes=",".join(str(first + n) for n in range(width)),
+                    alias=f"etp{cage + 1}{BREAKOUT_LETTERS[sub] if fanout > 1 else ''}",
+                    index=cage + 1,
+                    speed_gbps=speed_gbps,
+                    breakout_mode=breakout_mode,
+                    subport=0 if fanout == 1 else sub + 1,
+                )
+            )
+        return tuple(ports)
