@@ -105,8 +105,8 @@ def test_an_nxos_vty_acl_open_to_everything_is_found() -> None:
 
 
 def test_a_relay_to_another_server_is_found() -> None:
-    found = _lint("cumulus", "oob-mgmt", "dhcp-relay default server 10.103.0.10", "dhcp-relay default server 10.102.0.10")
-    assert found == ["oob-mgmt: dhcp relay: the DHCP relay does not forward to the OOB DHCP server (expected 10.103.0.10, found 10.102.0.10)"]
+    found = _lint("cumulus", "oob-mgmt", "dhcp-relay default server 10.104.0.10", "dhcp-relay default server 10.102.0.10")
+    assert found == ["oob-mgmt: dhcp relay: the DHCP relay does not forward to the OOB DHCP server (expected 10.104.0.10, found 10.102.0.10)"]
     eos = _lint("eos", "oob-mgmt", "   ip helper-address 10.103.0.10\n", "")
     assert eos == ["oob-mgmt: dhcp relay: the DHCP relay does not forward to the OOB DHCP server (expected 10.103.0.10, found no relay)"]
 

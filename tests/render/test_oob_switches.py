@@ -85,7 +85,7 @@ def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
     assert "nv set interface vlan100 ip address 10.103.255.1/16" in lines
     assert "nv set vrf default router static 0.0.0.0/0 via 10.103.0.1" in lines
     assert "nv set service dhcp-relay default interface vlan100" in lines
-    assert "nv set service dhcp-relay default server 10.103.0.10" in lines
+    assert "nv set service dhcp-relay default server 10.104.0.10" in lines
     assert "nv set acl MGMT-SSH rule 10 match ip source-ip 10.103.0.0/16" in lines
     assert lines[-1] == "nv set system control-plane acl MGMT-SSH inbound"
 
@@ -113,7 +113,7 @@ def test_the_sonic_relay_circuit_id_is_hostname_and_alias_as_each_kea_class_test
     seen = 0
     for switch, text in _oob_files("onprem-ib").items():
         db = json.loads(text)
-        assert db["VLAN"]["Vlan100"]["dhcp_servers"] == ["10.203.0.10"]
+        assert db["VLAN"]["Vlan100"]["dhcp_servers"] == ["10.204.0.10"]
         hostname = db["DEVICE_METADATA"]["localhost"]["hostname"]
         for key, member in db["VLAN_MEMBER"].items():
             port = key.split("|")[1]
