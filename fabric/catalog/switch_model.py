@@ -43,6 +43,22 @@ MAX_STRIDE = 64
 skips at most a few cages' worth (SN4600C: lane stride 4 on 4-lane cages; SN5600: 8 on 8-lane cages)."""
 
 
+def mode_speeds(mode: str) -> tuple[int, ...]:
+    """Speeds in Gb/s a port of a SONiC breakout mode runs, highest first: the mode's own and the bracketed ones.
+
+    hwsku.json / platform.json write "400G" in Gb/s and a bare number in Mb/s ("1x1000[100,10]" on the SN2201);
+    speeds below 1G are left out.
+
+    Example:
+        >>> mode_speeds("2x400G[200G,100G]"), mode_speeds("1x1000[100,10]")
+        ((400, 200, 100), (1,))
+    """
+    head, _, rest = mode.partition("[")
+    tokens = [head.split("x", 1)[-1], *rest.rstrip("]").split(",")]
+    gbps = [int(t[:-1]) if t.endswith("G") and t[:-1].isdigit() else int(t) // 1000 if t.isdigit() else 0 for t in tokens]
+    return tuple(sorted({g for g in gbps if g > 0}, reverse=True))
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -78,6 +94,12 @@ class NosSupport(_Strict):
     names: PortNames
     max_mtu: Annotated[int, Field(ge=1280, le=65535)] | None = Field(
         default=None, description="Largest L3 MTU the NOS accepts on a routed port; null when it does not apply (InfiniBand)."
+    )
+    l2_mtu: bool = Field(
+        default=False,
+        description="Whether the NOS has the per-port 'l2 mtu' command on this model (EOS). Arista AVD "
+        "ethernet_interfaces.schema.yml: \"l2_mtu should only be defined for platforms supporting the 'l2 mtu' CLI\"; "
+        "true only where a reference shows it; where false, switchports carry no MTU line.",
     )
 
 
@@ -153,6 +175,22 @@ class SonicLayout(_Strict):
     name_stride: Annotated[int, Field(ge=1, le=MAX_STRIDE)]
     default_mtu: Annotated[int, Field(ge=1280, le=9216)]
     skus: tuple[SonicSku, ...] = Field(min_length=1, max_length=16, description="One SKU per fabric port speed (a model runs at most a few).")
+    breakout_modes: tuple[Annotated[str, Field(pattern=BREAKOUT_MODE_RE)], ...] = Field(
+        default=(),
+        max_length=8,
+        description="The platform.json breakout_modes of every fabric cage (dynamic port breakout), e.g. '2x400G[200G,100G]': "
+        "with them one switch runs each cage in its own mode (the default SKU's hwsku, BREAKOUT_CFG per cage); empty when "
+        "the platform is only known through its SKUs.",
+    )
+
+    def mode(self, fanout: int) -> str | None:
+        """The breakout mode that runs ``fanout`` ports per cage: platform.json's, else the SKU's; None when neither has one."""
+        modes = (*self.breakout_modes, *(k.breakout_mode for k in self.skus))
+        return next((m for m in modes if int(m.split("x", 1)[0]) == fanout), None)
+
+    def dynamic_mode(self, fanout: int) -> str | None:
+        """The platform.json breakout mode with ``fanout`` ports per cage, or None (dynamic port breakout needs one)."""
+        return next((m for m in self.breakout_modes if int(m.split("x", 1)[0]) == fanout), None)
 
     def sku(self, speed_gbps: int) -> SonicSku | None:
         """The SKU whose fabric ports run at ``speed_gbps``, or None."""
@@ -241,6 +279,21 @@ class SwitchModel(_Strict):
         """Every speed the model supports, highest first."""
         return tuple(sorted({self.speed_gbps, *self.breakout}, reverse=True))
 
+    def port_speeds(self, fanout: int) -> tuple[int, ...] | None:
+        """Speeds a port of a cage broken out ``fanout`` ways can run, highest first: the mode's own speed and the ones
+        its SONiC breakout mode lists in brackets (platform.json / hwsku.json: ``2x400G[200G,100G,...]``); None when
+        the catalog has no such list for the model (then only the mode's own speed is known).
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> SWITCH_MODELS["sn5600"].port_speeds(4), SWITCH_MODELS["7060x5-64s"].port_speeds(2)
+            ((200, 100, 50, 25, 10), None)
+        """
+        mode = self.sonic.mode(fanout) if self.sonic else None
+        if mode is None:
+            return None
+        return mode_speeds(mode)
+
     def max_mtu(self, nos: str) -> int | None:
         """The largest L3 MTU ``nos`` accepts on this model's routed ports, or None when no limit is recorded."""
         support = self.nos.get(nos)  # pyright: ignore[reportArgumentType] - any string may be asked for
@@ -310,20 +363,34 @@ class SwitchModel(_Strict):
             speeds = [s.speed_gbps for s in sonic.skus] if sonic else []
             msg = f"{self.name} has no SONiC SKU for {speed_gbps} Gb/s ports (SKUs exist for {speeds} Gb/s)"
             raise ValueError(msg)
-        fanout, width = sku.fanout, self.lanes // sku.fanout
-        ports: list[SonicPort] = []
-        for cage in range(self.cages):
-            for sub in range(fanout):
-                first = sonic.lane_stride * cage + sub * width
-                ports.append(
-                    SonicPort(
-                        name=f"Ethernet{sonic.name_stride * cage + sub * (sonic.name_stride // fanout)}",
-                        lanes=",".join(str(first + n) for n in range(width)),
-                        alias=f"etp{cage + 1}{BREAKOUT_LETTERS[sub] if fanout > 1 else ''}",
-                        index=cage + 1,
-                        speed_gbps=speed_gbps,
-                        breakout_mode=sku.breakout_mode,
-                        subport=0 if fanout == 1 else sub + 1,
-                    )
-                )
+        ports = [p for cage in range(self.cages) for p in self.sonic_cage_ports(cage, speed_gbps, sku.breakout_mode)]
         return (*ports, *sku.other_ports)
+
+    def sonic_cage_ports(self, cage: int, speed_gbps: int, breakout_mode: str) -> tuple[SonicPort, ...]:
+        """The ports of cage ``cage`` (0-based) run in ``breakout_mode`` at ``speed_gbps``, as SONiC's portconfig.py
+        builds them from platform.json: names, lanes, aliases and subports (see ``SonicLayout``).
+
+        Example:
+            >>> from fabric.catalog.switches import SWITCH_MODELS
+            >>> [(p.name, p.lanes, p.alias) for p in SWITCH_MODELS["sn5600"].sonic_cage_ports(1, 400, "2x400G[200G]")]
+            [('Ethernet8', '8,9,10,11', 'etp2a'), ('Ethernet12', '12,13,14,15', 'etp2b')]
+        """
+        assert self.sonic is not None
+        sonic = self.sonic
+        fanout = int(breakout_mode.split("x", 1)[0])
+        width = self.lanes // fanout
+        ports: list[SonicPort] = []
+        for sub in range(fanout):
+            first = sonic.lane_stride * cage + sub * width
+            ports.append(
+                SonicPort(
+                    name=f"Ethernet{sonic.name_stride * cage + sub * (sonic.name_stride // fanout)}",
+                    lanes=",".join(str(first + n) for n in range(width)),
+                    alias=f"etp{cage + 1}{BREAKOUT_LETTERS[sub] if fanout > 1 else ''}",
+                    index=cage + 1,
+                    speed_gbps=speed_gbps,
+                    breakout_mode=breakout_mode,
+                    subport=0 if fanout == 1 else sub + 1,
+                )
+            )
+        return tuple(ports)

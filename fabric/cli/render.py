@@ -123,6 +123,19 @@ def _family_configs(plan: ClusterPlan, directory: Path | None, family: str) -> d
     return read_configs(plan, directory, files)
 
 
+def _cabling(plan: ClusterPlan, directory: Path | None) -> str:
+    """``DIR/cabling.csv`` as render wrote it (hand edits included); the plan's own when no directory or no such file."""
+    from fabric.render.cabling import render_cabling
+
+    path = directory / "cabling.csv" if directory is not None else None
+    if path is not None and path.is_file():
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise usage_error(str(path), f"cannot read the cabling list ({exc}); it must be the UTF-8 CSV render writes") from exc
+    return render_cabling(plan)
+
+
 def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
     from fabric.export.telemetry.gnmi import gnmic_config
@@ -131,6 +144,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.oob import lint_oob
     from fabric.lint.parse.qos import CONFIG_FILE
+    from fabric.lint.phys import lint_phys
     from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
@@ -155,14 +169,20 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
     gnmic = read_gnmic(args.configs) or (gnmic_config(plan), "telemetry/gnmic.yaml")
     findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
+    phys = lint_phys(plan, {**configs, **oob}, _cabling(plan, args.configs))  # both ends of every cable, breakout, FEC
+    findings += phys.findings
     if args.json:
-        out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings]}))
+        physical = {"ports": phys.ports, "cables": phys.cables, "unconfirmed": phys.unconfirmed}
+        out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings], "physical": physical}))
         return EXIT_FAILED if findings else EXIT_OK
     for finding in findings:
         err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
     checked = sum(1 for text in [*configs.values(), *oob.values()] if text is not None)
     out.print(
-        f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked", highlight=False
+        f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked; "
+        f"physical layer: {phys.ports} ports on {phys.cables} cables"
+        + (f" ({phys.unconfirmed} at a speed the catalog cannot confirm for its breakout mode)" if phys.unconfirmed else ""),
+        highlight=False,
     )
     return EXIT_FAILED if findings else EXIT_OK
 

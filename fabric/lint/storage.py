@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from ipaddress import IPv4Interface, IPv4Network
 
+from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
 from fabric.lint.parse.l2 import L2_PARSERS, L2Config
@@ -155,6 +156,12 @@ def _svis(plan: ClusterPlan, fact: StorageSwitchFacts, config: L2Config) -> Iter
                 yield LintFinding(name, f"vrf {vrf} route {prefix}", "no route to another plane", f"via {via}", msg)
 
 
+def _no_l2_mtu(nos: str, model: str) -> bool:
+    """Whether the switch has no per-port L2 MTU command (EOS on a model without ``l2 mtu``, see the catalog's ``l2_mtu``)."""
+    support = SWITCH_MODELS[model].nos.get("eos") if nos == "eos" else None
+    return support is not None and not support.l2_mtu
+
+
 def _mtu_of(config: L2Config, port: str) -> int | None:
     bond = config.bond_of(port)
     if bond is not None and config.interfaces[bond].mtu is not None:
@@ -170,6 +177,8 @@ def _host_mtu(plan: ClusterPlan, net: StorageNetworkPlan, fact: StorageSwitchFac
     for link in (x for x in net.links if x.a_device == name and x.kind in ("storage", "inband")):
         want = host_mtu.get((link.b_device, link.b_port), plane_mtu[link.plane])
         got = _mtu_of(config, link.a_port)
+        if got is None and _no_l2_mtu(fact.switch.nos, fact.switch.model):
+            continue  # the platform has no per-port L2 MTU to check: it switches frames up to its fixed maximum
         if got is None or got < want:
             msg = f"MTU mismatch on the {link.plane} path: {link.b_device} {link.b_port} sends {want}-byte packets the port drops"
             yield LintFinding(name, link.a_port, f"mtu >= {want}", "no mtu" if got is None else f"mtu {got}", msg)
@@ -209,7 +218,10 @@ def _far_ends(net: StorageNetworkPlan, name: str, observed: Mapping[str, L2Confi
             if config.bond_of(port) != bond:
                 msg = f"the {link.kind} cable {name} {link.a_port} - {link.b_device} {link.b_port} is in its LAG on one side only"
                 yield LintFinding(device, port, f"member of {bond}", f"member of {config.bond_of(port) or 'no bond'}", msg)
-        mtus = {_mtu_of(c, p) for _, p, c, _ in ends}
+        models = {s.name: s.model for s in net.switches}
+        mtus = {_mtu_of(c, p) for d, p, c, _ in ends if not (_mtu_of(c, p) is None and _no_l2_mtu(nos[d], models[d]))}
+        if not mtus:
+            continue
         if len(mtus) > 1 or min((m or 0) for m in mtus) < need:
             shown = " vs ".join(f"{d} {p} {_mtu_of(c, p)}" for d, p, c, _ in ends)
             msg = f"MTU mismatch on the {net.name} path: both ends of a {link.kind} cable take the largest plane MTU"

@@ -9,7 +9,7 @@ section Out-of-Band Management Network), on 1 GbE management switches (SN2201: 4
 
 from __future__ import annotations
 
-from ipaddress import IPv4Address
+from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -82,6 +82,13 @@ class OobNetworkSpec(SpecModel):
     dhcp_servers: tuple[IPv4Address, ...] = Field(
         default=(),
         max_length=8,
-        description="The OOB DHCP servers (Kea, inside the oob plane) every management switch relays to, adding option 82. "
-        "None given: no relay (a warning: the Kea config keys leases by option 82).",
+        description="The OOB DHCP servers (Kea) every management switch relays to, adding option 82; in dhcp_subnet, so "
+        "Kea sees each request once, relayed. None given: no relay (a warning: the Kea config keys leases by option 82).",
+    )
+    dhcp_subnet: IPv4Network | None = Field(
+        default=None,
+        description="The Kea servers' own subnet, apart from the oob plane and routed to it by the OOB core (the plane's "
+        "gateway). The relays listen on the device VLAN only and reach Kea through the gateway, so Kea never shares a "
+        "broadcast domain with a BMC and sees each DISCOVER once, relayed with option 82. Not given (Kea on the oob "
+        "plane itself): a warning, as Kea may then see a request twice, relayed and broadcast directly.",
     )

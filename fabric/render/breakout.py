@@ -11,6 +11,7 @@ from functools import cache
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.storage.facts import StorageSwitchFacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,19 +68,53 @@ def _split_ports(model_name: str, nos: str, speed: int) -> dict[str, Breakout] |
     return {model.port_name(nos, i, speed): cages[i // fanout] for i in range(radix)}
 
 
-def eos_speed(model_name: str, speed_gbps: int) -> str:
+def eos_speed(model_name: str, speed_gbps: int, mode_gbps: int | None = None) -> str:
     """The EOS ``speed`` value of a port at ``speed_gbps`` on ``model_name``: lanes named on a split port.
 
     EOS splits a cage by the speed of its lane-1 interface: on an 8-lane cage ``speed 400g-4`` is 2 x 400G and
     ``speed 100g-2`` is 4 x 100G (Intel Gaudi "Arista Switch L2/L3 Configuration Example": "speed 400g-4 for 800G 2
     lines", "speed 200g-2 for 800G 4 lines", "speed 100g-2 for 400G"); a port at the native speed keeps ``<n>g``.
 
+    ``mode_gbps`` is the speed of the cage's breakout mode when the port runs slower than it (a 100G NIC on a port of a
+    2 x 200G cage): the port keeps the mode's lanes where the speed splits into whole 10/25/50/100G lanes over them
+    (``100g-4``, IEEE 802.3 100GBASE-CR4: 4 x 25G), else the plain ``<n>g`` (a 25G or 10G port is one lane; not
+    checked on a device, see docs).
+
     Example:
-        >>> eos_speed("7060x6-64pe", 400), eos_speed("7060x6-64pe", 800)
-        ('400g-4', '800g')
+        >>> eos_speed("7060x6-64pe", 400), eos_speed("7060x6-64pe", 800), eos_speed("7060x5-64s", 100, 200), eos_speed("7060x5-64s", 25, 200)
+        ('400g-4', '800g', '100g-4', '25g')
     """
     model = SWITCH_MODELS[model_name]
-    fanout = model.fanout(speed_gbps)
-    if speed_gbps == model.speed_gbps or fanout is None:
+    mode = mode_gbps or speed_gbps
+    fanout = model.fanout(mode)
+    if mode == model.speed_gbps or fanout is None:
         return f"{speed_gbps}g"
-    return f"{speed_gbps}g-{model.lanes // fanout}"
+    lanes = model.lanes // fanout
+    if speed_gbps == mode or (speed_gbps % lanes == 0 and speed_gbps // lanes in (10, 25, 50, 100)):
+        return f"{speed_gbps}g-{lanes}"
+    return f"{speed_gbps}g"
+
+
+def eos_l2_mtu(model_name: str) -> bool:
+    """Whether EOS has the ``l2 mtu`` interface command on ``model_name`` (the catalog's ``nos.eos.l2_mtu``).
+
+    AVD ``ethernet_interfaces.schema.yml``: "``l2_mtu`` should only be defined for platforms supporting the "l2 mtu"
+    CLI"; no bundled EOS model has a reference for it, so none renders the line.
+
+    Example:
+        >>> eos_l2_mtu("7060x5-64s")
+        False
+    """
+    support = SWITCH_MODELS[model_name].nos.get("eos")
+    return bool(support and support.l2_mtu)
+
+
+def lane_one_ports(facts: StorageSwitchFacts) -> tuple[tuple[str, str], ...]:
+    """(name, speed) of the lane-1 port of every broken-out cage that no cable uses.
+
+    EOS splits a cage by the speed of its lane-1 interface (``breakout.eos_speed``), so a cage whose cabled ports are
+    only its later ones (the peerlink on Ethernet64/5 and /7) still needs ``speed`` on Ethernet64/1; it is shut down.
+    """
+    cabled = {p.name for p in facts.ports}
+    mode = next((p.mode_gbps for p in facts.ports), 0)
+    return tuple((cage, eos_speed(facts.switch.model, mode)) for cage, _ in facts.breakouts if cage not in cabled)

@@ -112,10 +112,21 @@ def test_uplinks_at_a_speed_the_spine_cannot_run_are_refused() -> None:
     assert errors(spec) == ["fabric.spine.model: sn4600c cannot run 800 Gb/s ports (it supports [100, 50, 25]); pick a model that does"]
 
 
-def test_sonic_leaves_cannot_mix_host_and_uplink_speeds() -> None:
-    spec = reference(leaf={"model": "sn5600", "nos": "sonic"}, spine={"model": "sn5600", "nos": "sonic"})
+def test_sonic_sn5600_leaves_mix_host_and_uplink_speeds_by_dynamic_port_breakout() -> None:
+    """Issue 28: the SN5600's platform.json lists 1x800G, 2x400G and 4x200G for every cage, so one SONiC leaf runs
+    400G host ports and 800G uplinks (negative control: main refused this with "SONiC runs one SKU, one port speed")."""
+    fabric = plan_cluster(reference(leaf={"model": "sn5600", "nos": "sonic"}, spine={"model": "sn5600", "nos": "sonic"})).fabric
+    assert fabric is not None
+    assert (fabric.host_speed_gbps, fabric.uplink_speed_gbps) == (400, 800)
+
+
+def test_sonic_leaves_without_platform_breakout_modes_cannot_mix_speeds() -> None:
+    spec = reference(
+        leaf={"model": "sn4700", "nos": "sonic"}, spine={"model": "sn4700", "nos": "sonic"}, uplink_speed_gbps=200, host_ports_per_leaf=16
+    )
     assert errors(spec) == [
-        "fabric.uplink_speed_gbps: SONiC runs one SKU, one port speed, on a switch; sn5600 leaves cannot mix [400, 800] Gb/s. "
+        "fabric.uplink_speed_gbps: SONiC runs one SKU, one port speed, on a sn4700 (the catalog has no platform.json breakout "
+        "modes for it, which dynamic port breakout needs); sn4700 leaves cannot mix [200, 400] Gb/s. "
         "Drop uplink_speed_gbps or run the leaves under another NOS (e.g. cumulus)"
     ]
 

@@ -18,7 +18,7 @@ from fabric.reports.console import print_plan, summary_line
 from tests.conftest import ROOT
 
 EXAMPLE = (ROOT / "inventories" / "onprem-roce" / "cluster.yaml").read_text(encoding="utf-8")
-NETWORK = "network: {model: sn2201, nos: cumulus, placement: su, uplinks: 2, core: oob-core, dhcp_servers: [10.103.0.10]}"
+NETWORK = "network: {model: sn2201, nos: cumulus, placement: su, uplinks: 2, core: oob-core, dhcp_servers: [10.104.0.10], dhcp_subnet: 10.104.0.0/24}"
 
 
 def _plan(tmp_path: Path, *, gpus: int = 64, storage: int = 4, network: str = NETWORK) -> ClusterPlan:

@@ -86,7 +86,7 @@ def test_cumulus_access_ports_uplink_bond_svi_and_relay() -> None:
     assert "nv set interface vlan100 ip address 10.103.255.1/16" in lines
     assert "nv set vrf default router static 0.0.0.0/0 via 10.103.0.1" in lines
     # CL 5.14 (the OOB tier's release here): server groups, no `interface` / `server` (NVUE reference, DHCP-Relay)
-    assert "nv set service dhcp-relay default server-group OOB server 10.103.0.10" in lines
+    assert "nv set service dhcp-relay default server-group OOB server 10.104.0.10" in lines
     assert "nv set service dhcp-relay default server-group OOB upstream-interface vlan100" in lines
     assert "nv set service dhcp-relay default downstream-interface vlan100 server-group-name OOB" in lines
     assert not [line for line in lines if " dhcp-relay default interface " in line or " dhcp-relay default server " in line]
@@ -118,7 +118,7 @@ def test_the_sonic_relay_circuit_id_is_hostname_and_alias_as_each_kea_class_test
     seen = 0
     for switch, text in _oob_files("onprem-ib").items():
         db = json.loads(text)
-        assert db["VLAN"]["Vlan100"]["dhcp_servers"] == ["10.203.0.10"]
+        assert db["VLAN"]["Vlan100"]["dhcp_servers"] == ["10.204.0.10"]
         hostname = db["DEVICE_METADATA"]["localhost"]["hostname"]
         for key, member in db["VLAN_MEMBER"].items():
             port = key.split("|")[1]

@@ -14,6 +14,7 @@ import yaml
 from pyavd import get_device_config, validate_structured_config
 
 from fabric.catalog.releases import NOS_RELEASES
+from fabric.catalog.switches import SWITCH_MODELS
 from fabric.lint.forms import unknown_commands
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
@@ -61,6 +62,22 @@ def test_the_storage_switches_are_in_the_rendered_tree() -> None:
     assert names == sorted(s.switch.name for s in _facts("onprem-roce"))
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_every_storage_port_runs_the_speed_of_its_cable(case: str) -> None:
+    """Issue 28: a host port runs its NIC's speed (the cable's, as cabling.csv says), not the network's; the cage keeps
+    the network's breakout speed (negative control: main configured the DGX's 100G in-band port at 200G)."""
+    plan = _plan(case)
+    cable = {(x.a_device, x.a_port): x.speed_gbps for net in plan.storage for x in net.links}
+    cable |= {(x.b_device, x.b_port): x.speed_gbps for net in plan.storage for x in net.links if x.kind in ("peerlink", "uplink")}
+    slower = 0
+    for f in _facts(case):
+        for p in f.ports:
+            assert p.speed_gbps == cable[f.switch.name, p.name], (f.switch.name, p.name)
+            assert p.mode_gbps == next(n.speed_gbps for n in plan.storage if n.name == f.switch.network)
+            slower += p.speed_gbps < p.mode_gbps
+    assert slower, "every case cables a host NIC slower than its network"
+
+
 def test_both_switches_of_a_pair_carry_the_same_bonds_with_the_same_mlag_ids() -> None:
     facts = {f.switch.name: f for f in _facts("onprem-roce")}
     for name, f in facts.items():
@@ -82,7 +99,7 @@ def test_a_dual_homed_host_bond_and_a_single_homed_port() -> None:
     ]
     assert _lines(text, "swp1s1 ") == [
         "nv set interface swp1s1 description 'gpu001 inband'",
-        "nv set interface swp1s1 link speed 200G",
+        "nv set interface swp1s1 link speed 100G",  # the DGX H100's 100G in-band port, on a port of a 4 x 200G cage
         "nv set interface swp1s1 link mtu 1500",
         "nv set interface swp1s1 bridge domain br_default access 102",
     ]
@@ -196,7 +213,20 @@ def test_eos_storage_pair_runs_mlag_with_varp_on_the_spines() -> None:
     assert "   ip virtual-router address 10.102.0.1\n" in text
     assert "mlag configuration\n   domain-id spine\n   local-interface Vlan4094\n   peer-address 169.254.0.0\n   peer-link Port-Channel2000\n" in text
     leaf = render_storage_eos(next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a"))["startup-config"]
-    assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n   switchport access vlan 101\n" in leaf
+    assert "interface Port-Channel1\n   description gpu001 storage\n   switchport access vlan 101\n" in leaf
+
+
+def test_eos_l2_mtu_only_where_the_platform_has_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Audit E2: `l2 mtu` only on a model whose catalog entry says EOS has it there (none of the bundled ones does)."""
+    facts = next(f for f in _facts("storage/eos") if f.switch.name == "stor-su1-1-a")
+    assert "l2 mtu" not in render_storage_eos(facts)["startup-config"]
+    assert "l2_mtu" not in json.dumps(build_storage_structured_config(facts))
+    assert SWITCH_MODELS[facts.switch.model].nos["eos"].l2_mtu is False
+    for module in ("fabric.render.nos.eos.storage", "fabric.render.avd.storage"):  # a model whose entry says it has the CLI
+        monkeypatch.setattr(f"{module}.eos_l2_mtu", lambda _model: True)
+    text = render_storage_eos(facts)["startup-config"]
+    assert "interface Port-Channel1\n   description gpu001 storage\n   l2 mtu 9000\n" in text
+    assert build_storage_structured_config(facts)["port_channel_interfaces"][-1]["l2_mtu"] > 0
 
 
 def test_per_port_attach_renders_each_host_port_as_an_access_port(tmp_path: Path) -> None:

@@ -175,7 +175,9 @@ def size_fabric(spec: ClusterSpec, members: list[FabricMember]) -> FabricSizing:
 def speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], mixed_path: tuple[str, ...]) -> list[Finding]:
     """Why ``model`` under ``nos`` cannot run every speed of ``speeds`` on one switch, if it cannot.
 
-    ``mixed_path`` names the setting that asks one switch for two speeds (SONiC runs one SKU, one speed, per switch).
+    ``mixed_path`` names the setting that asks one switch for two speeds. SONiC runs them on one switch through dynamic
+    port breakout (the default SKU, each cage in its own ``BREAKOUT_CFG`` mode) where the catalog carries the platform's
+    per-cage ``breakout_modes`` (platform.json) for every speed's fanout; elsewhere it runs one SKU, one speed.
     """
     where = ("fabric", tier, "model")
     findings = [
@@ -186,12 +188,16 @@ def speed_findings(tier: str, model: SwitchModel, nos: str, speeds: set[int], mi
     skus = model.sonic.skus if model.sonic and nos == "sonic" else None
     if skus is None or findings:
         return findings
+    sonic = model.sonic
+    if len(speeds) > 1 and sonic is not None and all(sonic.dynamic_mode(model.fanout(speed) or 0) for speed in speeds):
+        return findings  # dynamic port breakout: the default SKU, each cage in the platform.json mode of its speed
     if len(speeds) > 1:
         plural = {"leaf": "leaves", "spine": "spines"}.get(tier, "super-spines")
         findings.append(
             Finding(
                 mixed_path,
-                f"SONiC runs one SKU, one port speed, on a switch; {model.name} {plural} cannot mix {sorted(speeds)} Gb/s. "
+                f"SONiC runs one SKU, one port speed, on a {model.name} (the catalog has no platform.json breakout modes for it, "
+                f"which dynamic port breakout needs); {model.name} {plural} cannot mix {sorted(speeds)} Gb/s. "
                 f"Drop {mixed_path[-1]} or run the {plural} under another NOS (e.g. cumulus)",
             )
         )

@@ -115,11 +115,21 @@ def build_oob(
         return None, findings
     vlan = spec.planes.oob.vlan or DEFAULT_VLAN
     servers = tuple(str(a) for a in net.dhcp_servers)
-    plan = OobPlan(net.placement, net.core, net.dhcp_lease_seconds, tuple(switches), tuple(links), vlan, servers)
-    return plan, _relay_warnings(net)
+    subnet = str(net.dhcp_subnet) if net.dhcp_subnet else None
+    plan = OobPlan(net.placement, net.core, net.dhcp_lease_seconds, tuple(switches), tuple(links), vlan, servers, subnet)
+    return plan, _relay_warnings(spec, net)
 
 
-def _relay_warnings(net: OobNetworkSpec) -> list[Finding]:
+def _relay_warnings(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
+    plane = spec.planes.oob.cidr
+    on_plane = [i for i, server in enumerate(net.dhcp_servers) if server in plane]
+    if on_plane:
+        msg = (
+            f"the Kea server {net.dhcp_servers[on_plane[0]]} sits on the oob plane {plane}, the BMCs' broadcast domain: it may "
+            "see each DHCPDISCOVER twice, relayed with option 82 and broadcast directly without it; give Kea its own subnet "
+            "routed by the OOB core, e.g. dhcp_subnet: 10.104.0.0/24 with dhcp_servers: [10.104.0.10]"
+        )
+        return [Finding((*_PATH, "dhcp_servers", on_plane[0]), msg, severity="warning")]
     if net.dhcp_servers:
         return []
     msg = (
@@ -127,6 +137,24 @@ def _relay_warnings(net: OobNetworkSpec) -> list[Finding]:
         "lease by switch and port) and no BMC gets its address; name the Kea server(s), e.g. dhcp_servers: [10.103.0.10]"
     )
     return [Finding((*_PATH, "dhcp_servers"), msg, severity="warning")]
+
+
+def _dhcp_subnet_findings(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
+    """Kea is on the oob plane (the legacy layout, warned about) or in ``dhcp_subnet``, which no plane overlaps."""
+    plane, subnet = spec.planes.oob.cidr, net.dhcp_subnet
+    problems: list[Finding] = []
+    for i, server in enumerate(net.dhcp_servers):
+        if server not in plane and (subnet is None or server not in subnet):
+            where = f"dhcp_subnet {subnet}" if subnet else "no dhcp_subnet"
+            msg = f"{server} is neither on the oob plane {plane} nor in {where}; put the Kea servers in dhcp_subnet (their own, routed subnet)"
+            problems.append(Finding((*_PATH, "dhcp_servers", i), msg))
+    if subnet is not None:
+        p = spec.planes
+        for name, cidr in (("compute", p.compute.cidr), ("storage", p.storage.cidr), ("inband", p.inband.cidr), ("oob", p.oob.cidr)):
+            if cidr is not None and subnet.overlaps(cidr):  # pyright: ignore[reportUnnecessaryComparison] - a cloud plane may have none
+                msg = f"dhcp_subnet {subnet} overlaps the {name} plane {cidr}; Kea's subnet must be apart from every plane"
+                problems.append(Finding((*_PATH, "dhcp_subnet"), msg))
+    return problems
 
 
 def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
@@ -138,11 +166,7 @@ def _check_definition(spec: ClusterSpec, net: OobNetworkSpec) -> list[Finding]:
             Finding((*_PATH, "model"), f"switch model '{net.model}' is not in the catalog; pick one of fabric/catalog/data/switches (e.g. sn2201)")
         ]
     problems: list[Finding] = []
-    problems.extend(
-        Finding((*_PATH, "dhcp_servers", i), f"{server} is outside the oob plane {spec.planes.oob.cidr}; the relay reaches Kea on the plane")
-        for i, server in enumerate(net.dhcp_servers)
-        if server not in spec.planes.oob.cidr
-    )
+    problems.extend(_dhcp_subnet_findings(spec, net))
     if net.nos == "nxos" and net.dhcp_servers:
         problems.append(
             Finding(

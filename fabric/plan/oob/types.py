@@ -52,6 +52,7 @@ class OobPlan:
     Attributes:
         vlan: the one L2 segment of the plane: access ports untagged, the uplink bond to the core tagged, the switch's SVI.
         dhcp_servers: where each switch's DHCP relay sends what it hears on that VLAN (with option 82).
+        dhcp_subnet: the Kea servers' own subnet (routed by the OOB core), or None when they sit on the plane itself.
     """
 
     placement: str
@@ -61,3 +62,4 @@ class OobPlan:
     links: tuple[OobLink, ...]
     vlan: int = 0
     dhcp_servers: tuple[str, ...] = ()
+    dhcp_subnet: str | None = None

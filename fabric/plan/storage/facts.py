@@ -58,7 +58,12 @@ def _mlag_id(nos: str, bond: str, planned: int | None) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class StoragePort:
-    """A cabled port of the switch. ``bond``: the LAG it is a member of; ``vlan``: its access VLAN when it is not in one."""
+    """A cabled port of the switch. ``bond``: the LAG it is a member of; ``vlan``: its access VLAN when it is not in one.
+
+    ``speed_gbps`` is the speed of the cable it ends (the plan's link speed: the NIC's speed, capped at the network's),
+    so a 25G in-band NIC meets a 25G switch port; ``mode_gbps`` is the speed of the cage's breakout mode the port is one
+    of (the network's ``speed_gbps``), which names the port and picks the cage's breakout and the SONiC SKU.
+    """
 
     name: str
     description: str
@@ -68,6 +73,7 @@ class StoragePort:
     vlan: int | None
     lossless: bool
     cable_m: int
+    mode_gbps: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +147,8 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
         is_lossless = link.plane in lossless if host else bool(lossless)
         ports.append(
             StoragePort(
-                port, f"{far} {link.plane}" if host else f"{far} {link.kind}", net.speed_gbps, port_mtu, bond,
-                link.vlan if host and bond is None else None, is_lossless, link.cable_m,
+                port, f"{far} {link.plane}" if host else f"{far} {link.kind}", link.speed_gbps, port_mtu, bond,
+                link.vlan if host and bond is None else None, is_lossless, link.cable_m, net.speed_gbps,
             )
         )  # fmt: skip
         if bond is None:

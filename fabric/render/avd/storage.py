@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from fabric.plan.storage.facts import StorageBond, StoragePort, StorageSwitchFacts
-from fabric.render.breakout import eos_speed
+from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports
 from fabric.render.vlan_list import vlan_ranges
 
 Structured = dict[str, Any]
@@ -45,8 +45,9 @@ def build_storage_structured_config(facts: StorageSwitchFacts) -> Structured:
         "vlans": [{"id": v, "name": names[v]} for v in facts.vlans] + [{"id": PEER_VLAN, "name": "MLAG_PEER", "trunk_groups": [MLAG_TRUNK_GROUP]}],
         "vrfs": [{"name": "mgmt", "ip_routing": False}] + [{"name": v, "ip_routing": True} for v in vrfs],
         "management_interfaces": [{"name": s.mgmt_interface, "description": "oob management", "vrf": "mgmt", "ip_address": s.mgmt_address}],
-        "ethernet_interfaces": [_ethernet(facts, p) for p in facts.ports],
-        "port_channel_interfaces": [_port_channel(b) for b in facts.bonds],
+        "ethernet_interfaces": [_ethernet(facts, p) for p in facts.ports]
+        + [{"name": n, "description": "breakout lane 1", "shutdown": True, "speed": v} for n, v in lane_one_ports(facts)],
+        "port_channel_interfaces": [_port_channel(b, s.model) for b in facts.bonds],
         "vlan_interfaces": [
             {"name": f"Vlan{PEER_VLAN}", "description": "MLAG peer", "no_autostate": True, "ip_address": f"{own}/31"},
             *(_gateway(plane, vlan, vrf, address, virtual) for plane, vlan, vrf, address, virtual in s.gateways),
@@ -74,9 +75,8 @@ def _ethernet(facts: StorageSwitchFacts, port: StoragePort) -> Structured:
     entry: Structured = {
         "name": port.name,
         "description": port.description,
-        "speed": eos_speed(facts.switch.model, port.speed_gbps),
-        "l2_mtu": port.mtu,
-    }
+        "speed": eos_speed(facts.switch.model, port.speed_gbps, port.mode_gbps),
+    } | ({"l2_mtu": port.mtu} if eos_l2_mtu(facts.switch.model) else {})
     if port.bond is not None:
         entry["channel_group"] = {"id": int(port.bond.removeprefix("Port-Channel")), "mode": "active"}
     else:
@@ -84,8 +84,8 @@ def _ethernet(facts: StorageSwitchFacts, port: StoragePort) -> Structured:
     return entry
 
 
-def _port_channel(bond: StorageBond) -> Structured:
-    entry: Structured = {"name": bond.name, "description": bond.description, "l2_mtu": bond.mtu}
+def _port_channel(bond: StorageBond, model: str) -> Structured:
+    entry: Structured = {"name": bond.name, "description": bond.description} | ({"l2_mtu": bond.mtu} if eos_l2_mtu(model) else {})
     if bond.kind == "peerlink":
         entry["switchport"] = {"enabled": True, "mode": "trunk", "trunk": {"groups": [MLAG_TRUNK_GROUP]}}
     elif bond.vlan is not None:

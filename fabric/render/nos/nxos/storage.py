@@ -41,7 +41,7 @@ def vpc_domain(facts: StorageSwitchFacts) -> int:
 def breakout_cages(facts: StorageSwitchFacts) -> tuple[tuple[int, int, int], ...]:
     """(cage number, speed in Gb/s, fanout) of every cage a cabled port splits, for ``interface breakout``."""
     model = SWITCH_MODELS[facts.switch.model]
-    speeds = {p.name: p.speed_gbps for p in facts.ports}
+    speeds = {p.name: p.mode_gbps for p in facts.ports}  # the cage's breakout speed, not a slower NIC's
     found: list[tuple[int, int, int]] = []
     for native, fanout in facts.breakouts:
         cage = int(native.rsplit("/", 1)[1])

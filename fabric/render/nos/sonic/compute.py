@@ -36,9 +36,13 @@ _FIELD_TYPES = frozenset({str, list})
 
 
 def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
-    """The SKU for the speed of the switch's ports, and that speed."""
+    """The SKU for the speed of the switch's ports, and that speed; with ports at several speeds, the platform's default
+    SKU (the native speed's) and 0: each cage then runs its own platform.json mode (dynamic port breakout)."""
     model = SWITCH_MODELS[facts.switch.model]
     speeds = sorted({p.speed_gbps for p in facts.ports}) or [model.speed_gbps]
+    sonic = model.sonic
+    if len(speeds) > 1 and sonic and all(sonic.dynamic_mode(model.fanout(s) or 0) for s in speeds) and sonic.sku(model.speed_gbps):
+        return cast("SonicSku", sonic.sku(model.speed_gbps)), 0
     sku = model.sonic.sku(speeds[0]) if model.sonic else None
     if len(speeds) > 1 or sku is None:
         known = [s.speed_gbps for s in model.sonic.skus] if model.sonic else []
@@ -53,12 +57,37 @@ def _sonic_ports(model: str, speed: int) -> tuple[SonicPort, ...]:
     return SWITCH_MODELS[model].sonic_ports(speed)
 
 
+def _mixed_ports(facts: SwitchFacts, sku: SonicSku) -> tuple[SonicPort, ...]:
+    """Every port when cages run different modes: a cabled cage in the platform.json mode of its ports' speed, the
+    rest in the default SKU's mode (sonic-buildimage doc/dynamic-port-breakout: BREAKOUT_CFG per cage, PORT per mode).
+
+    Raises:
+        RenderError: one cage's cabled ports run different speeds.
+    """
+    model = SWITCH_MODELS[facts.switch.model]
+    assert model.sonic is not None
+    stride = model.sonic.name_stride
+    speed_of: dict[int, int] = {}
+    for p in facts.ports:
+        number = int(p.name.removeprefix("Ethernet"))
+        cage = number // stride
+        if cage < model.cages and speed_of.setdefault(cage, p.speed_gbps) != p.speed_gbps:
+            msg = f"{facts.switch.name}: cage {cage + 1} has ports at {speed_of[cage]} and {p.speed_gbps} Gb/s; a cage runs one breakout mode"
+            raise RenderError(msg)
+    ports: list[SonicPort] = []
+    for cage in range(model.cages):
+        speed = speed_of.get(cage, model.speed_gbps)
+        mode = model.sonic.dynamic_mode(model.fanout(speed) or 0) or sku.breakout_mode
+        ports.extend(model.sonic_cage_ports(cage, speed, mode))
+    return (*ports, *sku.other_ports)
+
+
 def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """PORT (every port of the SKU) and BREAKOUT_CFG (every cage, keyed by its first port as platform.json does)."""
     model = SWITCH_MODELS[facts.switch.model]
     assert model.sonic is not None
     cabled = {p.name: p for p in facts.ports}
-    every = _sonic_ports(model.name, speed)
+    every = _sonic_ports(model.name, speed) if speed else _mixed_ports(facts, sku)
     unknown = sorted(set(cabled) - {p.name for p in every})
     if unknown:
         msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
@@ -67,7 +96,7 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     breakout: dict[str, Any] = {}
     for p in every:
         entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
-        if sku.fec and p.speed_gbps == speed:
+        if sku.fec and p.speed_gbps == (speed or sku.speed_gbps):
             entry["fec"] = sku.fec
         if p.name in cabled:
             entry |= {"admin_status": "up", "mtu": str(cabled[p.name].mtu), "description": cabled[p.name].description}

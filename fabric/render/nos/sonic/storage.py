@@ -21,6 +21,7 @@ No VRRP either: neither branch has a VRRP model. docs/switch-references.md, "SON
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from fabric.catalog.switches import SWITCH_MODELS
@@ -50,9 +51,12 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
         raise RenderError(msg)
     model = SWITCH_MODELS[s.model]
     assert model.sonic is not None
-    as_compute = cast("SwitchFacts", facts)  # the SKU helpers read switch.name/model and ports' name, speed, MTU, description only
-    sku, speed = _sku(as_compute)
-    port, breakout = _ports(as_compute, sku, speed)
+    # The SKU helpers read switch.name/model and ports' name, speed, MTU, description only; they see each port at its
+    # cage's breakout speed (which picks the SKU and lanes), then a port cabled to a slower NIC takes the cable's speed.
+    by_mode = replace(facts, ports=tuple(replace(p, speed_gbps=p.mode_gbps or p.speed_gbps) for p in facts.ports))
+    sku, speed = _sku(cast("SwitchFacts", by_mode))
+    port, breakout = _ports(cast("SwitchFacts", by_mode), sku, speed)
+    _cable_speeds(facts, port)
     portchannel = {b.name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "description": b.description} for b in facts.bonds}
     members: dict[str, Any] = {f"{b.name}|{m}": {} for b in facts.bonds for m in b.members}
     peerlink = next(b.name for b in facts.bonds if b.kind == "peerlink")
@@ -93,6 +97,34 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
         "MGMT_INTERFACE": {f"{s.mgmt_interface}|{s.mgmt_address}": {"gwaddr": facts.mgmt_gateway} if facts.mgmt_gateway else {}},
     }
     return _guard({k: v for k, v in db.items() if v})
+
+
+def _cable_speeds(facts: StorageSwitchFacts, port: dict[str, Any]) -> None:
+    """Set each cabled port's ``PORT`` speed to its cable's, where that is below the cage's breakout speed.
+
+    The speed must be one the port's breakout mode lists in brackets (hwsku.json / platform.json breakout modes, e.g.
+    ``2x200G[100G,50G,40G,25G,10G,1G]`` on the SN4700: 2 ports per cage at 200G, each also able to run the bracketed
+    speeds; sonic-buildimage doc/dynamic-port-breakout "breakout_modes"). Such a port gets no SKU ``fec``.
+
+    Raises:
+        RenderError: the port's breakout mode does not list the cable's speed.
+    """
+    if not facts.ports:
+        return
+    modes = {p.name: p.breakout_mode for p in SWITCH_MODELS[facts.switch.model].sonic_ports(facts.ports[0].mode_gbps or facts.ports[0].speed_gbps)}
+    for p in facts.ports:
+        if not p.mode_gbps or p.speed_gbps == p.mode_gbps:
+            continue
+        mode = modes.get(p.name, "")
+        allowed = mode.partition("[")[2].rstrip("]").split(",")
+        if f"{p.speed_gbps}G" not in allowed:
+            msg = (
+                f"{facts.switch.name}: {p.name} is cabled at {p.speed_gbps} Gb/s but its breakout mode {mode} does not run that speed; "
+                "pick a NIC or network speed the mode lists"
+            )
+            raise RenderError(msg)
+        port[p.name]["speed"] = str(p.speed_gbps * 1000)
+        port[p.name].pop("fec", None)
 
 
 def _session_addresses(facts: StorageSwitchFacts) -> tuple[str, str]:

@@ -17,28 +17,28 @@ nv set interface swp1s2 link speed 200G
 nv set interface swp1s2 link mtu 9000
 nv set interface swp1s2 qos pfc-watchdog
 nv set interface swp1s3 description 'stor01 inband'
-nv set interface swp1s3 link speed 200G
+nv set interface swp1s3 link speed 25G
 nv set interface swp1s3 link mtu 1500
 nv set interface swp2s0 description 'stor02 storage'
 nv set interface swp2s0 link speed 200G
 nv set interface swp2s0 link mtu 9000
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s1 description 'stor02 inband'
-nv set interface swp2s1 link speed 200G
+nv set interface swp2s1 link speed 25G
 nv set interface swp2s1 link mtu 1500
 nv set interface swp2s2 description 'stor03 storage'
 nv set interface swp2s2 link speed 200G
 nv set interface swp2s2 link mtu 9000
 nv set interface swp2s2 qos pfc-watchdog
 nv set interface swp2s3 description 'stor03 inband'
-nv set interface swp2s3 link speed 200G
+nv set interface swp2s3 link speed 25G
 nv set interface swp2s3 link mtu 1500
 nv set interface swp3s0 description 'stor04 storage'
 nv set interface swp3s0 link speed 200G
 nv set interface swp3s0 link mtu 9000
 nv set interface swp3s0 qos pfc-watchdog
 nv set interface swp3s1 description 'stor04 inband'
-nv set interface swp3s1 link speed 200G
+nv set interface swp3s1 link speed 25G
 nv set interface swp3s1 link mtu 1500
 nv set interface swp64s2 description 'stor-svc-b peerlink'
 nv set interface swp64s2 link speed 200G

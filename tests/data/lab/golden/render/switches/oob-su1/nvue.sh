@@ -11,7 +11,7 @@ nv set interface core bridge domain br_default vlan 100
 nv set interface core description 'uplinks to oob-core'
 nv set interface vlan100 ip address 10.103.255.1/16
 nv set vrf default router static 0.0.0.0/0 via 10.103.0.1
-nv set service dhcp-relay default server-group OOB server 10.103.0.10
+nv set service dhcp-relay default server-group OOB server 10.104.0.10
 nv set service dhcp-relay default server-group OOB upstream-interface vlan100
 nv set service dhcp-relay default downstream-interface vlan100 server-group-name OOB
 nv set service dhcp-relay default agent state enabled
