@@ -10,7 +10,9 @@ Per case, interleaved run by run (so both tools see the same machine load):
 Cases: EOS leaf/spine fabrics of S spines x L leaves (32 x 400G routed host ports per leaf, eBGP, the RoCE QoS on every
 port: the fabric of shared/reference/perf-anchor.md) and the 2048-node rail-optimized SONiC cluster (project only).
 Figures: median wall time of --repeat runs, the peak RSS of the worst run (``wait4`` rusage of that child alone), the
-output in MB and lines, the load average before and after.
+output in MB and lines, the load average before and after. The pyavd ratio is printed twice: the ratio of the two
+medians, and the median of the repeats' own ratios (render and pyavd run back to back in each repeat, so each pair saw
+the same load: the steadier figure on a machine others load).
 
 Cost per output MB, case by case: the fixed cost is the median ``render`` of the smallest case run (eos-2x8, 0.2 MB:
 interpreter, imports, catalog, validation, template compile, and hardly any output); each other case's render above
@@ -171,26 +173,43 @@ def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
     """A Markdown table (it goes into docs/benchmarks.md as printed): medians, worst peak RSS, ratios, output size."""
     tools = ("render", "configs", "report", "pyavd")
     median = {case: {t: statistics.median(r["s"] for r in runs[t]) for t in tools if t in runs} for case, runs in results.items()}
-    print("| case | " + " | ".join(f"{t} s / MiB" for t in tools) + " | pyavd ÷ render | pyavd ÷ configs | configs MB / lines | pyavd lines |")
-    print("|---" * (len(tools) + 5) + "|")
+    print(
+        "| case | "
+        + " | ".join(f"{t} s / MiB" for t in tools)
+        + " | pyavd ÷ render | pyavd ÷ render, median of pairs | pyavd ÷ configs | configs MB / lines | pyavd lines |"
+    )
+    print("|---" * (len(tools) + 6) + "|")
     for case, runs in results.items():
         cells = [f"{median[case][t]:.2f} / {max(r['mib'] for r in runs[t]):.0f}" if t in runs else "-" for t in tools]
         ratios = [f"{median[case]['pyavd'] / median[case][t]:.1f}×" if "pyavd" in median[case] else "-" for t in ("render", "configs")]
+        ratios.insert(1, f"{pair_ratio(runs['pyavd'], runs['render'], 's'):.1f}×" if "pyavd" in runs else "-")
         configs = runs["configs"][0]
         avd = f"{int(runs['pyavd'][0]['lines']):,}" if "pyavd" in runs else "-"
         print(f"| {case} | " + " | ".join([*cells, *ratios, f"{configs['mb']:.2f} / {int(configs['lines']):,}", avd]) + " |")
+
+
+def pair_ratio(slow: list[dict[str, float]], fast: list[dict[str, float]], key: str) -> float:
+    """The median over repeats of ``slow[i][key] / fast[i][key]``: the two ran back to back in repeat i, under the same
+    load, so each ratio compares like with like even when the load drifts between repeats.
+
+    Example:
+        >>> pair_ratio([{"s": 40.0}, {"s": 80.0}, {"s": 42.0}], [{"s": 1.0}, {"s": 2.0}, {"s": 0.7}], "s")
+        40.0
+    """
+    return statistics.median(a[key] / b[key] for a, b in zip(slow, fast, strict=True))
 
 
 def print_cpu(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
     """CPU seconds (user + system of the child, median) and their ratios: on a loaded machine a wall time also counts
     the waits for a core, which weigh most on the shortest runs, so the CPU ratio is the one that survives the load."""
     tools = ("render", "configs", "pyavd")
-    print("\n| case | render CPU s | configs CPU s | pyavd CPU s | pyavd ÷ render (CPU) | pyavd ÷ configs (CPU) |")
-    print("|---|---|---|---|---|---|")
+    print("\n| case | render CPU s | configs CPU s | pyavd CPU s | pyavd ÷ render (CPU) | median of pairs (CPU) | pyavd ÷ configs (CPU) |")
+    print("|---|---|---|---|---|---|---|")
     for case, runs in results.items():
         cpu = {t: statistics.median(r["cpu"] for r in runs[t]) for t in tools if t in runs}
         cells = [f"{cpu[t]:.2f}" if t in cpu else "-" for t in tools]
         ratios = [f"{cpu['pyavd'] / cpu[t]:.1f}×" if "pyavd" in cpu else "-" for t in ("render", "configs")]
+        ratios.insert(1, f"{pair_ratio(runs['pyavd'], runs['render'], 'cpu'):.1f}×" if "pyavd" in runs else "-")
         print(f"| {case} | " + " | ".join([*cells, *ratios]) + " |")
 
 

@@ -40,6 +40,7 @@ GROUPS = {  # command -> the module that registers and runs it, in help order
     "verify": "apply",
     "nodes": "nodes",
     "export": "export",
+    "schema": "validate",  # registered last (``add_schema``); named here so that ``schema`` imports no other group
 }
 Handler = Callable[[argparse.Namespace, Console, Console], int]
 

@@ -7,8 +7,10 @@ import argparse
 import dataclasses
 import io
 import json
+import shutil
+import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 
@@ -79,6 +81,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
                     raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
             else:
                 files = render_plan_files(plan)
+            plan_json = _plan_json(plan)  # while the workers render: this process would otherwise wait for them
             count = len(files) + workers.rendered()
         print_findings(err, validated.warnings)
         target = args.output / plan.name if args.output == Path("build") else args.output
@@ -87,7 +90,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
         with status(err, f"writing {count + 1} files into {target}"), OutputTree(target, named=args.output) as tree:
             workers.write(target, digest=args.json, named=args.output)
             written = tree.write(files, digest=args.json)
-            written["plan.json"] = _write_plan(tree, plan, digest=args.json)
+            written["plan.json"] = _write_plan(tree, plan_json, digest=args.json)
             written |= workers.written()
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
@@ -96,14 +99,28 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-def _write_plan(tree: OutputTree, plan: ClusterPlan, *, digest: bool) -> str:
-    """Stream plan.json into ``tree``; its SHA-256 when asked for (read back), else ""."""
+PLAN_JSON_IN_MEMORY = 16 << 20
+"""Up to this many bytes of ``plan.json`` are held in memory until written; a larger one (some 4,000 nodes and up) waits
+in an unnamed temporary file, so the render's memory stays flat in the plan's size."""
+
+
+def _plan_json(plan: ClusterPlan) -> IO[bytes]:
+    """``plan.json`` encoded now, written later (``_write_plan``): nothing is written before every switch has rendered,
+    yet the encoding need not wait for the workers. Read from its start."""
     from fabric.plan.serialize import write_plan_json
 
-    with tree.open("plan.json") as raw:
-        stream = io.TextIOWrapper(raw, encoding="utf-8")
-        write_plan_json(plan, stream)
-        stream.detach()  # flushes; the file stays open until tree.open renames it
+    spool = tempfile.SpooledTemporaryFile(max_size=PLAN_JSON_IN_MEMORY)  # noqa: SIM115 - handed to the caller, closed by _write_plan
+    stream = io.TextIOWrapper(cast("IO[bytes]", spool), encoding="utf-8")
+    write_plan_json(plan, stream)
+    stream.detach()  # flushes; the spool stays open
+    spool.seek(0)
+    return cast("IO[bytes]", spool)
+
+
+def _write_plan(tree: OutputTree, encoded: IO[bytes], *, digest: bool) -> str:
+    """Copy the encoded ``plan.json`` into ``tree`` and close it; its SHA-256 when asked for (read back), else ""."""
+    with encoded, tree.open("plan.json") as raw:
+        shutil.copyfileobj(encoded, raw, 1 << 20)
     return tree.sha256("plan.json") if digest else ""
 
 

@@ -10,6 +10,7 @@ from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
 from fabric.plan.cables import Cable
 from fabric.plan.oob.types import OobPlan
+from fabric.plan.quick_init import quick_init
 from fabric.plan.storage.types import StorageNetworkPlan
 
 if TYPE_CHECKING:  # an annotation only: on-prem runs never import the cloud plan types
@@ -19,6 +20,7 @@ Tier = Literal["leaf", "spine", "superspine"]
 LinkLayer = Literal["ethernet", "infiniband"]
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class HostInterface:
     """One node port on one plane.
@@ -45,6 +47,7 @@ class HostInterface:
     hca: str | None = None
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class NodePlan:
     """A node with every interface on every plane."""
@@ -61,6 +64,7 @@ class NodePlan:
     rdma_stack: str | None = None  # on-prem: what the node roles install (doca where RoCE compute ports need DOCA's tools)
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class SwitchPlan:
     """A switch of the compute fabric."""
@@ -79,6 +83,7 @@ class SwitchPlan:
     rail: int | None = None
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class Link(Cable):
     """A cable of the compute fabric. ``a`` is the switch closer to the hosts (leaf for fabric links), ``b`` the node or spine."""

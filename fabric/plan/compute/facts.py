@@ -16,9 +16,11 @@ from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
 from fabric.plan.gnmi import gnmi_port
+from fabric.plan.quick_init import quick_init
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class PortFacts:
     """One cabled switch port.
@@ -45,6 +47,7 @@ class PortFacts:
         return f"{self.peer}:{self.peer_port}"
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class NeighborFacts:
     """An eBGP underlay session: by interface (unnumbered) or by the peer's /31 address."""
