@@ -63,11 +63,12 @@ nv set interface core bridge domain br_default vlan 100
 nv set interface core description 'uplinks to oob-core'
 nv set interface vlan100 ip address 10.103.255.0/16
 nv set vrf default router static 0.0.0.0/0 via 10.103.0.1
-nv set service dhcp-relay default interface vlan100
-nv set service dhcp-relay default server 10.104.0.10
-nv set service dhcp-relay default agent enable on
+nv set service dhcp-relay default server-group OOB server 10.104.0.10
+nv set service dhcp-relay default server-group OOB upstream-interface vlan100
+nv set service dhcp-relay default downstream-interface vlan100 server-group-name OOB
+nv set service dhcp-relay default agent state enabled
 nv set service dhcp-relay default agent remote-id oob-mgmt
-nv set service dhcp-relay default agent use-pif-circuit-id enable on
+nv set service dhcp-relay default agent use-pif-circuit-id state enabled
 nv set acl MGMT-SSH type ipv4
 nv set acl MGMT-SSH rule 10 match ip protocol tcp
 nv set acl MGMT-SSH rule 10 match ip source-ip 10.103.0.0/16
