@@ -35,6 +35,8 @@ USER_SET: dict[str, str] = {
     "gpufabric_state_dir": "collection playbook fabric_push: where the change record and lock live; must persist, set by the operator",
     "gpufabric_push_parallel": "collection playbook fabric_push: switches pushed at once, an operator's choice",
     "gpufabric_push_offline": "collection playbook fabric_push: --check against the change record without reaching a switch",
+    "gpufabric_push_canaries": "collection playbook fabric_push: only each plane's canary (AWX canary job template), an operator's step",
+    "gpufabric_rollback_to": "collection playbook fabric_push: the recorded change to return to (AWX rollback survey), an operator's choice",
 }
 """Variables the roles and playbooks read that the inventory never sets: the operator sets them (``-e``, AWX extra vars)."""
 

@@ -21,8 +21,8 @@ def storage_clusters(draw: st.DrawFn) -> dict[str, Any]:
     network: dict[str, Any] = {
         "converged": True,
         "topology": draw(st.sampled_from(["leaf-spine", "collapsed"])),
-        "leaf": {"model": model, "nos": nos},
-        "spine": {"model": model, "nos": nos},
+        "leaf": {"model": model, "nos": nos} | ({"sonic_iccpd": True} if nos == "sonic" else {}),
+        "spine": {"model": model, "nos": nos} | ({"sonic_iccpd": True} if nos == "sonic" else {}),
         "attach": draw(st.sampled_from(["mlag", "per-port"])),
         "separation": draw(st.sampled_from(["vlan", "vrf"])),
         "leaf_pairs_per_su": draw(st.integers(1, 2)),

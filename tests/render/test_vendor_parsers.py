@@ -101,10 +101,10 @@ DIFFERENCES: tuple[Difference, ...] = (
         "eos",
         "unread",
         IF,
-        r"l2 mtu \d+",
-        "read as the L3 `mtu` (facts/interfaces/interfaces.py: parse_conf_arg(conf, 'mtu') matches inside 'l2 mtu')",
+        r"speed \d{1,2}g",
+        "eos_interfaces splits a speed into <speed><duplex> by its last four characters (facts/interfaces/interfaces.py:"
+        " state[:-4]), the old `forced 40gfull` form; a single-lane `10g`/`25g` leaves no speed",
     ),
-    Difference("eos", "added", IF, r"mtu \d+", "the same `l2 mtu` line, read as `mtu` (see above)"),
     Difference("eos", "added", IF, r"no shutdown", "eos_interfaces reads enabled: true (the default) and renders it"),
     Difference("eos", "unread", IF, r"mlag \d+", "no arista.eos module models MLAG"),
     Difference("eos", "unread", IF, r"no autostate", "no arista.eos module key for autostate"),
