@@ -108,8 +108,8 @@ class GcpCapacitySpec(SpecModel):
     reservation_mode: Literal["specific", "calendar", "none"] | None = Field(
         default=None,
         description="specific: an on-demand reservation (STANDARD VMs, its own placement); calendar: a future reservation in calendar "
-        "mode or AI Hypercomputer (RESERVATION_BOUND VMs, densely placed); none: on-demand VMs that consume no reservation. "
-        "Default: specific with type reservation.",
+        "mode or AI Hypercomputer, dense (RESERVATION_BOUND VMs); none: on-demand VMs that consume no reservation. "
+        "Default with type reservation: calendar for the types sold as reservation-bound capacity (A3 Ultra, A4, A4X), else specific.",
     )
     max_run_duration_s: Annotated[int, Field(ge=1, le=31_536_000)] | None = Field(
         default=None, description="Run time before GCE stops the VMs; dws-flex needs 600 to 604800 s."
@@ -117,9 +117,19 @@ class GcpCapacitySpec(SpecModel):
 
     @property
     def mode(self) -> Literal["specific", "calendar", "none"] | None:
-        """The reservation mode in effect (``specific`` for a reservation given without a mode)."""
+        """The reservation mode in effect for an ordinary machine type (``specific`` for a reservation given without a mode)."""
+        return self.mode_for(reservation_bound=False)
+
+    def mode_for(self, *, reservation_bound: bool) -> Literal["specific", "calendar", "none"] | None:
+        """The reservation mode in effect for a machine type; a reservation given without a mode is ``calendar`` for the types
+        GCP sells as reservation-bound capacity (catalog ``reservation_bound``), else ``specific``.
+
+        Cluster Toolkit a3ultra-vm-deployment.yaml: "if you have a reservation, keep RESERVATION_BOUND"; GCP
+        create-reservation-bound-vm: "This provisioning model lets you create A4X, A4, or A3 Ultra VMs by consuming
+        pre-reserved capacity."
+        """
         if self.reservation_mode is None and self.type == "reservation":
-            return "specific"
+            return "calendar" if reservation_bound else "specific"
         return self.reservation_mode
 
 
@@ -161,6 +171,11 @@ class GcpSpec(SpecModel):
         default=True, description="A node service account allowed only to write logs and metrics; false runs VMs without any."
     )
     enable_apis: bool = Field(default=True, description="Enable the APIs the cluster uses (compute, service networking, storage, IAP).")
+    operators: tuple[Annotated[str, Field(pattern=r"^(user|group|serviceAccount):[^@\s]+@[A-Za-z0-9.-]+$", max_length=254)], ...] = Field(
+        default=(),
+        max_length=64,
+        description="Principals (user:, group:, serviceAccount:) granted IAP TCP tunnelling and OS Login admin on the project.",
+    )
     labels: Tags = Field(default_factory=dict[str, str])
 
 

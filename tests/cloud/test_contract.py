@@ -39,7 +39,13 @@ def _gcp_calendar(data: dict[str, Any]) -> None:
 
 def _gcp_a4x(data: dict[str, Any]) -> None:
     data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=2)
-    data["gcp"].update(capacity={"type": "on-demand", "reservation_mode": "none"}, placement={"enabled": True})
+    # Grace (Arm) hosts: the arm64 image family Cluster Toolkit a4x-vm.yaml boots; a reservation-bound 1x72 slice.
+    data["gcp"].update(
+        image="projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2404-arm64-with-nvidia-580",
+        capacity={"type": "reservation", "reservation": "a4x-res/reservationBlocks/b1"},
+        placement={"enabled": True},
+        operators=["user:ops@example.com"],
+    )
 
 
 def _gcp_spot(data: dict[str, Any]) -> None:
