@@ -46,7 +46,8 @@ class AwsEncryptionSpec(SpecModel):
     kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$", max_length=2048)] | None = Field(
         default=None,
         description="Customer-managed KMS key ARN for EBS, FSx and the flow-log group (its key policy must let EC2, FSx and CloudWatch "
-        "Logs use it); the AWS-managed keys when absent.",
+        "Logs use it; with auto_scaling_group the stack grants AWSServiceRoleForAutoScaling its use, so give the key ARN, not an "
+        "alias); the AWS-managed keys when absent.",
     )
 
 
