@@ -215,4 +215,6 @@ class AzureSpec(SpecModel):
     managed_lustre: AmlfsSpec | None = AmlfsSpec()
     encryption_at_host: bool = Field(default=False, description="Encrypt temp disks and caches at the host (needs the subscription feature).")
     deny_vnet_inbound: bool = Field(default=True, description="End each plane's NSG with a deny-all inbound below its allow rules; opt-out: false.")
+    boot_diagnostics: bool = Field(default=True, description="Boot diagnostics (serial log, screenshot) in managed storage; opt-out: false.")
+    managed_identity: bool = Field(default=True, description="A system-assigned managed identity (no roles) on every scale set; opt-out: false.")
     tags: Tags = Field(default_factory=dict[str, str])
