@@ -118,6 +118,7 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
             placed=group.role == "gpu" and gcp.placement.enabled,
             fabric=group.role == "gpu",
             gpu_topology=GCP_MACHINE_TYPES[group.instance_type or ""].gpu_topology if group.role == "gpu" else None,
+            nvlink_domain_nodes=_slice_nodes(GCP_MACHINE_TYPES[group.instance_type or ""]) if group.role == "gpu" and gcp.placement.enabled else None,
         )
         for group in spec.nodes
         if group.count
@@ -159,6 +160,17 @@ def _services(gcp: GcpSpec, storage: CloudStoragePlan | None) -> tuple[str, ...]
     if gcp.service_account:
         found.add(IAM_SERVICE)
     return tuple(sorted(found))
+
+
+def _slice_nodes(machine: GcpMachineType) -> int | None:
+    """VMs of one NVLink domain when a group is placed as one GPU slice (A4X ``1x72``: 72 GPUs / 4 = 18 VMs), else None.
+
+    One placed group = one compact policy with ``gpuTopology`` = one slice (the rules keep a group within a slice).
+    """
+    if machine.gpu_topology is None or not machine.gpus:
+        return None
+    rows, gpus = (int(n) for n in machine.gpu_topology.split("x"))
+    return rows * gpus // machine.gpus
 
 
 def gcp_capacity(gcp: GcpSpec, *, reservation_bound: bool = False) -> CapacityPlan:

@@ -108,6 +108,7 @@ class CloudGroupPlan:
     scale_sets: tuple[ScaleSetPlan, ...] = ()
     gpu_topology: str | None = None
     root_volume_gib: int | None = None
+    nvlink_domain_nodes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
