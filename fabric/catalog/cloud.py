@@ -29,6 +29,8 @@ class AwsInstanceType:
         primary_card_efa: whether card 0 also takes an ``efa-only`` interface next to the ENA primary.
         capacity_block: whether ``capacity-block`` is a supported usage class.
         root_volume_gib: the encrypted gp3 root volume the launch template gives the type (``aws.root_volume_gib`` overrides).
+        architecture: the CPU architecture an AMI must be built for (``arm64`` on Grace-based GB200/GB300 types).
+        nvlink_domain_gpus: GPUs of one NVLink domain (UltraServer / NVL72: 72), 0 when the domain is the instance itself.
     """
 
     name: str
@@ -39,6 +41,8 @@ class AwsInstanceType:
     primary_card_efa: bool
     capacity_block: bool
     root_volume_gib: int
+    architecture: str = "x86_64"
+    nvlink_domain_gpus: int = 0
 
 
 @cache
@@ -47,7 +51,16 @@ def _aws() -> dict[str, AwsInstanceType]:
 
     return {
         name: AwsInstanceType(
-            t.name, t.gpus, t.gpu_model, t.efa_interfaces, tuple(t.efa_cards), t.primary_card_efa, t.capacity_block, t.root_volume_gib
+            t.name,
+            t.gpus,
+            t.gpu_model,
+            t.efa_interfaces,
+            tuple(t.efa_cards),
+            t.primary_card_efa,
+            t.capacity_block,
+            t.root_volume_gib,
+            t.architecture,
+            t.nvlink_domain_gpus,
         )
         for name, t in read_builtin(load_aws).items()
     }
@@ -68,6 +81,10 @@ class GcpMachineType:
         transport: the compute-plane transport the type implies.
         gpu_topology: the GPU slice shape of a compact placement policy for slice-based families (A4X: one 1x72 NVLink
             domain = 18 VMs of 4 GPUs), else None.
+        architecture: the CPU architecture the boot image must be built for (A4X: ``arm64``).
+        flex_start: whether DWS flex-start can provision the type (A4X: no).
+        reservation_bound: whether reserved capacity of the type comes as RESERVATION_BOUND VMs (A3 Ultra, A4, A4X), so a
+            reservation given without a mode means calendar mode.
     """
 
     name: str
@@ -79,6 +96,9 @@ class GcpMachineType:
     mtu: int
     transport: Literal["gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "none"]
     gpu_topology: str | None = None
+    architecture: str = "x86_64"
+    flex_start: bool = True
+    reservation_bound: bool = False
 
 
 @cache
@@ -86,7 +106,20 @@ def _gcp() -> dict[str, GcpMachineType]:
     from fabric.catalog.cloud_model import load_gcp
 
     return {
-        name: GcpMachineType(t.name, t.gpus, t.gpu_model, t.gpu_vpcs, t.gvnic_vpcs, t.rdma_nics, t.mtu, t.transport, t.gpu_topology)
+        name: GcpMachineType(
+            t.name,
+            t.gpus,
+            t.gpu_model,
+            t.gpu_vpcs,
+            t.gvnic_vpcs,
+            t.rdma_nics,
+            t.mtu,
+            t.transport,
+            t.gpu_topology,
+            t.architecture,
+            t.flex_start,
+            t.reservation_bound,
+        )
         for name, t in read_builtin(load_gcp).items()
     }
 
@@ -102,6 +135,8 @@ class AzureVmSize:
         ib_ports: InfiniBand ports per VM (0 when the size has none).
         ib_speed_gbps: speed of each InfiniBand port.
         gen2_only: the size accepts only Generation 2 images.
+        architecture: the CPU architecture the image must be built for (ND GB200/GB300 v6: ``arm64``).
+        nvlink_domain_gpus: GPUs of one NVLink domain (NVL72 rack: 72), 0 when the domain is the VM itself.
     """
 
     name: str
@@ -110,6 +145,8 @@ class AzureVmSize:
     ib_ports: int
     ib_speed_gbps: int
     gen2_only: bool
+    architecture: str = "x86_64"
+    nvlink_domain_gpus: int = 0
 
 
 @cache
@@ -117,7 +154,16 @@ def _azure() -> dict[str, AzureVmSize]:
     from fabric.catalog.cloud_model import load_azure
 
     return {
-        name: AzureVmSize(t.name, t.gpus, t.gpu_model, t.ib_ports, t.ib_speed_gbps, gen2_only=t.gen2_only)
+        name: AzureVmSize(
+            t.name,
+            t.gpus,
+            t.gpu_model,
+            t.ib_ports,
+            t.ib_speed_gbps,
+            gen2_only=t.gen2_only,
+            architecture=t.architecture,
+            nvlink_domain_gpus=t.nvlink_domain_gpus,
+        )
         for name, t in read_builtin(load_azure).items()
     }
 

@@ -18,6 +18,7 @@ CLOUD_DATA = Path(__file__).resolve().parent / "data" / "cloud"
 
 Gpus = Annotated[int, Field(ge=0, le=16, description="GPUs per instance (0: a plain VM).")]
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+Architecture = Literal["x86_64", "arm64"]
 
 
 class _Strict(BaseModel):
@@ -26,6 +27,7 @@ class _Strict(BaseModel):
     name: str = Field(pattern=_NAME, description="The provider's instance type name; the file is <name>.yaml.")
     gpus: Gpus
     gpu_model: GpuModel | None = None
+    architecture: Architecture = Field(default="x86_64", description="CPU architecture the image must be built for (GB200/GB300: arm64).")
 
     @model_validator(mode="after")
     def _gpu_model_with_gpus(self) -> _Strict:
@@ -43,6 +45,7 @@ class AwsInstanceTypeSpec(_Strict):
     primary_card_efa: bool = Field(description="Card 0 also takes an efa-only interface beside the ENA primary.")
     capacity_block: bool = Field(description="capacity-block is a supported usage class.")
     root_volume_gib: Annotated[int, Field(ge=8, le=16384, description="The gp3 root volume the launch template gives the type.")]
+    nvlink_domain_gpus: Annotated[int, Field(ge=0, le=576, description="GPUs of one NVLink domain spanning instances (0: the instance).")] = 0
 
     @model_validator(mode="after")
     def _cards(self) -> AwsInstanceTypeSpec:
@@ -64,6 +67,10 @@ class GcpMachineTypeSpec(_Strict):
     mtu: Annotated[int, Field(ge=1300, le=8896, description="The MTU the GPU networks must use.")]
     transport: Literal["gpudirect-tcpx", "gpudirect-tcpxo", "gcp-rdma", "none"]
     gpu_topology: str | None = Field(default=None, pattern=r"^\d{1,3}x\d{1,4}$", description="GPU slice shape of a compact policy (A4X: 1x72).")
+    flex_start: bool = Field(default=True, description="DWS flex-start can provision the type (false: A4X, G4).")
+    reservation_bound: bool = Field(
+        default=False, description="Reserved capacity comes as RESERVATION_BOUND VMs (A3 Ultra, A4, A4X): a reservation defaults to calendar mode."
+    )
 
     @model_validator(mode="after")
     def _transport(self) -> GcpMachineTypeSpec:
@@ -81,6 +88,7 @@ class AzureVmSizeSpec(_Strict):
     ib_ports: Annotated[int, Field(ge=0, le=8, description="InfiniBand ports per VM (0: none).")]
     ib_speed_gbps: Literal[0, 100, 200, 400, 800] = Field(description="Speed of each InfiniBand port (0 without IB).")
     gen2_only: bool = Field(description="The size accepts only Generation 2 images.")
+    nvlink_domain_gpus: Annotated[int, Field(ge=0, le=576, description="GPUs of one NVLink domain spanning VMs (0: the VM).")] = 0
 
     @model_validator(mode="after")
     def _speed(self) -> AzureVmSizeSpec:

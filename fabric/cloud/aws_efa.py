@@ -9,6 +9,7 @@ import pulumi_aws as aws
 
 from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._tokens import token
+from fabric.cloud.aws_asg import autoscaling_key_grant, host_group, scaled_host
 from fabric.inventory import cloud_inventory, inventory_yaml
 from fabric.model.cloud import AwsSpec
 from fabric.plan.cloud.aws import SSM_ENDPOINTS
@@ -19,8 +20,6 @@ BASTION_TYPE = "t3.micro"
 # The bastion boots the current Amazon Linux 2023 for its x86_64 type, not the cluster's GPU AMI (which may be arm64 or
 # carry a root volume far larger than a bastion needs): AWS publishes the id as this public SSM parameter.
 BASTION_AMI_PARAMETER = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
-ASG_TAG = "aws:autoscaling:groupName"  # the tag Auto Scaling puts on every instance it launches
-ASG_CAPACITY_TIMEOUT = "30m"
 FLOW_LOG_RETENTION_DAYS = 90
 
 
@@ -34,17 +33,6 @@ def _flow_log_policy(group_arn: str) -> str:
     actions = ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogGroups", "logs:DescribeLogStreams"]
     statement = {"Effect": "Allow", "Action": actions, "Resource": [group_arn, f"{group_arn}:*"]}
     return json.dumps({"Version": "2012-10-17", "Statement": [statement]})
-
-
-def hosts_by_instance(hostnames: tuple[str, ...], ids: list[str], ips: list[str]) -> dict[str, dict[str, str]]:
-    """Give the planned hostnames to an auto-scaling group's running instances, in instance-id order.
-
-    Example:
-        >>> hosts_by_instance(("n1", "n2"), ["i-2", "i-1"], ["10.0.0.2", "10.0.0.1"])
-        {'n1': {'inband': '10.0.0.1', 'instance_id': 'i-1'}, 'n2': {'inband': '10.0.0.2', 'instance_id': 'i-2'}}
-    """
-    found = sorted(zip(ids, ips, strict=True))
-    return {host: {"inband": ip, "instance_id": iid} for host, (iid, ip) in zip(hostnames, found, strict=False)}
 
 
 def port_range(ports: tuple[str, ...]) -> tuple[int | None, int | None]:
@@ -80,11 +68,14 @@ class EfaCluster(pulumi.ComponentResource):
         self.launch_templates = {g.group: self._launch_template(g) for g in cloud.groups}
         self.instances: dict[str, aws.ec2.Instance] = {}
         self.auto_scaling_groups: dict[str, aws.autoscaling.Group] = {}
+        key = self._aws.encryption.kms_key_id
+        grant = autoscaling_key_grant(name, key, self._child) if self._aws.auto_scaling_group and self._aws.encryption.ebs and key else None
+        self._launch_opts = self._opts(grant) if grant is not None else self._child
         for group in cloud.groups:
             self._launch(group)
         self.file_system = self._fsx()
         addresses = {host: inst.private_ip.apply(lambda ip: {"inband": ip}) for host, inst in self.instances.items()}
-        launched = [self._scaled_hosts(g) for g in cloud.groups if g.group in self.auto_scaling_groups]
+        launched = [scaled_host(host, asg, self) for host, asg in self.auto_scaling_groups.items()]
         self.nodes = pulumi.Output.all(pulumi.Output.all(**addresses) if addresses else pulumi.Output.from_input({}), *launched).apply(_merge)
         self.ansible_inventory = self.nodes.apply(lambda found: inventory_yaml(cloud_inventory(args.plan, found)))
         self.register_outputs({"nodes": self.nodes, "ansible_inventory": self.ansible_inventory, "vpc_id": self.vpc.id})
@@ -292,19 +283,11 @@ class EfaCluster(pulumi.ComponentResource):
         template = self.launch_templates[group.group]
         if self._aws.auto_scaling_group:
             # Every interface lands in the group's subnet (asg-in-vpc); the plan put them all in the primary's subnet.
-            (subnet,) = {nic.subnet for nic in group.nics}
-            self.auto_scaling_groups[group.group] = aws.autoscaling.Group(
-                f"{self._name}-{group.group}-asg",
-                desired_capacity=len(group.hostnames),
-                min_size=len(group.hostnames),
-                max_size=len(group.hostnames),
-                vpc_zone_identifiers=[self.subnets[subnet].id],
-                # The provider waits until the group is at capacity before it finishes (pulumi-aws autoscaling.Group
-                # wait_for_capacity_timeout, default 10m); GPU instances with 32 EFAs take longer to come up.
-                wait_for_capacity_timeout=ASG_CAPACITY_TIMEOUT,
-                launch_template=aws.autoscaling.GroupLaunchTemplateArgs(id=template.id, version="$Latest"),
-                opts=self._child,
-            )
+            # One group per host keeps each hostname on whatever instance that host's group launches (aws_asg).
+            (key,) = {nic.subnet for nic in group.nics}
+            subnet = self.subnets[key].id
+            for host in group.hostnames:
+                self.auto_scaling_groups[host] = host_group(self._name, host, template=template, subnet=subnet, opts=self._launch_opts)
             return
         for host in group.hostnames:
             self.instances[host] = aws.ec2.Instance(
@@ -313,16 +296,6 @@ class EfaCluster(pulumi.ComponentResource):
                 tags=self._tag(host, group=group.group),
                 opts=self._child,
             )
-
-    def _scaled_hosts(self, group: CloudGroupPlan) -> pulumi.Output[dict[str, dict[str, str]]]:
-        """The running instances of a group's auto-scaling group, read back after it reached its capacity."""
-        asg = self.auto_scaling_groups[group.group]
-        found = aws.ec2.get_instances_output(
-            instance_tags=asg.name.apply(lambda name: {ASG_TAG: name}),
-            instance_state_names=["running"],
-            opts=pulumi.InvokeOutputOptions(parent=self, depends_on=[asg]),
-        )
-        return pulumi.Output.all(found.ids, found.private_ips).apply(lambda got: hosts_by_instance(group.hostnames, list(got[0]), list(got[1])))
 
     def _fsx(self) -> aws.fsx.LustreFileSystem | None:
         storage, fsx = self._cloud.storage, self._aws.fsx_lustre

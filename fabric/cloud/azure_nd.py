@@ -169,6 +169,11 @@ class NdCluster(pulumi.ComponentResource):
                     )
                 ]
             ),
+            # BootDiagnostics.storageUri (ARM, pulumi_azure_native 3.29.0): "If storageUri is not specified while enabling boot
+            # diagnostics, managed storage will be used" (serial console output and screenshot of a VM that does not boot).
+            diagnostics_profile=compute.DiagnosticsProfileArgs(boot_diagnostics=compute.BootDiagnosticsArgs(enabled=True))
+            if self._azure.boot_diagnostics
+            else None,
             security_profile=compute.SecurityProfileArgs(encryption_at_host=True) if self._azure.encryption_at_host else None,
             priority=compute.VirtualMachinePriorityTypes.SPOT if self._azure.capacity == "spot" else None,
             eviction_policy=compute.VirtualMachineEvictionPolicyTypes.DELETE if self._azure.capacity == "spot" else None,
@@ -186,6 +191,12 @@ class NdCluster(pulumi.ComponentResource):
             overprovision=False,
             upgrade_policy=compute.UpgradePolicyArgs(mode=compute.UpgradeMode.MANUAL),
             proximity_placement_group=compute.SubResourceArgs(id=self.proximity_group.id) if group.placed else None,
+            # A system-assigned identity, no role of ours: the node's agents (Azure Monitor, azcopy, a Key Vault read the
+            # operator grants) authenticate as the VM instead of with a secret on disk (CycleCloud Workspace gives its scale
+            # sets an identity too).
+            identity=compute.VirtualMachineScaleSetIdentityArgs(type=compute.ResourceIdentityType.SYSTEM_ASSIGNED)
+            if self._azure.managed_identity
+            else None,
             virtual_machine_profile=profile,
             tags={
                 **self._tags,

@@ -55,6 +55,12 @@ class GpuCluster(pulumi.ComponentResource):
         # Everything else waits for the APIs it calls.
         self._child = pulumi.ResourceOptions(parent=self, depends_on=list(self.services))
         self.service_account = self._service_account()
+        for role, member in cloud.operator_roles:
+            # The operators' IAP tunnel and OS Login grants (plan: ``operator_roles``); the member's name keys the resource.
+            principal = member.split(":", 1)[1].replace("@", "-at-")
+            gcp.projects.IAMMember(
+                f"{name}-operator-{principal}-{role.rsplit('.', 1)[-1]}", project=self._gcp.project, role=role, member=member, opts=self._child
+            )
         self.networks = {n.key: self._network(n) for n in cloud.networks}
         self.subnets = {s.key: self._subnet(n, s) for n in cloud.networks for s in n.subnets}
         for rule in cloud.firewall:

@@ -160,9 +160,12 @@ def nvlink_blocks(plan: ClusterPlan) -> dict[str, list[str]]:
     definition counts them.
     """
     blocks: dict[str, list[str]] = {}
+    cloud = {g.group: g.nvlink_domain_nodes for g in plan.cloud.groups} if plan.cloud is not None else {}
     for group, nodes in _compute_groups(plan).items():
         hardware = plan.hardware_of(nodes[0])
-        size = hardware.nvlink_domain_nodes if hardware is not None else None
+        # Cloud groups: the planner's NVLink domain (GCP: one placed A4X group = one 1x72 slice); None where the provider
+        # does not say which VMs share a rack (AWS UltraServers, Azure ND GB200 v6 scale sets).
+        size = hardware.nvlink_domain_nodes if hardware is not None else cloud.get(group)
         if size is None:
             continue
         for start in range(0, len(nodes), size):

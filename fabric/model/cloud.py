@@ -46,7 +46,8 @@ class AwsEncryptionSpec(SpecModel):
     kms_key_id: Annotated[str, Field(pattern=r"^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)/[A-Za-z0-9/_-]+$", max_length=2048)] | None = Field(
         default=None,
         description="Customer-managed KMS key ARN for EBS, FSx and the flow-log group (its key policy must let EC2, FSx and CloudWatch "
-        "Logs use it); the AWS-managed keys when absent.",
+        "Logs use it; with auto_scaling_group the stack grants AWSServiceRoleForAutoScaling its use, so give the key ARN, not an "
+        "alias); the AWS-managed keys when absent.",
     )
 
 
@@ -108,8 +109,8 @@ class GcpCapacitySpec(SpecModel):
     reservation_mode: Literal["specific", "calendar", "none"] | None = Field(
         default=None,
         description="specific: an on-demand reservation (STANDARD VMs, its own placement); calendar: a future reservation in calendar "
-        "mode or AI Hypercomputer (RESERVATION_BOUND VMs, densely placed); none: on-demand VMs that consume no reservation. "
-        "Default: specific with type reservation.",
+        "mode or AI Hypercomputer, dense (RESERVATION_BOUND VMs); none: on-demand VMs that consume no reservation. "
+        "Default with type reservation: calendar for the types sold as reservation-bound capacity (A3 Ultra, A4, A4X), else specific.",
     )
     max_run_duration_s: Annotated[int, Field(ge=1, le=31_536_000)] | None = Field(
         default=None, description="Run time before GCE stops the VMs; dws-flex needs 600 to 604800 s."
@@ -117,9 +118,19 @@ class GcpCapacitySpec(SpecModel):
 
     @property
     def mode(self) -> Literal["specific", "calendar", "none"] | None:
-        """The reservation mode in effect (``specific`` for a reservation given without a mode)."""
+        """The reservation mode in effect for an ordinary machine type (``specific`` for a reservation given without a mode)."""
+        return self.mode_for(reservation_bound=False)
+
+    def mode_for(self, *, reservation_bound: bool) -> Literal["specific", "calendar", "none"] | None:
+        """The reservation mode in effect for a machine type; a reservation given without a mode is ``calendar`` for the types
+        GCP sells as reservation-bound capacity (catalog ``reservation_bound``), else ``specific``.
+
+        Cluster Toolkit a3ultra-vm-deployment.yaml: "if you have a reservation, keep RESERVATION_BOUND"; GCP
+        create-reservation-bound-vm: "This provisioning model lets you create A4X, A4, or A3 Ultra VMs by consuming
+        pre-reserved capacity."
+        """
         if self.reservation_mode is None and self.type == "reservation":
-            return "specific"
+            return "calendar" if reservation_bound else "specific"
         return self.reservation_mode
 
 
@@ -161,6 +172,11 @@ class GcpSpec(SpecModel):
         default=True, description="A node service account allowed only to write logs and metrics; false runs VMs without any."
     )
     enable_apis: bool = Field(default=True, description="Enable the APIs the cluster uses (compute, service networking, storage, IAP).")
+    operators: tuple[Annotated[str, Field(pattern=r"^(user|group|serviceAccount):[^@\s]+@[A-Za-z0-9.-]+$", max_length=254)], ...] = Field(
+        default=(),
+        max_length=64,
+        description="Principals (user:, group:, serviceAccount:) granted IAP TCP tunnelling and OS Login admin on the project.",
+    )
     labels: Tags = Field(default_factory=dict[str, str])
 
 
@@ -199,4 +215,6 @@ class AzureSpec(SpecModel):
     managed_lustre: AmlfsSpec | None = AmlfsSpec()
     encryption_at_host: bool = Field(default=False, description="Encrypt temp disks and caches at the host (needs the subscription feature).")
     deny_vnet_inbound: bool = Field(default=True, description="End each plane's NSG with a deny-all inbound below its allow rules; opt-out: false.")
+    boot_diagnostics: bool = Field(default=True, description="Boot diagnostics (serial log, screenshot) in managed storage; opt-out: false.")
+    managed_identity: bool = Field(default=True, description="A system-assigned managed identity (no roles) on every scale set; opt-out: false.")
     tags: Tags = Field(default_factory=dict[str, str])

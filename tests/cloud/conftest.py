@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ BASTION_AMI = "ami-0al2023x86bastion"
 class RecordingMocks(pulumi.runtime.Mocks):
     created: list[Registered] = field(default_factory=list)
     calls: list[Invoked] = field(default_factory=list)
+    replaced: dict[str, str] = field(default_factory=dict)  # auto-scaling group → id of the instance that replaced its first
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.created.append(Registered(args.typ, args.name, dict(args.inputs)))
@@ -69,10 +71,13 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.token == "aws:ssm/getParameter:getParameter":
             return {"id": args.args["name"], "name": args.args["name"], "type": "String", "value": BASTION_AMI}, []
         if args.token == "aws:ec2/getInstances:getInstances":
-            # The instances an auto-scaling group launched: as many as its desired capacity, in arbitrary id order.
+            # The instances an auto-scaling group launched: as many as its desired capacity, ids unrelated to the group's
+            # name or order (a replaced instance: the id given in ``replaced``).
             (group,) = args.args["instanceTags"].values()
             size = int(self.named(group).inputs["desiredCapacity"])
-            ids = [f"i-{(n * 7919) % 1000:04d}{n:02d}" for n in range(size)]
+            ids = [f"i-{zlib.crc32(f'{group}/{n}'.encode()):08x}" for n in range(size)]
+            if group in self.replaced:
+                ids[0] = self.replaced[group]
             return {"id": group, "ids": ids, "privateIps": [f"10.0.81.{n + 10}" for n in range(size)]}, []
         return {}, []
 
@@ -91,6 +96,7 @@ pulumi.runtime.set_mocks(MOCKS, project="gpufabric", stack="test", preview=False
 def _fresh_record() -> None:
     MOCKS.created.clear()
     MOCKS.calls.clear()
+    MOCKS.replaced.clear()
     getattr(pulumi.runtime.settings.get_monitor(), "resources", {}).clear()
 
 

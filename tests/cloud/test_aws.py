@@ -12,6 +12,7 @@ from fabric.cloud.aws_efa import EfaCluster
 from fabric.plan import ClusterPlan
 from tests.cloud.conftest import (
     BASTION_AMI,
+    MOCKS,
     ROOT_DEVICE,
     RecordingMocks,
     Registered,
@@ -202,25 +203,60 @@ def test_auto_scaling_group_puts_every_interface_in_its_planned_subnet() -> None
     captured: list[dict[str, Any]] = []
     mocks = register(lambda: EfaCluster("c", CloudClusterArgs(plan=plan)).nodes.apply(captured.append))
     groups = {g.name: g.inputs for g in mocks.of_type("aws:autoscaling/group:Group")}
-    assert sorted(groups) == ["c-gpu-asg", "c-login-asg"]
-    assert groups["c-gpu-asg"]["desiredCapacity"] == 16
-    assert groups["c-gpu-asg"]["launchTemplate"]["id"] == "c-gpu-lt-id"
-    assert groups["c-gpu-asg"]["waitForCapacityTimeout"] == "30m", "the nodes are read back once the group is at capacity"
+    hosts = [h for g in plan.cloud.groups for h in g.hostnames]
+    assert sorted(groups) == sorted(f"c-{h}-asg" for h in hosts), "one auto-scaling group per planned host"
     for group in plan.cloud.groups:
         planned = {f"c-{nic.subnet}-id" for nic in group.nics}
-        assert groups[f"c-{group.group}-asg"]["vpcZoneIdentifiers"] == sorted(planned), "one subnet holds every interface"
+        for host in group.hostnames:
+            asg = groups[f"c-{host}-asg"]
+            assert (asg["desiredCapacity"], asg["minSize"], asg["maxSize"]) == (1, 1, 1)
+            assert asg["launchTemplate"]["id"] == f"c-{group.group}-lt-id"
+            assert asg["waitForCapacityTimeout"] == "30m", "the nodes are read back once the group is at capacity"
+            assert asg["vpcZoneIdentifiers"] == sorted(planned), "one subnet holds every interface"
+            assert asg["tags"] == [{"key": "gpufabric-host", "value": host, "propagateAtLaunch": True}]
         nics = mocks.named(f"c-{group.group}-lt").inputs["networkInterfaces"]
         assert len(nics) == len(group.nics)
         assert all("subnetId" not in n for n in nics), "a template subnet would be ignored, so none is named"
     assert len([n for n in mocks.named("c-gpu-lt").inputs["networkInterfaces"] if n["interfaceType"] == "efa-only"]) == 32
     assert [i.name for i in mocks.of_type("aws:ec2/instance:Instance")] == [], "no per-host instances in ASG mode"
     lookups = [c.args["instanceTags"] for c in mocks.calls if c.token == "aws:ec2/getInstances:getInstances"]
-    assert sorted(lookups, key=str) == [{"aws:autoscaling:groupName": "c-gpu-asg"}, {"aws:autoscaling:groupName": "c-login-asg"}]
+    assert sorted(lookups, key=str) == sorted(({"aws:autoscaling:groupName": f"c-{h}-asg"} for h in hosts), key=str)
     (nodes,) = captured
     assert len(nodes) == 17
     assert nodes["p5-01"]["inband"].startswith("10.0.81.")
-    ids = [nodes[f"p5-{i:02d}"]["instance_id"] for i in range(1, 17)]
-    assert ids == sorted(ids), "planned hostnames follow the instance ids"
+    assert mocks.of_type("aws:kms/grant:Grant") == [], "no grant without a customer managed key"
+
+
+def test_a_replaced_instance_keeps_its_hosts_name_and_moves_no_other_name() -> None:
+    """ASG replaces an unhealthy instance with a new one (new id): only that host's instance changes, names stay put."""
+    plan = with_type("p5.48xlarge", auto_scaling_group=True)
+    first: list[dict[str, Any]] = []
+    register(lambda: EfaCluster("c", CloudClusterArgs(plan=plan)).nodes.apply(first.append))
+    second: list[dict[str, Any]] = []
+    MOCKS.replaced["c-p5-09-asg"] = "i-00000000"  # the new instance sorts before every other id
+    register(lambda: EfaCluster("c", CloudClusterArgs(plan=plan)).nodes.apply(second.append))
+    (before,), (after,) = first, second
+    changed = {host for host in before if before[host]["instance_id"] != after[host]["instance_id"]}
+    assert changed == {"p5-09"}
+    assert after["p5-09"]["instance_id"] == "i-00000000"
+
+
+def test_auto_scaling_with_a_customer_key_grants_the_service_linked_role() -> None:
+    """EC2 Auto Scaling key-policy-requirements-EBS-encryption: the service-linked role's permissions "do not include access
+    to your customer managed keys"; the grant lets AWSServiceRoleForAutoScaling launch instances with encrypted volumes."""
+    key = "arn:aws:kms:us-east-1:123456789012:key/abcd-1234"
+    plan = with_type("p5.48xlarge", auto_scaling_group=True, encryption={"kms_key_id": key})
+    mocks = build(plan)
+    (grant,) = mocks.of_type("aws:kms/grant:Grant")
+    assert grant.inputs["keyId"] == key
+    assert grant.inputs["granteePrincipal"] == (
+        "arn:aws:iam::123456789012:role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling"
+    )
+    assert sorted(grant.inputs["operations"]) == sorted(
+        ["Encrypt", "Decrypt", "ReEncryptFrom", "ReEncryptTo", "GenerateDataKey", "GenerateDataKeyWithoutPlaintext", "DescribeKey", "CreateGrant"]
+    )
+    assert plan.cloud is not None
+    assert sorted(Counter(r.typ for r in mocks.created if not r.typ.startswith("gpufabric:")).items()) == list(plan.cloud.resources)
 
 
 def test_root_volumes_are_encrypted_gp3_sized_per_type_on_the_ami_root_device() -> None:

@@ -129,6 +129,32 @@ def test_ssh_reaches_nodes_only_from_the_bastion_subnet_and_everything_else_is_d
     assert max(r["priority"] for r in rules if r["access"] == "Allow") < 4096
 
 
+def test_lustre_servers_reach_the_clients_through_the_deny_all_inband_nsg() -> None:
+    """Lustre servers open connections to their clients (FSx client rules: 988 / 1018-1023 from the file system); the
+    inband NSG's deny-all (4096) would drop them, so the AMLFS ports are allowed from the storage subnet, nothing more."""
+    mocks = built("azure-ndv5")
+    rules = mocks.named("c-nsg-inband").inputs["securityRules"]
+    for port in (988, 1019, 1023):
+        assert first_match(rules, "10.40.4.9", port)["access"] == "Allow", f"storage subnet → client port {port}"
+    assert first_match(rules, "10.40.4.9", 1018)["access"] == "Deny", "AMLFS names 1019-1023, not 1018"
+    assert first_match(rules, "10.40.4.9", 22)["access"] == "Deny"
+    assert first_match(rules, "192.168.7.7", 988)["access"] == "Deny", "only the storage subnet"
+
+
+def test_scale_sets_get_boot_diagnostics_and_a_system_assigned_identity_with_opt_outs() -> None:
+    """ARM BootDiagnostics: without storageUri "managed storage will be used"; a system identity with no role of ours."""
+    for vmss in built("azure-ndv5").of_type(VMSS):
+        assert vmss.inputs["virtualMachineProfile"]["diagnosticsProfile"] == {"bootDiagnostics": {"enabled": True}}
+        assert vmss.inputs["identity"] == {"type": "SystemAssigned"}
+
+    def edit(data: dict[str, Any]) -> None:
+        data["azure"].update(boot_diagnostics=False, managed_identity=False)
+
+    for vmss in build(edited_plan("azure-ndv5", edit)).of_type(VMSS):
+        assert "diagnosticsProfile" not in vmss.inputs["virtualMachineProfile"]
+        assert "identity" not in vmss.inputs
+
+
 def test_bastion_allows_native_client_tunnels_to_private_addresses() -> None:
     mocks = built("azure-ndv5")
     (bastion,) = mocks.of_type("azure-native:network:BastionHost")

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from fabric.cloud import build_cloud_cluster
-from fabric.plan import ClusterPlan
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
 from tests.cloud.conftest import edited_plan, example_plan, register
 from tests.cloud.contract import args_class, contract_problems
+from tests.conftest import DATA
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAtest gpufabric"
 
@@ -39,7 +41,13 @@ def _gcp_calendar(data: dict[str, Any]) -> None:
 
 def _gcp_a4x(data: dict[str, Any]) -> None:
     data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=2)
-    data["gcp"].update(capacity={"type": "on-demand", "reservation_mode": "none"}, placement={"enabled": True})
+    # Grace (Arm) hosts: the arm64 image family Cluster Toolkit a4x-vm.yaml boots; a reservation-bound 1x72 slice.
+    data["gcp"].update(
+        image="projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2404-arm64-with-nvidia-580",
+        capacity={"type": "reservation", "reservation": "a4x-res/reservationBlocks/b1"},
+        placement={"enabled": True},
+        operators=["user:ops@example.com"],
+    )
 
 
 def _gcp_spot(data: dict[str, Any]) -> None:
@@ -62,6 +70,9 @@ CASES: dict[str, Callable[[], ClusterPlan]] = {
     "gcp-spot-secure-boot": _edit("gcp-a3ultra", _gcp_spot),
     "azure-ndv5": lambda: example_plan("azure-ndv5"),
     "azure-spot-encryption-at-host": _edit("azure-ndv5", _azure_options),
+    # GB200 class (tests/data/cloud-gb200/): A4X 2 x 1x72 slices on a reservation; ND GB200 v6 (AWS p6e-gb200: not in the catalog).
+    "gcp-gb200-a4x": lambda: plan_cluster(load_cluster(DATA / "cloud-gb200" / "gcp-a4x.yaml")),
+    "azure-gb200-ndv6": lambda: plan_cluster(load_cluster(DATA / "cloud-gb200" / "azure-ndgb200.yaml")),
 }
 
 

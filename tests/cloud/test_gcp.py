@@ -15,6 +15,8 @@ NETWORK = "gcp:compute/network:Network"
 SUBNET = "gcp:compute/subnetwork:Subnetwork"
 FIREWALL = "gcp:compute/firewall:Firewall"
 INSTANCE = "gcp:compute/instance:Instance"
+# Cluster Toolkit a4x-vm.yaml boots A4X from ubuntu-os-accelerator-images ubuntu-accelerator-2404-arm64-with-nvidia-580.
+ARM_IMAGE = "projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2404-arm64-with-nvidia-580"
 
 
 def build(plan: ClusterPlan, captured: list[str] | None = None) -> RecordingMocks:
@@ -158,6 +160,7 @@ def a4x_plan() -> ClusterPlan:
         data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=18)
         data["gcp"]["capacity"] = {"type": "on-demand"}
         data["gcp"]["placement"] = {"enabled": True}
+        data["gcp"]["image"] = ARM_IMAGE
 
     return edited_plan("gcp-a3ultra", edit)
 
@@ -197,6 +200,7 @@ def test_apis_are_enabled_and_flow_logs_cover_every_subnet_but_the_rdma_ones() -
     assert apis == sorted(
         [
             "compute.googleapis.com",
+            "iam.googleapis.com",
             "iap.googleapis.com",
             "logging.googleapis.com",
             "lustre.googleapis.com",
@@ -258,14 +262,65 @@ def test_stack_output_is_an_ansible_inventory_of_the_created_nodes() -> None:
     assert inventory["all"]["vars"]["gpufabric_transport"] == "gcp-rdma"
 
 
-def test_a4x_on_a_reservation_takes_the_reservations_placement() -> None:
+def a4x_reserved(mode: str | None = None) -> ClusterPlan:
     def edit(data: dict[str, Any]) -> None:
         data["nodes"][0].update(instance_type="a4x-highgpu-4g", hostname="a4x-{index:02d}", count=18)
+        data["gcp"].update(image=ARM_IMAGE, placement={"enabled": True})
         data["gcp"]["capacity"] = {"type": "reservation", "reservation": "a4x-res/reservationBlocks/b1"}
-        data["gcp"]["placement"] = {"enabled": False}
+        if mode is not None:
+            data["gcp"]["capacity"]["reservation_mode"] = mode
+
+    return edited_plan("gcp-a3ultra", edit)
+
+
+def test_a4x_on_a_reservation_is_reservation_bound_and_keeps_its_1x72_slice_policy() -> None:
+    """GCP placement-policy-and-workload-policy: for A4X "you must apply a compact placement policy or a workload policy";
+    Cluster Toolkit a4x-vm.yaml sets reservation_name and placement_policy {COLLOCATED, gpu_topology 1x72} together and keeps
+    RESERVATION_BOUND whenever a reservation is used (create-reservation-bound-vm: "A4X, A4, or A3 Ultra VMs")."""
+    mocks = build(a4x_reserved())
+    (policy,) = mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy")
+    assert policy.inputs["groupPlacementPolicy"] == {"collocation": "COLLOCATED", "gpuTopology": "1x72"}
+    inputs = mocks.named("c-a4x-01").inputs
+    assert inputs["resourcePolicies"] == f"{policy.name}-self-link"
+    assert inputs["reservationAffinity"]["specificReservation"]["values"] == ["a4x-res/reservationBlocks/b1"]
+    assert inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+    assert inputs["bootDisk"]["initializeParams"]["image"] == ARM_IMAGE
+
+
+def test_a3_ultra_reservation_without_a_mode_is_reservation_bound() -> None:
+    """Cluster Toolkit a3ultra-vm-deployment.yaml: "if you have a reservation, keep RESERVATION_BOUND"."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"].update(capacity={"type": "reservation", "reservation": "a3u-res"}, placement={"enabled": False})
 
     mocks = build(edited_plan("gcp-a3ultra", edit))
-    assert mocks.of_type("gcp:compute/resourcePolicy:ResourcePolicy") == []
-    inputs = mocks.named("c-a4x-01").inputs
-    assert inputs["reservationAffinity"]["specificReservation"]["values"] == ["a4x-res/reservationBlocks/b1"]
-    assert inputs["scheduling"]["provisioningModel"] == "STANDARD"
+    assert mocks.named("c-a3u-01").inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+
+
+def test_a3_mega_reservation_without_a_mode_stays_standard() -> None:
+    """A3 Mega is not sold as reservation-bound capacity: an ordinary (specific) reservation keeps STANDARD VMs."""
+    assert built("gcp-a3mega").named("c-a3m-01").inputs["scheduling"]["provisioningModel"] == "STANDARD"
+
+
+def test_service_account_enables_the_iam_api_and_operators_get_iap_and_os_login() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"]["operators"] = ["user:ops@example.com", "group:hpc-admins@example.com"]
+
+    mocks = build(edited_plan("gcp-a3mega", edit))
+    apis = {s.inputs["service"] for s in mocks.of_type("gcp:projects/service:Service")}
+    assert "iam.googleapis.com" in apis
+    grants = sorted((m.inputs["role"], m.inputs["member"]) for m in mocks.of_type("gcp:projects/iAMMember:IAMMember"))
+    for member in ("user:ops@example.com", "group:hpc-admins@example.com"):
+        for role in ("roles/iap.tunnelResourceAccessor", "roles/compute.osAdminLogin", "roles/iam.serviceAccountUser"):
+            assert (role, member) in grants
+    assert len(grants) == 2 + 6
+
+
+def test_no_service_account_no_iam_api() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        data["gcp"]["service_account"] = False
+
+    mocks = build(edited_plan("gcp-a3mega", edit))
+    apis = {s.inputs["service"] for s in mocks.of_type("gcp:projects/service:Service")}
+    assert "iam.googleapis.com" not in apis
+    assert "compute.googleapis.com" in apis

@@ -69,3 +69,17 @@ def test_azure_120_nodes_are_built_as_two_scale_sets_and_the_program_warns_of_th
         "(100 + 20): InfiniBand does not cross scale sets, so no job spans them over IB; ask Azure support to raise the limit to 300, "
         "then set scale_set_size: 120 and raised_scale_set_limit: true, or keep each job inside one island"
     ]
+
+
+@pytest.mark.parametrize("name", ["gcp-a4x", "azure-ndgb200"])
+def test_program_builds_the_gb200_examples(name: str) -> None:
+    from fabric.model import load_cluster
+    from fabric.plan import plan_cluster
+    from tests.cloud.conftest import MOCKS
+
+    path = DATA / "cloud-gb200" / f"{name}.yaml"
+    run_program(str(path))
+    plan = plan_cluster(load_cluster(path))
+    assert plan.cloud is not None
+    got = Counter(r.typ for r in MOCKS.created if not r.typ.startswith("gpufabric:"))
+    assert sorted(got.items()) == list(plan.cloud.resources)

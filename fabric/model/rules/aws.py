@@ -123,6 +123,14 @@ def _check_aws_subnets(spec: ClusterSpec) -> Iterator[Finding]:
 def _check_aws_access(spec: ClusterSpec) -> Iterator[Finding]:
     aws = spec.aws
     assert aws is not None
+    key = aws.encryption.kms_key_id
+    if aws.auto_scaling_group and aws.encryption.ebs and key is not None and ":alias/" in key:
+        # The stack grants Auto Scaling's service-linked role the key (fabric.cloud.aws_asg); KMS CreateGrant KeyId:
+        # "Specify the key ID or key ARN of the KMS key" (an alias names no key a grant can hold).
+        yield Finding(
+            ("aws", "encryption", "kms_key_id"),
+            "auto-scaling groups need a KMS grant for AWSServiceRoleForAutoScaling, which takes the key ARN, not an alias; give the key/... ARN",
+        )
     if aws.management_access == "bastion" and not aws.bastion_ingress:
         yield Finding(("aws", "bastion_ingress"), "management_access is bastion but no prefix may reach it; list your office or VPN prefixes")
     for i, net in enumerate(aws.bastion_ingress):

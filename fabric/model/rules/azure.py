@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from fabric.catalog.cloud import AZURE_VM_SIZES
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
-from fabric.model.rules.common import gpu_groups, usable_addresses
+from fabric.model.rules.common import gpu_groups, image_architecture, usable_addresses
 
 # setup-infiniband.md: a single-placement-group scale set is "capped at 100 VMs by default ... The limit on the number of
 # VMs in a single scale set can be increased to 300"; "VMSS serves as the isolation boundary".
@@ -51,6 +51,7 @@ def check_azure(spec: ClusterSpec) -> Iterator[Finding]:
         size = AZURE_VM_SIZES[group.instance_type or ""]
         if size.gen2_only and azure.image.generation != 2:
             yield Finding(("azure", "image", "generation"), f"{size.name} boots Generation 2 images only; use a gen2 HPC image")
+        yield from _check_architecture(size.name, size.architecture, azure.image.offer, azure.image.sku)
         if ib and size.ib_ports == 0:
             yield Finding(
                 ("nodes", gi, "instance_type"), f"{size.name} has no InfiniBand; transport azure-ib needs an ND size such as Standard_ND96isr_H100_v5"
@@ -58,6 +59,23 @@ def check_azure(spec: ClusterSpec) -> Iterator[Finding]:
         if ib and size.ib_ports and group.count > azure.scale_set_size:
             yield Finding(("nodes", gi, "count"), _islands(group.count, azure.scale_set_size, azure.raised_scale_set_limit), "warning")
     yield from _check_subnets(spec)
+
+
+def _check_architecture(size: str, architecture: str, offer: str, sku: str) -> Iterator[Finding]:
+    """An image whose offer or SKU spells the other CPU architecture is an error; one that spells none, on an Arm size, a
+    warning (Marketplace references carry no architecture field to check)."""
+    found = image_architecture(offer, sku)
+    if found is not None and found != architecture:
+        yield Finding(
+            ("azure", "image", "sku"), f"{size} runs {architecture} CPUs, the image {offer}/{sku} is built for {found}; use an {architecture} image"
+        )
+    elif found is None and architecture == "arm64":
+        yield Finding(
+            ("azure", "image", "sku"),
+            f"{size} runs arm64 (Grace) CPUs and the image {offer}/{sku} does not say it is arm64; check it with "
+            "`az vm image show` (architecture Arm64)",
+            "warning",
+        )
 
 
 def _islands(count: int, size: int, raised: bool) -> str:

@@ -23,3 +23,22 @@ def usable_addresses(prefixlen: int, reserved: int) -> int:
         251
     """
     return 2 ** (32 - prefixlen) - reserved
+
+
+_ARM = ("arm64", "aarch64")
+_X86 = ("amd64", "x86_64", "x86-64")
+
+
+def image_architecture(*names: str) -> str | None:
+    """The CPU architecture an image's name (family, SKU, offer) spells out, or None when it names none.
+
+    Example:
+        >>> image_architecture("ubuntu-accelerator-2404-arm64-with-nvidia-580"), image_architecture("2204")
+        ('arm64', None)
+    """
+    text = " ".join(names).lower()
+    if any(token in text for token in _ARM):
+        return "arm64"
+    if any(token in text for token in _X86):
+        return "x86_64"
+    return None

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from fabric.catalog.cloud import GCP_MACHINE_TYPES, GcpMachineType
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
-from fabric.model.rules.common import gpu_groups, usable_addresses
+from fabric.model.rules.common import gpu_groups, image_architecture, usable_addresses
 
 GCP_PLACEMENT_MAX_VMS = 1500
 GCP_SMALLEST_SUBNET = 29  # GCE subnets are /29 or larger
@@ -31,7 +31,11 @@ GPUS_PER_SLICE = {"1x72": 72}
 class LustreTier:
     """One Managed Lustre performance tier: minimum, step (and the larger step past a threshold) and maximum, in GiB.
 
-    Source: Managed Lustre "Performance tiers" / "Increase capacity" tables (docs.cloud.google.com/managed-lustre).
+    Minimum and step: Managed Lustre "Performance tiers" / "Increase capacity" tables (docs.cloud.google.com/managed-lustre).
+    Maximum: Managed Lustre quotas and limits (https://cloud.google.com/managed-lustre/docs/quotas), "System limits", which
+    "can't be changed": "125 MBps per TiB: 7,632,000 GiB (7.28 PiB) / 250 MBps per TiB: 3,816,000 GiB (3.64 PiB)" and
+    "500 MB/s per TiB: 1,908,000 GiB (1.82 PiB) / 1000 MB/s per TiB: 954,000 GiB (0.91 PiB)" (quoted in the 2026-11 cloud
+    audit, W3). With these maxima the larger step past the threshold is never reached (every threshold is above them).
     """
 
     def __init__(self, minimum: int, step: int, threshold: int, big_step: int, maximum: int) -> None:
@@ -50,10 +54,10 @@ class LustreTier:
 
 
 LUSTRE_TIERS = {
-    "1000": LustreTier(9_000, 9_000, 1_530_000, 72_000, 10_008_000),
-    "500": LustreTier(18_000, 18_000, 3_060_000, 144_000, 20_016_000),
-    "250": LustreTier(36_000, 36_000, 6_120_000, 288_000, 40_032_000),
-    "125": LustreTier(72_000, 72_000, 12_240_000, 72_000, 12_240_000),
+    "1000": LustreTier(9_000, 9_000, 1_530_000, 72_000, 954_000),
+    "500": LustreTier(18_000, 18_000, 3_060_000, 144_000, 1_908_000),
+    "250": LustreTier(36_000, 36_000, 6_120_000, 288_000, 3_816_000),
+    "125": LustreTier(72_000, 72_000, 12_240_000, 72_000, 7_632_000),
 }
 
 
@@ -76,7 +80,8 @@ def check_gcp(spec: ClusterSpec) -> Iterator[Finding]:
         yield Finding(
             ("nodes",), "GPU groups mix machine types with different network layouts; the cluster has one GPU network layout, use one family"
         )
-    yield from _check_capacity(spec)
+    machine = next((GCP_MACHINE_TYPES[g.instance_type or ""] for _, g in gpu_groups(spec, GCP_MACHINE_TYPES)), None)
+    yield from _check_capacity(spec, machine)
     yield from _check_storage(spec)
     yield from _check_subnet_room(spec)
 
@@ -100,6 +105,14 @@ def _check_machine(spec: ClusterSpec, gi: int, count: int, machine: GcpMachineTy
         yield Finding(
             ("planes", "compute", "cidr"), f"{compute.cidr} cannot be split into {subnets} subnets for {machine.name}; use /{widest} or larger"
         )
+    yield from _check_image(gcp.image, machine)
+    if gcp.capacity.type == "dws-flex" and not machine.flex_start:
+        # about-flex-start-vms (https://cloud.google.com/compute/docs/instances/about-flex-start-vms): "Flex-start VMs
+        # support all accelerator-optimized machine types (except A4X and G4) and H4D machine types."
+        yield Finding(
+            ("gcp", "capacity", "type"),
+            f"DWS flex-start cannot provision {machine.name}; use a reservation (reservation-bound), spot or on-demand capacity",
+        )
     placed = gcp.placement.enabled
     if placed and count > GCP_PLACEMENT_MAX_VMS:
         yield Finding(("nodes", gi, "count"), f"a compact placement policy holds at most {GCP_PLACEMENT_MAX_VMS} VMs; split the group")
@@ -108,13 +121,15 @@ def _check_machine(spec: ClusterSpec, gi: int, count: int, machine: GcpMachineTy
     if machine.gpu_topology is not None:
         # GCP placement-policy-and-workload-policy: "When creating multiple instances for machine series that support
         # partitioning, such as A4X Max and A4X, you must apply a compact placement policy or a workload policy."
+        # The rule holds on a reservation too: Cluster Toolkit a4x-vm.yaml sets reservation_name and placement_policy
+        # {collocation: COLLOCATED, gpu_topology: "1x72"} on the same VMs; slurm-gcp resume.py attaches its placement group
+        # to VMs of a dense reservation.
         slice_vms = GPUS_PER_SLICE[machine.gpu_topology] // machine.gpus
-        if not placed and gcp.capacity.type != "reservation":
-            # A reservation places its VMs itself (its own policy, or a calendar-mode block that is densely co-located).
+        if not placed:
             yield Finding(
                 ("gcp", "placement", "enabled"),
-                f"{machine.name} VMs must be created with a compact placement policy (GPU slice {machine.gpu_topology}) "
-                "unless a reservation places them; set placement: {enabled: true}",
+                f"{machine.name} VMs must be created with a compact placement policy (GPU slice {machine.gpu_topology}), "
+                "on a reservation too; set placement: {enabled: true}",
             )
         if placed and count > slice_vms:
             yield Finding(
@@ -123,10 +138,22 @@ def _check_machine(spec: ClusterSpec, gi: int, count: int, machine: GcpMachineTy
             )
 
 
-def _check_capacity(spec: ClusterSpec) -> Iterator[Finding]:
+def _check_image(image: str, machine: GcpMachineType) -> Iterator[Finding]:
+    """An image whose name spells the other CPU architecture (CTK a4x-vm.yaml boots ``…-2404-arm64-with-nvidia-580`` on A4X)."""
+    found = image_architecture(image)
+    if found is not None and found != machine.architecture:
+        yield Finding(
+            ("gcp", "image"),
+            f"{machine.name} runs {machine.architecture} CPUs, the image '{image}' is built for {found}; use an {machine.architecture} image "
+            f"(e.g. family ubuntu-accelerator-2404-{'arm64' if machine.architecture == 'arm64' else 'amd64'}-with-nvidia-580)",
+        )
+
+
+def _check_capacity(spec: ClusterSpec, machine: GcpMachineType | None) -> Iterator[Finding]:
     gcp = spec.gcp
     assert gcp is not None
     capacity = gcp.capacity
+    mode = capacity.mode_for(reservation_bound=machine is not None and machine.reservation_bound)
     if capacity.type == "dws-flex" and capacity.reservation is not None:
         yield Finding(
             ("gcp", "capacity", "reservation"), "DWS flex-start cannot be used with a reservation; remove the reservation or use type reservation"
@@ -138,10 +165,11 @@ def _check_capacity(spec: ClusterSpec) -> Iterator[Finding]:
             ("gcp", "capacity", "reservation"),
             f"'{capacity.reservation}' is not name[/reservationBlocks/B[/reservationSubBlocks/S]] or projects/P/reservations/name",
         )
-    mode = capacity.reservation_mode
-    if mode in ("specific", "calendar") and capacity.type != "reservation":
-        yield Finding(("gcp", "capacity", "reservation_mode"), f"reservation_mode {mode} consumes a reservation; set type: reservation")
-    if mode == "none" and capacity.type == "reservation":
+    if capacity.reservation_mode in ("specific", "calendar") and capacity.type != "reservation":
+        yield Finding(
+            ("gcp", "capacity", "reservation_mode"), f"reservation_mode {capacity.reservation_mode} consumes a reservation; set type: reservation"
+        )
+    if capacity.reservation_mode == "none" and capacity.type == "reservation":
         yield Finding(
             ("gcp", "capacity", "reservation_mode"), "reservation_mode none consumes no reservation; use specific or calendar with type reservation"
         )
@@ -149,8 +177,16 @@ def _check_capacity(spec: ClusterSpec) -> Iterator[Finding]:
         yield Finding(("gcp", "capacity", "max_run_duration_s"), f"max_run_duration_s applies to dws-flex and spot, not {capacity.type}; remove it")
     if capacity.type == "dws-flex":
         yield from _check_flex_duration(capacity.max_run_duration_s)
-    if capacity.type == "reservation" and gcp.placement.enabled:
-        yield Finding(("gcp", "placement", "enabled"), _reservation_placement(capacity.mode))
+    sliced = machine is not None and machine.gpu_topology is not None
+    if capacity.type == "reservation" and sliced and mode == "specific":
+        assert machine is not None
+        yield Finding(
+            ("gcp", "capacity", "reservation_mode"),
+            f"{machine.name} VMs need a compact placement policy, which VMs of a specific (non-dense) reservation cannot take; "
+            "use reservation_mode calendar (RESERVATION_BOUND, the AI Hypercomputer reservation)",
+        )
+    elif capacity.type == "reservation" and gcp.placement.enabled and not sliced:
+        yield Finding(("gcp", "placement", "enabled"), _reservation_placement(mode))
 
 
 def _reservation_placement(mode: str | None) -> str:

@@ -123,14 +123,18 @@ def _notes(aws: AwsSpec, groups: tuple[CloudGroupPlan, ...]) -> tuple[str, ...]:
             notes.append(f"{group.group}: {group.instance_type} gets 1 ENA primary + {len(efa)} efa-only on cards {efa[0].card}-{efa[-1].card}")
     if aws.auto_scaling_group:
         notes.append(
-            "auto-scaling groups: Auto Scaling puts every interface in the group's subnet, so the EFA interfaces share the inband "
-            "subnet (they take no address); the nodes output is read back from the running instances after launch"
+            "auto-scaling groups: one per host (size 1), so a replaced instance keeps its host's name (tag gpufabric-host); Auto "
+            "Scaling puts every interface in the group's subnet, so the EFA interfaces share the inband subnet (they take no "
+            "address); the nodes output is read back from the running instances after launch"
         )
+        if aws.encryption.ebs and aws.encryption.kms_key_id:
+            notes.append("KMS grant: AWSServiceRoleForAutoScaling may use the customer managed key (it must exist in the account)")
     if aws.capacity.type == "capacity-block":
         length = f", {aws.capacity.duration_hours} h" if aws.capacity.duration_hours else ""
         notes.append(
             f"capacity: Capacity Block {aws.capacity.reservation_id}{length} (market type capacity-block); "
-            "AWS terminates its instances 30 minutes before the block ends"
+            "AWS terminates its instances 30 minutes before the block ends; destroy the stack (or its GPU groups) then, "
+            "see docs/cloud.md 'When a Capacity Block ends'"
         )
     encrypted = "KMS key " + aws.encryption.kms_key_id if aws.encryption.kms_key_id else "the AWS-managed key"
     notes.append(f"root volumes gp3, {'encrypted with ' + encrypted if aws.encryption.ebs else 'NOT encrypted (encryption.ebs: false)'}")
@@ -168,10 +172,10 @@ def _resources(
     if aws.placement_group is not None and aws.placement_group.enabled and aws.placement_group.name is None and any(g.placed for g in groups):
         count["aws:ec2/placementGroup:PlacementGroup"] += 1
     for group in groups:
-        if aws.auto_scaling_group:
-            count["aws:autoscaling/group:Group"] += 1
-        else:
-            count["aws:ec2/instance:Instance"] += len(group.hostnames)
+        # auto-scaling mode: one group per host (stable hostnames, fabric.cloud.aws_asg)
+        count["aws:autoscaling/group:Group" if aws.auto_scaling_group else "aws:ec2/instance:Instance"] += len(group.hostnames)
+    if aws.auto_scaling_group and aws.encryption.ebs and aws.encryption.kms_key_id:
+        count["aws:kms/grant:Grant"] += 1
     if storage is not None:
         count["aws:fsx/lustreFileSystem:LustreFileSystem"] += 1
     if aws.flow_logs:

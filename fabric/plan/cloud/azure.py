@@ -83,8 +83,12 @@ def _nsg_rules(spec: ClusterSpec, lustre: bool) -> tuple[FirewallRule, ...]:
     """Allow rules per plane NSG, then (by default) an explicit deny-all inbound below them.
 
     Without the deny, the default rule "AllowVNetInBound | 65000 | VirtualNetwork" lets every VNet (and peered) address
-    reach every port (NSG overview, default security rules); CycleCloud Workspace ends its NSGs with ``DenyVnetInBound``.
-    The AMLFS prerequisites name the Lustre ports "988 and 1019-1023"; the file system's own servers talk inside its subnet.
+    reach every port (NSG overview, default security rules). The AMLFS prerequisites name the Lustre ports "988 and
+    1019-1023"; the file system's own servers talk inside its subnet. Lustre servers also open connections to their
+    clients (AWS FSx, limit-access-security-groups, client rules: TCP 988 / 1018-1023 from the file system's security group,
+    "Allows Lustre traffic between FSx for Lustre file servers and Lustre clients"), so with the deny in place the inband
+    NSG admits the same ports from the storage subnet only (audit 2026-11 N-Z5's suggested fix; Microsoft's AMLFS
+    zero-trust NSG page, configure-network-security-group, could not be read there nor here: unverified against it).
     """
     planes = spec.planes
     azure = spec.azure
@@ -97,6 +101,10 @@ def _nsg_rules(spec: ClusterSpec, lustre: bool) -> tuple[FirewallRule, ...]:
     if lustre:
         rules += [
             FirewallRule("storage", f"lustre-{ports}", "ingress", proto, (ports,), (inband, storage), 100 + i)
+            for i, (proto, ports) in enumerate(AMLFS_PORTS)
+        ]
+        rules += [
+            FirewallRule("inband", f"lustre-from-storage-{ports}", "ingress", proto, (ports,), (storage,), 120 + i)
             for i, (proto, ports) in enumerate(AMLFS_PORTS)
         ]
         rules.append(FirewallRule("storage", "storage-internal", "ingress", "all", (), (storage,), 120))
@@ -116,6 +124,13 @@ def _notes(azure: AzureSpec, groups: tuple[CloudGroupPlan, ...]) -> tuple[str, .
     ]
     if azure.encryption_at_host:
         notes.append("encryption at host on every scale set")
+    if azure.boot_diagnostics or azure.managed_identity:
+        kept = [
+            w
+            for w, on in (("boot diagnostics (managed storage)", azure.boot_diagnostics), ("system-assigned identity", azure.managed_identity))
+            if on
+        ]
+        notes.append("every scale set: " + " and ".join(kept))
     for group in groups:
         if group.fabric and len(group.scale_sets) > 1:
             sizes = " + ".join(str(len(s.hostnames)) for s in group.scale_sets)

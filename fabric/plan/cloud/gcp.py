@@ -28,6 +28,17 @@ IAP_RANGE = "35.235.240.0/20"  # Identity-Aware Proxy TCP forwarding: the cloud'
 # servicenetworking.googleapis.com"); IAP TCP forwarding and OS Login carry the out-of-band SSH path.
 BASE_SERVICES = ("compute.googleapis.com", "iap.googleapis.com", "logging.googleapis.com", "monitoring.googleapis.com", "oslogin.googleapis.com")
 STORAGE_SERVICES = {"filestore": "file.googleapis.com", "managed-lustre": "lustre.googleapis.com"}
+# Creating a service account needs the IAM API: Cluster Toolkit modules/project/service-account/metadata.yaml
+# "requirements: services: - iam.googleapis.com" (GoogleCloudPlatform/cluster-toolkit @ 1047080).
+IAM_SERVICE = "iam.googleapis.com"
+# The operators' out-of-band path: IAP TCP forwarding to port 22 and an OS Login account on the VM. Paraphrased, not quoted
+# (the pages' exact sentences were not retrievable in this session; the 2026-11 cloud audit M8 names the same two roles):
+# - roles/iap.tunnelResourceAccessor: IAP TCP forwarding (https://cloud.google.com/iap/docs/using-tcp-forwarding) lets a
+#   principal open a tunnel only with this role (permission iap.tunnelInstances.accessViaIAP);
+# - roles/compute.osAdminLogin: OS Login (https://cloud.google.com/compute/docs/oslogin/set-up-oslogin) logs a principal
+#   in with roles/compute.osLogin, with sudo under roles/compute.osAdminLogin (the operators run Ansible with become);
+# - roles/iam.serviceAccountUser: the same OS Login page asks for it when the VM runs as a service account (ours do).
+OPERATOR_ROLES = ("roles/iap.tunnelResourceAccessor", "roles/compute.osAdminLogin", "roles/iam.serviceAccountUser")
 # Least privilege for the nodes' service account: a user-managed account (never the Compute Engine default, which holds
 # Editor) that may write logs and metrics, nothing else; CIS GKE 5.2.1 names logging.logWriter and monitoring.metricWriter
 # (plus monitoring.viewer, which only GKE's own agents need) as the node minimum.
@@ -107,6 +118,7 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
             placed=group.role == "gpu" and gcp.placement.enabled,
             fabric=group.role == "gpu",
             gpu_topology=GCP_MACHINE_TYPES[group.instance_type or ""].gpu_topology if group.role == "gpu" else None,
+            nvlink_domain_nodes=_slice_nodes(GCP_MACHINE_TYPES[group.instance_type or ""]) if group.role == "gpu" and gcp.placement.enabled else None,
         )
         for group in spec.nodes
         if group.count
@@ -117,23 +129,59 @@ def plan_gcp(spec: ClusterSpec) -> CloudPlan:
         storage = CloudStoragePlan(gcp.storage.kind, "storage" if storage_vpc else "inband", str(storage_cidr), gcp.storage.capacity_gib, ports)
     firewall = _firewall(tuple(networks), storage)
     plan_networks = tuple(networks)
-    capacity = gcp_capacity(gcp)
-    services = (*BASE_SERVICES, *((SERVICE_NETWORKING, STORAGE_SERVICES[storage.kind]) if storage else ())) if gcp.enable_apis else ()
+    capacity = gcp_capacity(gcp, reservation_bound=machine is not None and machine.reservation_bound)
+    services = _services(gcp, storage)
     roles = NODE_ROLES if gcp.service_account else ()
+    operators = tuple((role, member) for member in gcp.operators for role in OPERATOR_ROLES)
     notes = _notes(gcp, machine, storage_vpc, storage, capacity)
-    resources = _resources(plan_networks, groups, firewall, storage, services=len(services), roles=len(roles))
+    resources = _resources(plan_networks, groups, firewall, storage, services=len(services), roles=len(roles) + len(operators), account=bool(roles))
     return CloudPlan(
-        "gcp", gcp.region, gcp.zone, plan_networks, groups, firewall, storage, gcp, notes, resources, capacity, tuple(sorted(services)), roles
+        "gcp",
+        gcp.region,
+        gcp.zone,
+        plan_networks,
+        groups,
+        firewall,
+        storage,
+        gcp,
+        notes,
+        resources,
+        capacity,
+        services,
+        roles,
+        operators,
     )
 
 
-def gcp_capacity(gcp: GcpSpec) -> CapacityPlan:
+def _services(gcp: GcpSpec, storage: CloudStoragePlan | None) -> tuple[str, ...]:
+    if not gcp.enable_apis:
+        return ()
+    found = {*BASE_SERVICES, *((SERVICE_NETWORKING, STORAGE_SERVICES[storage.kind]) if storage else ())}
+    if gcp.service_account:
+        found.add(IAM_SERVICE)
+    return tuple(sorted(found))
+
+
+def _slice_nodes(machine: GcpMachineType) -> int | None:
+    """VMs of one NVLink domain when a group is placed as one GPU slice (A4X ``1x72``: 72 GPUs / 4 = 18 VMs), else None.
+
+    One placed group = one compact policy with ``gpuTopology`` = one slice (the rules keep a group within a slice).
+    """
+    if machine.gpu_topology is None or not machine.gpus:
+        return None
+    rows, gpus = (int(n) for n in machine.gpu_topology.split("x"))
+    return rows * gpus // machine.gpus
+
+
+def gcp_capacity(gcp: GcpSpec, *, reservation_bound: bool = False) -> CapacityPlan:
     """Provisioning model and reservation affinity of the GPU VMs, from the capacity type and reservation mode.
 
     - specific reservation: STANDARD VMs with SPECIFIC_RESERVATION affinity (slurm-gcp resume.py keeps the provisioning
       model of ordinary reservations and sets ``consumeReservationType: SPECIFIC_RESERVATION``);
     - calendar: RESERVATION_BOUND, which "lets you create ... VMs by using reserved capacity from a future reservation in
-      calendar mode or future reservation in AI Hypercomputer" (GCP about-reservation-bound-vms);
+      calendar mode or future reservation in AI Hypercomputer" (GCP about-reservation-bound-vms); the default for a
+      reservation of a ``reservation_bound`` type (A3 Ultra, A4, A4X: Cluster Toolkit "if you have a reservation, keep
+      RESERVATION_BOUND");
     - dws-flex: FLEX_START with NO_RESERVATION (slurm-gcp partition.tf ``no_reservation_affinity``; flex-start consumes no
       reservation);
     - reservation_mode none: on-demand VMs that never consume a reservation (NO_RESERVATION); otherwise the API default.
@@ -146,13 +194,14 @@ def gcp_capacity(gcp: GcpSpec) -> CapacityPlan:
         CapacityPlan(model='RESERVATION_BOUND', affinity='SPECIFIC_RESERVATION', reservation='r1')
     """
     capacity = gcp.capacity
+    mode = capacity.mode_for(reservation_bound=reservation_bound)
     if capacity.type == "reservation":
-        model = "RESERVATION_BOUND" if capacity.mode == "calendar" else "STANDARD"
+        model = "RESERVATION_BOUND" if mode == "calendar" else "STANDARD"
         return CapacityPlan(model, "SPECIFIC_RESERVATION", capacity.reservation)
     if capacity.type == "dws-flex":
         return CapacityPlan("FLEX_START", "NO_RESERVATION")
     model = "SPOT" if capacity.type == "spot" else "STANDARD"
-    return CapacityPlan(model, "NO_RESERVATION" if capacity.mode == "none" else None)
+    return CapacityPlan(model, "NO_RESERVATION" if mode == "none" else None)
 
 
 def _fabric_networks(spec: ClusterSpec, gcp: GcpSpec, machine: GcpMachineType | None, networks: list[CloudNetwork]) -> tuple[CloudNic, ...]:
@@ -203,8 +252,10 @@ def _notes(
     notes = ["no external IPs; egress through Cloud NAT on the inband VPC", "out-of-band access: IAP TCP forwarding (SSH from 35.235.240.0/20)"]
     affinity = f", {capacity.affinity}" + (f" {capacity.reservation}" if capacity.reservation else "") if capacity.affinity else ""
     notes.append(f"GPU VMs: provisioning model {capacity.model}{affinity}")
-    if gcp.capacity.type == "reservation":
+    if gcp.capacity.type == "reservation" and not gcp.placement.enabled:
         notes.append("placement: the reservation's own (no placement policy of ours on reserved VMs)")
+    if gcp.operators:
+        notes.append(f"operators ({len(gcp.operators)}): IAP tunnel, OS Login admin and service-account user on the project")
     if machine is not None and machine.gpu_topology and gcp.placement.enabled:
         notes.append(f"placement: compact policy with GPU slice {machine.gpu_topology}")
     shielded = gcp.shielded_vm
@@ -233,6 +284,7 @@ def _resources(
     *,
     services: int,
     roles: int,
+    account: bool,
 ) -> tuple[tuple[str, int], ...]:
     count: Counter[str] = Counter(
         {
@@ -253,7 +305,8 @@ def _resources(
         count["gcp:lustre/instance:Instance" if storage.kind == "managed-lustre" else "gcp:filestore/instance:Instance"] += 1
     if services:
         count["gcp:projects/service:Service"] += services
-    if roles:
+    if account:
         count["gcp:serviceaccount/account:Account"] += 1
+    if roles:
         count["gcp:projects/iAMMember:IAMMember"] += roles
     return tuple(sorted(count.items()))

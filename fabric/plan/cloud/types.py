@@ -108,6 +108,7 @@ class CloudGroupPlan:
     scale_sets: tuple[ScaleSetPlan, ...] = ()
     gpu_topology: str | None = None
     root_volume_gib: int | None = None
+    nvlink_domain_nodes: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +148,7 @@ class CloudPlan:
         capacity: the GPU nodes' provisioning model and reservation affinity (GCP).
         services: provider APIs the stack enables first (GCP).
         node_roles: IAM roles of the nodes' service account (GCP; least privilege).
+        operator_roles: (role, principal) project grants for the operators' out-of-band path (GCP: IAP tunnel, OS Login).
     """
 
     provider: Provider
@@ -162,6 +164,7 @@ class CloudPlan:
     capacity: CapacityPlan | None = None
     services: tuple[str, ...] = ()
     node_roles: tuple[str, ...] = ()
+    operator_roles: tuple[tuple[str, str], ...] = ()
 
     def network(self, key: str) -> CloudNetwork:
         """The network called ``key``."""
