@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -174,7 +175,17 @@ def test_sonic_twin_up_verify_push_rollback_drain_down(sonic_twin: tuple[Path, P
     assert "drain" in drained.stderr, "each switch drained before its change"
     assert "maximum-paths 32" in vtysh(state, "spine02", "show running-config")
 
-    processes = lab.processes
+    bgpd = next(p for p in lab.processes if p.name == "leaf01/bgpd")
+    os.kill(bgpd.pid, signal.SIGKILL)
+    healed = fabric("lab", "up", str(definition), "--state", str(state), timeout=120)
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    assert "restarted leaf01/bgpd" in healed.stdout
+    assert "router bgp 65101" in vtysh(state, "leaf01", "show running-config"), "the restarted bgpd got its saved config (vtysh -b)"
+    assert fabric("verify", str(definition), "--state", str(state), *COMPUTE, "--wait", "90").returncode == 0
+
+    healed_state = load_state(state)
+    assert healed_state is not None
+    processes = healed_state.processes
     down = fabric("lab", "down", str(definition), "--state", str(state), timeout=60)
     assert down.returncode == 0, down.stdout + down.stderr
     assert not [ns for ns in _netns() if ns.startswith(f"{CLUSTER}-")]
