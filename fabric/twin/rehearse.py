@@ -45,12 +45,11 @@ _WHY = {
     ),
     "eos": "EOS routes with Arista's own agents, not FRR: the twin has nothing to run its config in",
     "nxos": "NX-OS routes with Cisco's own BGP, not FRR: the twin has nothing to run its config in",
-    "mlnx-os": "MLNX-OS (Onyx) routes with its own stack, not FRR: the twin has nothing to run its config in",
+    "mlnx-os": "MLNX-OS switches an InfiniBand fabric that the subnet manager routes, no BGP: the twin has no InfiniBand",
 }
-INSTEAD = (
-    "rehearse instead: 'render', 'lint' (the NOS reference checks) and 'diff --offline' on this definition, and the "
-    "push itself on a copy of it with fabric.leaf/spine {model: lab-vswitch, nos: frr}"
-)
+CHECKS = "rehearse instead: 'render', 'lint' (the NOS reference checks) and 'diff --offline' on this definition"
+COPY = ", and the push itself on a copy of it with fabric.leaf/spine {model: lab-vswitch, nos: frr}"
+ETHERNET_ONLY = frozenset({"mlnx-os"})  # no FRR copy of an InfiniBand fabric to rehearse a push on
 
 Run = Callable[..., object]
 
@@ -68,7 +67,8 @@ def refuse_unrehearsable(plan: ClusterPlan) -> None:
     other = sorted({s.nos for s in fabric.switches} - {NATIVE, *IN_FRR})
     if other:
         why = "; ".join(f"{nos}: {_WHY.get(nos, 'its routing config is not an frr.conf')}" for nos in other)
-        msg = f"cluster '{plan.name}': the twin runs FRR and SONiC compute switches only, not {', '.join(other)} ({why}); {INSTEAD}"
+        instead = CHECKS + ("" if set(other) <= ETHERNET_ONLY else COPY)
+        msg = f"cluster '{plan.name}': the twin runs FRR and SONiC compute switches only, not {', '.join(other)} ({why}); {instead}"
         raise LabError(msg)
 
 

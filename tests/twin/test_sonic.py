@@ -18,7 +18,7 @@ import yaml
 from fabric.apply.nos import ADAPTERS
 from fabric.apply.push import candidates
 from fabric.errors import LabError
-from fabric.model import ClusterSpec
+from fabric.model import ClusterSpec, load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.twin.access import adapters_for
 from fabric.twin.lab import lab_down, lab_namespaces
@@ -109,6 +109,16 @@ def test_a_fabric_without_an_frr_to_run_is_refused_with_what_to_rehearse_instead
     assert "nos: frr" in text, "the push itself on a copy with the lab model"
 
 
+def test_an_infiniband_fabric_is_refused_without_an_frr_copy_to_push_on() -> None:
+    with pytest.raises(LabError) as refused:
+        refuse_unrehearsable(plan_cluster(load_cluster(ROOT / "inventories" / "onprem-ib" / "cluster.yaml")))
+    text = str(refused.value)
+    assert "not mlnx-os" in text
+    assert "subnet manager" in text
+    assert "'diff --offline'" in text
+    assert "nos: frr" not in text, "an InfiniBand fabric has no Ethernet FRR copy"
+
+
 def test_lab_up_of_an_eos_fabric_exits_with_the_refusal(state_dir: Path) -> None:
     data = sonic_data()
     data["fabric"]["leaf"] = data["fabric"]["spine"] = {"model": "7060x5-64s", "nos": "eos"}  # type: ignore[index]
@@ -161,6 +171,8 @@ def test_sonic_twin_up_verify_push_rollback_drain_down(sonic_twin: tuple[Path, P
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     assert [n for n, d in json.loads(pushed.stdout)["devices"].items() if d["committed"]] == SWITCHES
     assert "maximum-paths 32" in vtysh(state, "leaf01", "show running-config")
+    offline = fabric("diff", str(edited), "--state", str(state), *COMPUTE, "--offline")
+    assert offline.returncode == 0, offline.stdout + offline.stderr  # the record holds frr.conf text: the FRR adapter reads it
     after = fabric("verify", str(edited), "--state", str(state), *COMPUTE, "--wait", "60")
     assert after.returncode == 0, after.stdout + after.stderr
 
