@@ -155,6 +155,14 @@ def test_sonic_twin_up_verify_push_rollback_drain_down(sonic_twin: tuple[Path, P
     routes = json.loads(vtysh(state, "leaf01", "show ip route 10.255.1.2/32 json"))
     assert len(routes["10.255.1.2/32"][0]["nexthops"]) == 2, "ECMP over both spines, as planned"
 
+    bgpd = next(p for p in lab.processes if p.name == "leaf01/bgpd")
+    os.kill(bgpd.pid, signal.SIGKILL)
+    healed = fabric("lab", "up", str(definition), "--state", str(state), timeout=120)
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    assert "restarted leaf01/bgpd" in healed.stdout
+    assert "router bgp 65101" in vtysh(state, "leaf01", "show running-config"), "frr.conf as booted (never saved): vtysh -b gives bgpd its lines"
+    assert fabric("verify", str(definition), "--state", str(state), *COMPUTE, "--wait", "90").returncode == 0
+
     clean = fabric("diff", str(definition), "--state", str(state), *COMPUTE)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     baseline = fabric("push", str(definition), "--state", str(state), *COMPUTE, "--commit", "--json", *FAST)
@@ -186,14 +194,6 @@ def test_sonic_twin_up_verify_push_rollback_drain_down(sonic_twin: tuple[Path, P
     assert drained.returncode == 0, drained.stdout + drained.stderr
     assert "drain" in drained.stderr, "each switch drained before its change"
     assert "maximum-paths 32" in vtysh(state, "spine02", "show running-config")
-
-    bgpd = next(p for p in lab.processes if p.name == "leaf01/bgpd")
-    os.kill(bgpd.pid, signal.SIGKILL)
-    healed = fabric("lab", "up", str(definition), "--state", str(state), timeout=120)
-    assert healed.returncode == 0, healed.stdout + healed.stderr
-    assert "restarted leaf01/bgpd" in healed.stdout
-    assert "router bgp 65101" in vtysh(state, "leaf01", "show running-config"), "the restarted bgpd got its saved config (vtysh -b)"
-    assert fabric("verify", str(definition), "--state", str(state), *COMPUTE, "--wait", "90").returncode == 0
 
     healed_state = load_state(state)
     assert healed_state is not None
