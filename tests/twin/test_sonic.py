@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fabric.apply.nos import ADAPTERS
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.push import candidates
-from fabric.errors import LabError
+from fabric.apply.rollout import RolloutOptions, push_fabric
+from fabric.apply.session import DeviceAccess, Session
+from fabric.errors import DrainError, LabError
 from fabric.model import ClusterSpec, load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.twin.access import adapters_for
@@ -88,6 +90,29 @@ def test_config_db_addresses_are_the_interface_and_loopback_keys() -> None:
 def test_adapters_for_a_real_fabric_is_every_nos_its_own(tmp_path: Path) -> None:
     assert adapters_for(tmp_path) is ADAPTERS
     assert adapters_for(tmp_path)["sonic"].nos == "sonic"
+
+
+def test_drain_is_decided_by_the_adapter_that_pushes() -> None:
+    """A real SONiC fabric is still refused ``--drain`` (GCU's route-map paths are unchecked); on the twin the FRR
+    adapter pushes it, so the drain policy applies and the rollout goes on to the switches."""
+    plan = plan_cluster(ClusterSpec.model_validate(sonic_data()))
+    rehearsal = {**ADAPTERS, "sonic": ADAPTERS["frr"]}
+    wanted = candidates(plan, ("compute",), rehearsal)
+    access = {name: DeviceAccess(name, "192.0.2.1", 22, "admin", None, "/dev/null") for name in wanted}
+    reached: list[str] = []
+
+    def unreachable(device: DeviceAccess, adapter: Adapter) -> Session:
+        reached.append(f"{device.name}:{adapter.nos}")
+        raise ConnectionError(device.name)
+
+    options = RolloutOptions(commit=True, drain=True, planes=("compute",))
+    with pytest.raises(DrainError, match=r"leaf01 \(sonic\)"):
+        push_fabric(plan, wanted, access, options, lambda *_: None, change="c", connector=unreachable)
+    assert not reached, "refused before any switch is touched"
+    options = RolloutOptions(commit=True, drain=True, planes=("compute",), adapters=rehearsal)
+    results = push_fabric(plan, wanted, access, options, lambda *_: None, change="c", connector=unreachable)
+    assert all(r.error for r in results)
+    assert sorted(reached) == sorted(f"{name}:frr" for name in wanted), "each switch through the FRR adapter"
 
 
 @pytest.mark.parametrize(
