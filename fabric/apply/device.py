@@ -18,7 +18,7 @@ from fabric.apply.checks.l2 import L2Expect, l2_post_check, read_l2
 from fabric.apply.checks.neighbours import Neighbour, NeighbourView, Paths, SessionPool, fewer_paths
 from fabric.apply.checks.routing import all_of, fabric_post_check, reachable_after
 from fabric.apply.hitless import Drain
-from fabric.apply.nos import Adapter
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.planes import PLANES
 from fabric.apply.record import ChangeRecord
 from fabric.apply.session import DeviceAccess, Session, connect
@@ -50,6 +50,9 @@ class RolloutOptions:
     stop: threading.Event = field(default_factory=threading.Event)  # set: finish devices in flight, reach no more
     planes: tuple[str, ...] = COMPUTE  # the planes pushed, in push order (fabric.apply.planes.PLANES)
     canaries_only: bool = False  # push --canaries: only each plane's canary (fabric.apply.push.canary_names), the rest later
+    # NOS → the adapter that pushes it. A real fabric: each NOS its own. The twin rehearses a SONiC switch's routing
+    # config in FRR, so its entry point passes {"sonic": the FRR adapter} on top (fabric.twin.access.adapters_for).
+    adapters: Mapping[str, Adapter] = field(default_factory=lambda: ADAPTERS)
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.planes if p not in PLANES]

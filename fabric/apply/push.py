@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fabric.apply.nos import ADAPTERS
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.planes import PLANES, PlaneDevice, select_devices
 from fabric.apply.record import ChangeRecord, new_change_id, push_lock, recorded_state
 from fabric.apply.rollout import COMPUTE, Connector, Progress, RolloutOptions, canaries, open_session, push_fabric
@@ -24,19 +24,20 @@ from fabric.render import render_configs
 __all__ = ["canary_names", "candidates", "offline_diff", "planes_of", "push_and_record", "rollback_targets"]
 
 
-def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, str]:
-    """Switch of ``planes`` → the candidate its adapter pushes, from the rendered files, in push order.
+def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE, adapters: Mapping[str, Adapter] = ADAPTERS) -> dict[str, str]:
+    """Switch of ``planes`` → the candidate its adapter pushes, from the rendered files, in push order (``adapters``:
+    NOS → adapter, ``RolloutOptions.adapters``).
 
     Raises:
         PushError: a NOS without a device adapter.
     """
     devices = select_devices(plan, planes)
-    unsupported = sorted({d.nos for d in devices} - set(ADAPTERS))
+    unsupported = sorted({d.nos for d in devices} - set(adapters))
     if unsupported:
         planes = sorted({d.plane for d in devices if d.nos in unsupported}, key=PLANES.index)
         others = [p for p in PLANES if p in planes_of(devices) and p not in planes]
         hint = f"; leave the {'/'.join(planes)} plane out (--plane {','.join(others)})" if others else ""
-        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(ADAPTERS))}{hint}"
+        msg = f"no device adapter for {', '.join(unsupported)}; push supports {', '.join(sorted(adapters))}{hint}"
         raise PushError(msg)
     if not devices:
         return {}
@@ -44,7 +45,7 @@ def candidates(plan: ClusterPlan, planes: Sequence[str] = COMPUTE) -> dict[str, 
     out: dict[str, str] = {}
     for device in devices:
         own = {path.removeprefix(device.config_dir): text for path, text in files.items() if path.startswith(device.config_dir)}
-        out[device.name] = ADAPTERS[device.nos].candidate(own)
+        out[device.name] = adapters[device.nos].candidate(own)
     return out
 
 
@@ -94,7 +95,7 @@ def push_and_record(
     """
     change = new_change_id()
     recorded = recorded_state(state) if (state / "changes").is_dir() else {}
-    wanted = candidates(plan, options.planes) if rollback_to is None else rollback_targets(plan, state, rollback_to, options.planes)
+    wanted = candidates(plan, options.planes, options.adapters) if rollback_to is None else rollback_targets(plan, state, rollback_to, options.planes)
     if options.canaries_only:
         first = set(canary_names(plan, options.planes))
         wanted = {name: config for name, config in wanted.items() if name in first}
@@ -111,13 +112,13 @@ def push_and_record(
     return change, results
 
 
-def offline_diff(plan: ClusterPlan, state: Path, planes: Sequence[str] = COMPUTE) -> list[PushResult]:
+def offline_diff(plan: ClusterPlan, state: Path, planes: Sequence[str] = COMPUTE, adapters: Mapping[str, Adapter] = ADAPTERS) -> list[PushResult]:
     """Candidate vs what the change record says each switch of ``planes`` runs (a switch never pushed diffs against nothing)."""
     recorded = recorded_state(state)
-    wanted = candidates(plan, planes)
+    wanted = candidates(plan, planes, adapters)
     results: list[PushResult] = []
     for switch in select_devices(plan, planes):
-        diff = ADAPTERS[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
+        diff = adapters[switch.nos].diff(recorded.get(switch.name, ""), wanted[switch.name], recorded.get(switch.name, ""))
         results.append(PushResult(switch.name, changed=bool(diff), diff=diff, backup=recorded.get(switch.name, "")))
     return results
 

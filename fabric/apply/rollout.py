@@ -32,7 +32,7 @@ from fabric.apply.device import (
     outcome,
 )
 from fabric.apply.drain import refuse_undrainable
-from fabric.apply.nos import ADAPTERS
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.planes import PlaneDevice, plane_batches, select_devices
 from fabric.apply.record import ChangeRecord
 from fabric.apply.secrets import read_env_secret
@@ -110,7 +110,13 @@ def device_access(
 
 
 def targets(
-    plan: ClusterPlan, candidates: Mapping[str, str], access: Mapping[str, DeviceAccess], previous: Mapping[str, str], devices: Sequence[PlaneDevice]
+    plan: ClusterPlan,
+    candidates: Mapping[str, str],
+    access: Mapping[str, DeviceAccess],
+    previous: Mapping[str, str],
+    devices: Sequence[PlaneDevice],
+    *,
+    nos_adapters: Mapping[str, Adapter] = ADAPTERS,
 ) -> list[Target]:
     """Every one of ``devices`` that has a candidate, as a rollout target, in ``devices`` order.
 
@@ -125,10 +131,10 @@ def targets(
     facts: Sequence[SwitchFacts] = build_switch_facts(plan) if any(not d.is_l2 for d in wanted) else ()
     routes = planned_routes(facts)
     every = {f.switch.name: f for f in facts}
-    adapters = {f.switch.name: ADAPTERS[f.switch.nos] for f in facts}
+    adapters = {f.switch.name: nos_adapters[f.switch.nos] for f in facts}
     out: list[Target] = []
     for d in wanted:
-        adapter, candidate, before = ADAPTERS[d.nos], candidates[d.name], previous.get(d.name, "")
+        adapter, candidate, before = nos_adapters[d.nos], candidates[d.name], previous.get(d.name, "")
         if d.is_l2:
             out.append(Target(d.name, adapter, access[d.name], candidate, before, 0, {}, l2=l2_expect(plan, d.name)))
             continue
@@ -170,8 +176,8 @@ def push_fabric(
         if l2:
             msg = f"--drain moves BGP traffic off compute switches; {', '.join(l2)} carry L2 planes: push them without --drain (--plane)"
             raise PushError(msg)
-        refuse_undrainable({d.name: d.nos for d in selected if d.name in candidates})
-    devices = {t.name: t for t in targets(plan, candidates, access, previous or {}, selected)}
+        refuse_undrainable({d.name: options.adapters[d.nos].nos for d in selected if d.name in candidates})  # what pushes it
+    devices = {t.name: t for t in targets(plan, candidates, access, previous or {}, selected, nos_adapters=options.adapters)}
     backups, sessions, results = _read_all(list(devices.values()), record, options, connector, progress)
     pool = SessionPool(connector)  # the neighbour checks' sessions, one per switch, shared by every change
     try:

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fabric.apply.checks.verify import DeviceVerdict, verify_fabric
+from fabric.apply.nos import Adapter
 from fabric.apply.planes import PLANES, parse_planes
 from fabric.apply.push import candidates, offline_diff, push_and_record
 from fabric.apply.record import recorded_state
@@ -37,7 +38,7 @@ from fabric.apply.transaction import PushResult
 from fabric.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PENDING
 from fabric.errors import PushError
 from fabric.plan.types import ClusterPlan
-from fabric.twin.access import access_for
+from fabric.twin.access import access_for, adapters_for
 from fabric.twin.lab import load_state
 from fabric.twin.traffic import PingResult, leaf_pair_pings
 from fabric.validate import validate_file
@@ -106,14 +107,15 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not args.json:
             err.print(f"  [{time.monotonic() - started:6.1f}s] {device:<14} {visible(step)}", highlight=False, markup=False)
 
+    adapters = adapters_for(state)  # the twin pushes a SONiC switch's frr.conf through the FRR adapter
     try:
         if args.command == "diff" and args.offline:
-            results = offline_diff(plan, state, planes)
+            results = offline_diff(plan, state, planes, adapters)
             _report(args, out, "offline", results)
             return _exit(args.command, results)
         access = access_for(validated, plan, state, planes)
         if args.command == "verify":
-            return _verify(args, out, plan, access, state, planes=planes)
+            return _verify(args, out, plan, access, state, planes=planes, adapters=adapters)
         with _stop_on_signals() as stop:
             options = RolloutOptions(
                 commit=args.command in {"push", "rollback"} and args.commit,
@@ -127,6 +129,7 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 stop=stop,
                 planes=planes,
                 canaries_only=getattr(args, "canaries", False),
+                adapters=adapters,
             )
             rollback_to = getattr(args, "to", None)
             change, results = push_and_record(
@@ -170,10 +173,18 @@ def _exit(command: str, results: list[PushResult]) -> int:
 
 
 def _verify(
-    args: argparse.Namespace, out: Console, plan: ClusterPlan, access: Mapping[str, DeviceAccess], state: Path, *, planes: Sequence[str]
+    args: argparse.Namespace,
+    out: Console,
+    plan: ClusterPlan,
+    access: Mapping[str, DeviceAccess],
+    state: Path,
+    *,
+    planes: Sequence[str],
+    adapters: Mapping[str, Adapter],
 ) -> int:
     previous = recorded_state(state) if (state / "changes").is_dir() else {}
-    verdicts = verify_fabric(plan, candidates(plan, planes), access, wait_s=args.wait, hold=args.hold, previous=previous)
+    wanted = candidates(plan, planes, adapters)
+    verdicts = verify_fabric(plan, wanted, access, wait_s=args.wait, hold=args.hold, previous=previous, adapters=adapters)
     pings = _pings(plan, state) if args.traffic else []
     failed = [p for p in pings if not p.ok]
     if args.json:

@@ -64,6 +64,7 @@ def _lab_planes(args: argparse.Namespace, out: Console, plan: ClusterPlan) -> in
 
 def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.twin.lab import lab_down, lab_heal, lab_namespaces, lab_status, lab_up
+    from fabric.twin.rehearse import SCOPE
     from fabric.twin.traffic import cross_rack_ping
 
     plan = validate_file(args.file).plan
@@ -73,11 +74,12 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:
         state = healed[0] if healed is not None else lab_up(plan, state_dir)
         ssh = {s.name: f"ssh -p {s.ssh_port} -i {state.client_key} root@127.0.0.1" for s in state.switches}
         restarted = healed[1] if healed is not None else []
+        rehearsed = sorted(s.name for s in state.switches if s.rehearses)  # SONiC switches: their routing config in FRR
         if args.json:
             out.print_json(
                 json.dumps(
                     {"cluster": plan.name, "state": str(state_dir), "namespaces": len(state.namespaces), "processes": len(state.pids), "ssh": ssh,
-                     "healed": healed is not None, "restarted": restarted}
+                     "healed": healed is not None, "restarted": restarted, **({"rehearsal": SCOPE} if rehearsed else {})}
                 )
             )  # fmt: skip
             return EXIT_OK
@@ -86,6 +88,8 @@ def _cmd_lab(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"[green]twin up[/]: {len(state.namespaces)} namespaces, {len(state.pids)} processes, state in {state_dir}", highlight=False)
         for name, command in ssh.items():
             out.print(f"  {name}: {command}", highlight=False)
+        if rehearsed:
+            out.print(f"[yellow]{escape(SCOPE)}[/] ({', '.join(rehearsed)})", highlight=False)
     elif args.action == "ping":
         ping = cross_rack_ping(plan)
         if args.json:

@@ -2,14 +2,17 @@
 
 The push path (``fabric.apply``) never imports the twin. The entry points (the CLI, the Ansible module) ask
 ``access_for``: the twin's switches when the state directory holds a running twin (``lab.json``), else the
-definition's real switches (``fabric.apply.rollout.device_access``).
+definition's real switches (``fabric.apply.rollout.device_access``); and ``adapters_for``: which adapter pushes each
+NOS there. On the twin a SONiC switch is its routing config in FRR, so the FRR adapter pushes its rendered ``frr.conf``
+(``fabric.twin.rehearse``); on a real fabric each NOS has its own adapter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fabric.apply.nos import ADAPTERS, Adapter
 from fabric.apply.rollout import device_access
 from fabric.apply.session import DeviceAccess
 from fabric.plan.types import ClusterPlan
@@ -33,3 +36,18 @@ def access_for(validated: Validated, plan: ClusterPlan, state: Path, planes: Seq
     if lab is not None:
         return twin_access(lab)
     return device_access(plan, validated.spec.switches, Path(validated.file).parent, validated.file, planes)
+
+
+def adapters_for(state: Path) -> Mapping[str, Adapter]:
+    """NOS → the adapter that pushes it: the twin's under ``state`` (a NOS it rehearses in FRR → the adapter of the
+    switch it runs as), else every NOS its own (``fabric.apply.nos.ADAPTERS``).
+
+    Example:
+        >>> from pathlib import Path
+        >>> adapters_for(Path("/nonexistent"))["sonic"].nos
+        'sonic'
+    """
+    lab = load_state(state)
+    if lab is None:
+        return ADAPTERS
+    return {**ADAPTERS, **{s.rehearses: ADAPTERS[s.nos] for s in lab.switches if s.rehearses}}

@@ -3,7 +3,9 @@ the cabling plan says, and one sshd per switch on 127.0.0.1 (its own port) throu
 vtysh, past the switch's management ACL (``fabric.twin.sshd``, ``fabric.twin.login_gate``).
 
 The twin starts with no fabric configuration: only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround).
-Everything else reaches the switches through the push. Traffic stays inside the twin's namespaces and on loopback.
+Everything else reaches the switches through the push. A SONiC compute fabric is rehearsed on its routing config: each
+switch boots its own rendered ``frr.conf`` with config_db's addresses on its ports (``fabric.twin.rehearse``).
+Traffic stays inside the twin's namespaces and on loopback.
 ``down`` stops only what the twin started (``fabric.twin.procs``): each recorded process whose PID, start time and
 executable all still match, and, when the record is lost or corrupt, each process that runs one of the twin's own
 daemons with its own config file under the directory and started after the marker's tick; anything else is left alone
@@ -29,10 +31,11 @@ from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.twin.oob import cable_oob, oob_devices
 from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
+from fabric.twin.rehearse import IN_FRR, ZEBRA_MODULES, program_addresses, refuse_unrehearsable
 from fabric.twin.sshd import SSHD, prepare_keys, start_sshd
 from fabric.twin.state import LabState, LabSwitch, claim, load_state, owned, save_state, twin_executables, write_marker
 from fabric.twin.storage import cable_storage, storage_devices, storage_hosts
-from fabric.twin.switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
+from fabric.twin.switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_config, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
 
 HOST_MTU_DEFAULT = 9000
 COMMAND_TIMEOUT_S = 30
@@ -92,13 +95,11 @@ def lab_up(plan: ClusterPlan, directory: Path) -> LabState:
     Raises:
         InputError: ``directory`` is not the twin's: it holds files the twin did not create, or fails the checks of
             ``fabric.twin.state`` (nothing is stopped or removed).
-        LabError: not root, tools missing, the plan has no on-prem fabric or a switch is not FRR, or a command failed.
+        LabError: not root, tools missing, the plan has no on-prem fabric or a compute switch is neither FRR nor SONiC
+            (``fabric.twin.rehearse``), or a command failed.
     """
     _preflight()
-    fabric = plan.fabric
-    if fabric is None or any(s.nos != "frr" for s in fabric.switches):
-        msg = f"cluster '{plan.name}': the twin runs FRR switches only; set fabric.leaf/spine nos: frr (model lab-vswitch)"
-        raise LabError(msg)
+    refuse_unrehearsable(plan)
     other = sorted(f"{name} ({nos})" for name, nos in _l2_switches(plan).items() if nos != L2_NOS)
     if other:
         msg = f"cluster '{plan.name}': the twin stands in for {L2_NOS} storage/OOB switches only, not {', '.join(other)}; set their nos: {L2_NOS}"
@@ -174,7 +175,11 @@ def _restart(state: LabState, process: str, directory: Path) -> TwinProcess:
     since = start_ticks(os.getpid()) or 0
     if daemon == "sshd":
         return identify(process, start_sshd(directory, [switch], state.station, _run, wait_pid)[0], SSHD, since)
-    return identify(process, start_daemon(daemon, switch.namespace, Path(switch.run_dir), _run), FRR_BIN / daemon, since)
+    modules = ZEBRA_MODULES.get(switch.rehearses, ())
+    pid = start_daemon(daemon, switch.namespace, Path(switch.run_dir), _run, modules)
+    if switch.rehearses:
+        boot_config(switch.namespace, Path(switch.run_dir), _run)  # its saved frr.conf, every daemon its own lines
+    return identify(process, pid, FRR_BIN / daemon, since)
 
 
 def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
@@ -192,17 +197,23 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
     twin = {*storage_devices(plan), *storage_hosts(plan), *(n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces))}
     cable_storage(plan, {d: namespace(plan.name, d) for d in twin}, _run)
     switches: list[LabSwitch] = []
+    files = render_configs(plan)
     for switch in fabric.switches:
         ns = namespace(plan.name, switch.name)
         forwarding = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1", "net.ipv4.fib_multipath_hash_policy=1")
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
-        switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir)))
-        started = start_frr(switch.name, ns, run_dir, _run)
+        rehearses = switch.nos if switch.nos in IN_FRR else ""
+        switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir), rehearses=rehearses))
+        config = ""
+        if rehearses:  # what swss would program from config_db, then the switch's own frr.conf
+            program_addresses(ns, files[f"switches/{switch.name}/config_db.json"], _run)
+            config = files[f"switches/{switch.name}/frr.conf"]
+        started = start_frr(switch.name, ns, run_dir, _run, config=config, modules=ZEBRA_MODULES.get(rehearses, ()))
         processes += [identify(f"{switch.name}/{d}", pid, FRR_BIN / d, since) for d, pid in zip(FRR_DAEMONS, started, strict=True)]
         save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
     l2 = [LabSwitch(name, namespace(plan.name, name), _free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
-    startups = l2_startups(render_configs(plan), [s.name for s in l2])
+    startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
     client_key, known_hosts = prepare_keys(directory, switches + l2, _run)

@@ -49,6 +49,7 @@ class LabSwitch:
     ssh_port: Annotated[int, Field(ge=1, le=65535)]
     run_dir: str
     nos: str = "frr"  # "frr": FRR's vtysh; "cumulus": an L2 switch behind the NVUE stand-in (fabric.twin.nvue_standin)
+    rehearses: str = ""  # the definition's NOS when the twin runs its routing config in FRR ("sonic"), else ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
 """What runs in each twin switch: FRR's daemons on a compute switch, the NVUE stand-in's startup revision on an L2 one.
 
 A compute switch starts with only the FRR base (hostname, logging, the FRR 8.4 nexthop workaround): everything else
-reaches it through the push. An L2 switch (storage / in-band / OOB, Cumulus on the twin) boots its rendered config as
+reaches it through the push. A SONiC compute switch boots its own rendered ``frr.conf`` instead, as a real one does
+(``fabric.twin.rehearse``). An L2 switch (storage / in-band / OOB, Cumulus on the twin) boots its rendered config as
 the startup revision (Cumulus ZTP's way) through ``fabric.twin.nvue_standin``, which then answers its SSH logins; a push
 changes it from there.
 """
@@ -23,11 +24,14 @@ L2_NOS = "cumulus"  # the NOS whose command surface the twin's L2 switches stand
 Run = Callable[..., object]
 
 
-def start_frr(name: str, ns: str, run_dir: Path, run: Run) -> list[int]:
-    """zebra, bgpd, staticd, bfdd in the namespace, all reading one integrated frr.conf with only the base lines."""
+def start_frr(name: str, ns: str, run_dir: Path, run: Run, *, config: str = "", modules: tuple[str, ...] = ()) -> list[int]:
+    """zebra, bgpd, staticd, bfdd in the namespace, all reading one integrated frr.conf with only the base lines; zebra
+    loads ``modules``. With ``config`` (a SONiC switch's rendered frr.conf), that is then booted into them (``boot_config``)
+    and the base takes its ``frr defaults`` profile."""
     (run_dir / "run").mkdir(parents=True, exist_ok=True)
+    defaults = next((line for line in config.splitlines() if line.startswith("frr defaults ")), "frr defaults datacenter")
     base = (
-        f"frr defaults datacenter\nhostname {name}\nlog file {run_dir}/frr.log\nservice integrated-vtysh-config\n"
+        f"{defaults}\nhostname {name}\nlog file {run_dir}/frr.log\nservice integrated-vtysh-config\n"
         "! FRR 8.4 keeps only one ECMP next hop after a link flap with kernel nexthop groups (FRR #12239)\n"
         "no zebra nexthop kernel enable\n!\n"
     )
@@ -37,12 +41,27 @@ def start_frr(name: str, ns: str, run_dir: Path, run: Run) -> list[int]:
     shutil.chown(run_dir, "frr", "frr")
     for path in run_dir.rglob("*"):
         shutil.chown(path, "frr", "frr")
-    return [start_daemon(daemon, ns, run_dir, run) for daemon in FRR_DAEMONS]
+    pids = [start_daemon(daemon, ns, run_dir, run, modules) for daemon in FRR_DAEMONS]
+    if config:
+        (run_dir / "frr.conf").write_text(config, encoding="utf-8")
+        boot_config(ns, run_dir, run)
+    return pids
 
 
-def start_daemon(daemon: str, ns: str, run_dir: Path, run: Run) -> int:
+def boot_config(ns: str, run_dir: Path, run: Run) -> None:
+    """Send the switch's frr.conf to its running daemons, each its own lines: ``vtysh -b``, the way FRR's init and
+    SONiC's bgp container (split-unified) boot an integrated config (sonic-buildimage
+    ``dockers/docker-fpm-frr/frr/supervisord/supervisord.conf.j2``: ``vtysh_b``; FRR user guide, "Integrated config
+    file"). A daemon reading the whole file itself with ``-f`` stops at the first block it does not know: bgpd takes the
+    ``exit`` closing bfdd's ``bfd`` block for its own and ignores every line after it, ``router bgp`` included."""
+    shutil.chown(run_dir / "frr.conf", "frr", "frr")
+    run("ip", "netns", "exec", ns, "/usr/bin/vtysh", "--vty_socket", f"{run_dir}/run", "--config_dir", str(run_dir), "-b")
+
+
+def start_daemon(daemon: str, ns: str, run_dir: Path, run: Run, modules: tuple[str, ...] = ()) -> int:
     """One FRR daemon in the switch's namespace, reading the switch's frr.conf (the base, or what was last saved)."""
-    extra = ["-s", "90000000"] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
+    loaded = [arg for module in modules for arg in ("-M", module)]
+    extra = ["-s", "90000000", *loaded] if daemon == "zebra" else ["--bfdctl", f"{run_dir}/run/bfdd.sock"] if daemon == "bfdd" else []
     pid_file = run_dir / "run" / f"{daemon}.pid"
     pid_file.unlink(missing_ok=True)
     run(

@@ -177,6 +177,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     from fabric.apply.push import candidates, offline_diff, push_and_record
     from fabric.apply.rollout import RolloutOptions
     from fabric.plan import plan_cluster
+    from fabric.twin.access import adapters_for
     from fabric.validate import validate_file
 
     params = module.params
@@ -188,8 +189,9 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
     state = Path(params["state_dir"]).resolve()
     steps: list[str] = []
     planes = parse_planes(params["planes"])
+    adapters = adapters_for(state)  # the twin pushes a SONiC switch's frr.conf through the FRR adapter
     if params["offline"]:
-        change, results = "offline", offline_diff(plan, state, planes)
+        change, results = "offline", offline_diff(plan, state, planes, adapters)
     else:
         options = RolloutOptions(
             commit=not module.check_mode,
@@ -198,6 +200,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
             post_check_s=params["post_check_timeout"],
             planes=planes,
             canaries_only=params["canaries"],
+            adapters=adapters,
         )
         access = _access(params, validated, plan, state, key_file)
         change, results = push_and_record(
@@ -210,7 +213,7 @@ def _push(module: AnsibleModule, key_file: str | None) -> dict[str, Any]:
             record=not module.check_mode,
             rollback_to=params["rollback_to"],
         )
-    wanted = candidates(plan, planes) if module._diff else {}  # AnsibleModule's diff-mode flag (no public accessor)
+    wanted = candidates(plan, planes, adapters) if module._diff else {}  # AnsibleModule's diff-mode flag (no public accessor)
     return build_result(change, results, steps, check_mode=module.check_mode, diff_mode=module._diff, wanted=wanted)
 
 

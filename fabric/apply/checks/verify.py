@@ -49,10 +49,11 @@ def verify_fabric(
     interval_s: float = 1.0,
     previous: Mapping[str, str] | None = None,
     connector: Connector = open_session,
+    adapters: Mapping[str, Adapter] = ADAPTERS,
 ) -> list[DeviceVerdict]:
     """Check every switch that has a candidate (in parallel). With ``wait_s``, sample the whole fabric every ``interval_s`` until ``hold``
     consecutive samples are clean (then it is verified) or ``wait_s`` has passed (then the last sample is the verdict).
-    Without ``wait_s``, one sample decides."""
+    Without ``wait_s``, one sample decides. ``adapters``: NOS → adapter (``RolloutOptions.adapters``)."""
     facts = {f.switch.name: f for f in build_switch_facts(plan)}
     expected = planned_routes(list(facts.values()))
     nos = {d.name: d.nos for d in select_devices(plan, ("oob", "storage", "inband"))} | {n: f.switch.nos for n, f in facts.items()}
@@ -62,7 +63,7 @@ def verify_fabric(
 
     def one(name: str) -> DeviceVerdict:
         verdict = DeviceVerdict(name)
-        adapter = ADAPTERS[nos[name]]
+        adapter = adapters[nos[name]]
         try:
             session = connector(access[name], adapter)
         except Exception as exc:  # noqa: BLE001 - an unreachable switch is a finding, not a crash
