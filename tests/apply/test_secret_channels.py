@@ -107,7 +107,14 @@ def test_the_module_in_check_and_diff_mode_offline_shows_no_secret(tmp_path: Pat
     change.mkdir(parents=True)
     for name in candidates(PLAN):
         (change / f"{name}.before").write_text("\n".join(SECRET_LINES) + "\n", encoding="utf-8")
-    params = {"definition": str(DEFINITION), "state_dir": str(tmp_path), "offline": True, "planes": ["compute"]}
+    params = {
+        "definition": str(DEFINITION),
+        "state_dir": str(tmp_path),
+        "offline": True,
+        "planes": ["compute"],
+        "canaries": False,
+        "rollback_to": None,
+    }
     result = fabric_push()._push(FakeModule(params), None)
     assert result["diff"]
     assert leaks([repr(result)]) == []
