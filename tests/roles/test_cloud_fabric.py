@@ -34,7 +34,13 @@ UBUNTU_2404 = {
     "kernel": "6.17.0-1010-gcp",  # the Cluster Toolkit's A3 Mega image patches the dmabuf helper for 6.17
 }
 UBUNTU_2204 = {**UBUNTU_2404, "distribution_version": "22.04", "distribution_major_version": "22", "kernel": "6.8.0-1025-gcp"}
-AR = "deb http://packages.cloud.google.com/apt apt-transport-artifact-registry-stable main"
+GOOGLE_KEY = "/etc/apt/trusted.gpg.d/gpufabric-google-cloud.asc"
+AR_KEY = "/etc/apt/trusted.gpg.d/gpufabric-google-artifact-registry.asc"
+KEYS = ["https://packages.cloud.google.com/apt/doc/apt-key.gpg", "https://us-apt.pkg.dev/doc/repo-signing-key.gpg"]
+# every Google source names the key that signs it (node-audit.md C5): none is trusted=yes, none relies on a key the image has
+AR = f"deb [signed-by={GOOGLE_KEY}] http://packages.cloud.google.com/apt apt-transport-artifact-registry-stable main"
+TCPXO_REPO = f"deb [arch=all signed-by={AR_KEY}] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-tcpxo-apt main"
+GIB_REPO = f"deb [signed-by={AR_KEY}] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main"
 TCPXO_IMAGES = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"
 
 
@@ -106,7 +112,8 @@ def test_a3_mega_plans_googles_tcpxo_stack_rxdm_dmabuf_helper_and_the_fastrak_pl
         "stack": "tcpxo",
         "provider": "gcp",
         "fabric_nics": 8,
-        "repositories": [AR, "deb [arch=all trusted=yes] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-tcpxo-apt main"],
+        "keys": KEYS,
+        "repositories": [AR, TCPXO_REPO],
         "packages": ["apt-transport-artifact-registry", "dkms"],
         "dkms": {"module": "dmabuf-import-helper", "version": "1.1", "kernel_module": "import-helper", "string_namespace_patch": True},
         "images": {"nccl_plugin": f"{TCPXO_IMAGES}/nccl-plugin-gpudirecttcpx-dev:v1.0.17", "rxdm": f"{TCPXO_IMAGES}/tcpgpudmarxd-dev:v1.0.23"},
@@ -121,7 +128,9 @@ def test_a3_mega_plans_googles_tcpxo_stack_rxdm_dmabuf_helper_and_the_fastrak_pl
         ],
     }
     assert after(events, "the Artifact Registry transport repository") == AR + "\n"
-    assert "gpudirect-tcpxo-apt main\n" in after(events, "apt repository gpudirect-tcpxo")
+    assert after(events, "apt repository gpudirect-tcpxo") == TCPXO_REPO + "\n"
+    # Google's keys are fetched and checked before the repositories (skipped only because check mode downloads nothing)
+    assert events.results("Google's apt signing keys, staged for their fingerprint check"), "tcpxo never includes google_keys.yml"
     assert after(events, "import-helper loaded at boot").endswith("\nimport-helper\n")
     assert 'ATTR{vendor}=="0x1ae0", ATTR{device}=="0x0084"' in after(events, "aperture devices")
     unit = after(events, "RxDM as a unit")
@@ -150,8 +159,8 @@ def test_a3_ultra_plans_the_pinned_gib_plugin_and_its_environment(node: Containe
         "stack": "gib",
         "provider": "gcp",
         "fabric_nics": 8,
-        "keys": ["https://packages.cloud.google.com/apt/doc/apt-key.gpg", "https://us-apt.pkg.dev/doc/repo-signing-key.gpg"],
-        "repositories": [AR, "deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main"],
+        "keys": KEYS,
+        "repositories": [AR, GIB_REPO],
         "packages": ["apt-transport-artifact-registry", "nccl-gib=1.1.2"],
         "hold": ["nccl-gib"],
         "files": [
@@ -160,7 +169,7 @@ def test_a3_ultra_plans_the_pinned_gib_plugin_and_its_environment(node: Containe
             "/etc/profile.d/nccl-gib.sh",
         ],
     }
-    assert after(events, "apt repository gpudirect-gib") == "deb ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main\n"
+    assert after(events, "apt repository gpudirect-gib") == GIB_REPO + "\n"
     profile = after(events, "NCCL/gIB environment")
     assert '. "/usr/local/gib/scripts/set_nccl_env.sh"' in profile
     assert 'export LD_LIBRARY_PATH="/usr/local/gib/lib64${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}"' in profile

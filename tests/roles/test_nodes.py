@@ -548,15 +548,16 @@ mkdir -p /opt/amazon/efa/bin /opt/amazon/ofi-nccl/lib
 printf '#!/bin/sh\\necho "provider: efa"\\necho "    fabric: efa"\\necho "    domain: rdmap16s27-rdm"\\n' > /opt/amazon/efa/bin/fi_info
 chmod 755 /opt/amazon/efa/bin/fi_info
 : > /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so
-echo "efa_installer.sh $*" > /opt/amazon/efa_installed_packages
+# the marker as AWS's installer writes it (read with cat, EC2 User Guide; grepped by ParallelCluster's cookbook)
+printf '# EFA installer version: %s\\n# Debug packages installed: no\\n# argv: %s\\n' "@VERSION@" "$*" > /opt/amazon/efa_installed_packages
 """
 
 
-def efa_tarball() -> bytes:
+def efa_tarball(version: str = "1.47.0") -> bytes:
     """aws-efa-installer-<version>.tar.gz as AWS lays it out: aws-efa-installer/efa_installer.sh."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        script = EFA_INSTALLER.encode()
+        script = EFA_INSTALLER.replace("@VERSION@", version).encode()
         info = tarfile.TarInfo("aws-efa-installer/efa_installer.sh")
         info.size, info.mode, info.mtime = len(script), 0o755, 0
         tar.addfile(info, io.BytesIO(script))
@@ -565,9 +566,10 @@ def efa_tarball() -> bytes:
 
 def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_and_verifies_it(tmp_path: Path) -> None:
     """An AWS GPU node (the download is a file:// URL into the container): a wrong SHA256 fails the play before anything
-    is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing."""
+    is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing;
+    a new pinned version is installed over the old one (node-audit.md C3), read back from the installer's marker."""
     tarball = efa_tarball()
-    aws = {"gpufabric_target": "aws", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz"}
+    aws = {"gpufabric_target": "aws", "cloud_fabric_efa_version": "1.47.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz"}
     play = role_playbook(tmp_path, "cloud_fabric")
     with booted("gpu001", tmp_path, private_network=True) as node:
         (node.root / "srv/efa").mkdir(parents=True)
@@ -581,10 +583,27 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         sha256 = {**aws, "cloud_fabric_efa_sha256": hashlib.sha256(tarball).hexdigest()}
         first, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
         assert first.ok, explain(first)
-        assert node.read("/opt/amazon/efa_installed_packages") == "efa_installer.sh -y\n"
+        assert node.read("/opt/amazon/efa_installed_packages").splitlines()[::2] == ["# EFA installer version: 1.47.0", "# argv: -y"]
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
+
+        # the pin moves to 1.48.0: the installer runs again, though a marker (1.47.0's) exists
+        newer = efa_tarball("1.48.0")
+        (node.root / "srv/efa/aws-efa-installer-1.48.0.tar.gz").write_bytes(newer)
+        bump = {**aws, "cloud_fabric_efa_version": "1.48.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.48.0.tar.gz"}
+        upgraded, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**bump, "cloud_fabric_efa_sha256": hashlib.sha256(newer).hexdigest()})
+        assert upgraded.ok, explain(upgraded)
+        assert node.read("/opt/amazon/efa_installed_packages").startswith("# EFA installer version: 1.48.0\n")
+
+        # an installer that leaves another version behind (here: 1.47.0's, served as 1.49.0) fails the verify, naming both
+        odd = efa_tarball("1.47.0")
+        (node.root / "srv/efa/aws-efa-installer-1.49.0.tar.gz").write_bytes(odd)
+        mislabelled = {**aws, "cloud_fabric_efa_version": "1.49.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.49.0.tar.gz"}
+        stale, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**mislabelled, "cloud_fabric_efa_sha256": hashlib.sha256(odd).hexdigest()})
+        [(task, message)] = failures(stale)["gpu001"]
+        assert task == "Verify | EFA and the NCCL plugin are there"
+        assert "the EFA installer version in /opt/amazon/efa_installed_packages is 1.47.0, pinned 1.49.0" in message
 
 
 PCI = "/srv/pci"
