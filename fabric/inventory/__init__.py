@@ -298,6 +298,9 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "cnp_priority": roce.cnp.priority,
         },
     }
+    management = plan.fabric.management if plan.fabric is not None else None
+    if management is not None and management.dns_servers:  # roles/network_planes: DNS= on the default-route plane
+        data["gpufabric_dns"] = {"servers": [str(a) for a in management.dns_servers], "domain": management.domain}
     if plan.infiniband is not None:
         ib = plan.infiniband
         data["gpufabric_infiniband"] = {

@@ -227,6 +227,7 @@ def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any], opt
         ]
     return lines
 
+
 # partitions.conf as opensm parses it (linux-rdma/opensm doc/partition-config.txt and opensm/osm_prtn_config.c @fa74b98):
 # "PartitionName=PKey[,flag[=value]]... : PortGUID[=full|limited|both], ... ;", flags ipoib and mtu=<4|5>; the running SM
 # is the only parser ("PARSE ERROR: line N: ..." in its log) and `opensm --version` never reads this file.
@@ -240,7 +241,8 @@ def partitions_problems(text: str, partitions: Iterable[dict[str, Any]], where: 
     Every line must parse, the default partition must be there, and each partition of the definition must be there
     once, with its pkey and its ipoib flag.
 
-        >>> partitions_problems("Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;\\ngpu=0x0002, mtu=5 : ;", [{"name": "gpu", "pkey": "0x0002", "ipoib": True}])
+        >>> text = "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;\\ngpu=0x0002, mtu=5 : ;"
+        >>> partitions_problems(text, [{"name": "gpu", "pkey": "0x0002", "ipoib": True}])
         ['partitions.conf: gpu=0x0002 has no ipoib flag, the definition gives it one']
     """
     found: dict[str, tuple[int, bool]] = {}
@@ -265,7 +267,8 @@ def partitions_problems(text: str, partitions: Iterable[dict[str, Any]], where: 
         elif found[name][0] != pkey:
             problems.append(f"{where}: {name} has pkey 0x{found[name][0]:04x}, the definition says {partition['pkey']}")
         elif found[name][1] != ipoib:
-            problems.append(f"{where}: {name}={partition['pkey']} " + ("has no ipoib flag, the definition gives it one" if ipoib else "has the ipoib flag, the definition does not"))
+            flag = "has no ipoib flag, the definition gives it one" if ipoib else "has the ipoib flag, the definition does not"
+            problems.append(f"{where}: {name}={partition['pkey']} {flag}")
     return problems
 
 

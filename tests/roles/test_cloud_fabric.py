@@ -193,11 +193,37 @@ def test_aws_refuses_an_empty_installer_checksum_and_plans_the_pinned_one(node: 
     assert "cloud_fabric_efa_sha256 must be the SHA256 AWS publishes for aws-efa-installer-1.41.0.tar.gz" in message
 
 
-def test_gcp_stacks_need_an_apt_image(node: Container, tmp_path: Path) -> None:
-    rocky = {**UBUNTU_2204, "distribution": "Rocky", "distribution_version": "9.4", "distribution_major_version": "9", "os_family": "RedHat"}
-    refused, _ = run(exported_inventory("gcp-a3mega", "a3m-01", tmp_path), node, tmp_path, rocky, check=True)
+ROCKY_9 = {**UBUNTU_2204, "distribution": "Rocky", "distribution_version": "9.4", "distribution_major_version": "9", "os_family": "RedHat"}
+
+
+def test_tcpxo_needs_an_apt_image(node: Container, tmp_path: Path) -> None:
+    refused, _ = run(exported_inventory("gcp-a3mega", "a3m-01", tmp_path), node, tmp_path, ROCKY_9, check=True)
     [(_, message)] = failures(refused)["a3m-01"]
-    assert "Rocky (RedHat, x86_64) has no tcpxo packages here" in message
+    assert "Rocky 9.4 (RedHat, x86_64) has no tcpxo packages here: Google ships GPUDirect-TCPXO for its Ubuntu/Debian images" in message
+
+
+def test_a3_ultra_on_rocky_9_plans_googles_gib_rpm_repository_showing_only_the_pinned_release(node: Container, tmp_path: Path) -> None:
+    """Google ships NCCL/gIB for Rocky/CentOS/RHEL 9+ as an .rpm (node-audit.md C10, R-gib): planned, not refused."""
+    result, events = run(exported_inventory("gcp-a3ultra", "a3m-01", tmp_path), node, tmp_path, ROCKY_9, check=True)
+    assert result.ok, explain(result)
+    assert plan_of(events) == {
+        "stack": "gib",
+        "provider": "gcp",
+        "fabric_nics": 8,
+        "repositories": [{"gpudirect-gib-rpm": "https://packages.cloud.google.com/yum/repos/gpudirect-gib-rpm", "includepkgs": "nccl-gib-1.1.2*"}],
+        "packages": ["nccl-gib-1.1.2"],
+        "files": ["/etc/yum.repos.d/gpufabric-gpudirect-gib.repo", "/etc/profile.d/nccl-gib.sh"],
+        "rdma_stack": "DOCA-OFED (ofed_info -s) unless the image is Google's accelerator-optimized one",
+    }
+    [repo] = events.results("Google's NCCL/gIB RPM repository")
+    assert repo["changed"], repo
+    assert not events.results("the Artifact Registry transport repository")  # no apt source on an EL node
+    assert not (node.root / "etc/yum.repos.d/gpufabric-gpudirect-gib.repo").exists()
+    refused, _ = run(
+        exported_inventory("gcp-a3ultra", "a3m-01", tmp_path), node, tmp_path, {**ROCKY_9, "distribution_major_version": "8"}, check=True
+    )
+    [(_, message)] = failures(refused)["a3m-01"]
+    assert "has no gib packages here: Google ships NCCL/gIB as a .deb (Debian 12+, Ubuntu 20.04+) and an .rpm (Rocky/CentOS/RHEL 9+)" in message
 
 
 def nccl_gib_deb(workdir: Path, version: str) -> Path:
@@ -218,6 +244,7 @@ def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_
     files = {
         "/usr/local/gib/scripts/set_nccl_env.sh": ("export NCCL_NET=gIB\n", 0o755),
         "/usr/local/gib/lib64/libnccl-net_internal.so": ("", 0o644),
+        "/usr/local/bin/ofed_info": ("#!/bin/sh\necho OFED-internal-25.10-1.2.8:\n", 0o755),  # DOCA-OFED on a standard image
         **{f"{sysfs}/mlx5_{n}/ports/1/state": ("4: ACTIVE\n", 0o644) for n in range(8)},
     }
     inventory = exported_inventory("gcp-a3ultra", "a3u-01", tmp_path)
@@ -237,6 +264,14 @@ def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_
         assert task == "Verify | NCCL/gIB is installed and sees every RDMA NIC of the plan"
         assert "nccl-gib is 1.1.2, expected 1.1.3;" in message
         assert f"7 RDMA NICs in {sysfs} (mlx5_0, mlx5_1, mlx5_2, mlx5_3, mlx5_4, mlx5_5, mlx5_6), the plan has 8;" in message
+
+        # a standard image without DOCA-OFED (no metadata server here: the image is unknown), node-audit.md C11
+        node.run(f"rm /usr/local/bin/ofed_info && mkdir {sysfs}/mlx5_7")
+        no_doca, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False, tags="cloud_fabric_verify", **live)
+        [(task, message)] = failures(no_doca)["a3u-01"]
+        assert task == "Verify | a standard image has DOCA-OFED under NCCL/gIB (Google's accelerator-optimized images ship their own)"
+        assert "NCCL/gIB needs NVIDIA DOCA-OFED on a standard OS image" in message
+        assert "the image is unknown (no metadata server answer)" in message
 
 
 DOCKER_STUB = """#!/bin/sh

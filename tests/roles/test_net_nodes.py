@@ -15,7 +15,19 @@ from tests.roles.scenario import converge, explain, failures, role_playbook, sit
 pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reason="containers need root (./dev test runs as root in CI)")]
 
 # A stand-in for the distribution's opensm.service: a unit that stays active, as Debian's oneshot does (RemainAfterExit).
-OPENSM_UNIT = "[Unit]\nDescription=stand-in opensm\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"
+OPENSM_UNIT = "\n".join(
+    [
+        "[Unit]",
+        "Description=stand-in opensm",
+        "[Service]",
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        "ExecStart=/bin/true",
+        "[Install]",
+        "WantedBy=multi-user.target",
+        "",
+    ]
+)
 
 
 def ufm_site(workdir: Path) -> Path:
@@ -51,6 +63,7 @@ def test_opensm_installs_nothing_where_ufm_is_the_subnet_manager_and_no_opensm_r
         else:
             [(task, message)] = failures(result)["sm01"]
             assert "no opensm of ours" in task
-            assert "the subnet manager is ufm" in message and "opensm.service is active here" in message, message
+            assert "the subnet manager is ufm" in message, message
+            assert "opensm.service is active here" in message, message
             assert "systemctl disable --now opensm.service" in message
             assert sm.run("systemctl is-active opensm.service").stdout.strip() == "active"  # not ours: not touched

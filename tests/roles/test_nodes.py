@@ -502,6 +502,29 @@ def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow
         assert not failures(slow).get("gpu001")
         [(_, message)] = failures(slow)["gpu002"]
         assert f"{rails[0]['name']} ({rails[0]['hca']}) → gpu001: 120.5 Gb/s, below 350" in message
+        assert client["msg"]["bandwidth_memory"] == "host: this node's ib_write_bw is built without CUDA (no --use_cuda in its --help)"
+
+        # GPUDirect RDMA (node-audit.md FC-10): both perftests built with CUDA → every run on both ends reads GPU memory
+        # of the rail's GPU; only one of them → host memory, and the summary says whose perftest lacks it
+        (nodes[1].root / "srv/perf/bw.gbps").write_text("390.63\n")
+        for node in nodes:
+            (node.root / "srv/perf/calls.log").write_text("")
+        (nodes[1].root / "srv/perf/cuda").write_text("")
+        half, half_events = converge(definition, nodes, play, tmp_path, extravars=checks)
+        assert half.ok, explain(half)
+        assert "--use_cuda" not in nodes[1].read("/srv/perf/calls.log")
+        memory = {r["msg"]["bandwidth_memory"] for r in half_events.results("Verify | summary")}
+        assert memory == {
+            "host: the partner's ib_write_bw is built without CUDA",
+            "host: this node's ib_write_bw is built without CUDA (no --use_cuda in its --help)",
+        }
+        (nodes[0].root / "srv/perf/cuda").write_text("")
+        gpu, gpu_events = converge(definition, nodes, play, tmp_path, extravars={**checks, "fabric_check_bandwidth_cuda": True})
+        assert gpu.ok, explain(gpu)
+        assert nodes[1].read("/srv/perf/calls.log").splitlines()[-len(rails) :] == [
+            f"ib_write_bw -d {i['hca']} -p {18515 + i['index']} -x 3 --use_cuda={i['index']} -D 1 -F --report_gbits {server}" for i in rails
+        ]
+        assert {r["msg"]["bandwidth_memory"] for r in gpu_events.results("Verify | summary")} == {"GPU (GPUDirect RDMA, ib_write_bw --use_cuda)"}
 
 
 FW = "/srv/fw"
@@ -592,7 +615,8 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         newer = efa_tarball("1.48.0")
         (node.root / "srv/efa/aws-efa-installer-1.48.0.tar.gz").write_bytes(newer)
         bump = {**aws, "cloud_fabric_efa_version": "1.48.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.48.0.tar.gz"}
-        upgraded, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**bump, "cloud_fabric_efa_sha256": hashlib.sha256(newer).hexdigest()})
+        bump["cloud_fabric_efa_sha256"] = hashlib.sha256(newer).hexdigest()
+        upgraded, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=bump)
         assert upgraded.ok, explain(upgraded)
         assert node.read("/opt/amazon/efa_installed_packages").startswith("# EFA installer version: 1.48.0\n")
 
@@ -600,7 +624,8 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         odd = efa_tarball("1.47.0")
         (node.root / "srv/efa/aws-efa-installer-1.49.0.tar.gz").write_bytes(odd)
         mislabelled = {**aws, "cloud_fabric_efa_version": "1.49.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.49.0.tar.gz"}
-        stale, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**mislabelled, "cloud_fabric_efa_sha256": hashlib.sha256(odd).hexdigest()})
+        mislabelled["cloud_fabric_efa_sha256"] = hashlib.sha256(odd).hexdigest()
+        stale, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=mislabelled)
         [(task, message)] = failures(stale)["gpu001"]
         assert task == "Verify | EFA and the NCCL plugin are there"
         assert "the EFA installer version in /opt/amazon/efa_installed_packages is 1.47.0, pinned 1.49.0" in message
