@@ -290,6 +290,56 @@ def _average_gbps(output: str) -> float | None:
     return None
 
 
+def gpu_board_problems(query: str, details: str, gpus: int, *, nvswitch: bool, fabric_manager: str) -> list[str]:
+    """What is wrong with a cloud GPU node's driver as the image ships it (node-audit.md C4): ``query`` is
+    ``nvidia-smi --query-gpu=index,driver_version --format=csv,noheader``, ``details`` is ``nvidia-smi -q`` and
+    ``fabric_manager`` what ``systemctl is-active nvidia-fabricmanager`` said.
+
+    Every GPU of the instance type must be there. On an NVSwitch board the GPUs must have joined the NVLink fabric:
+    from Hopper on ``nvidia-smi -q`` shows each GPU's "Fabric / State" and "Completed" means Fabric Manager registered
+    it (Fabric Manager User Guide R2.3); older GPUs (A100) have no such section, so the FM unit must be active.
+
+    Example:
+        >>> q = "0, 570.133.20\\n1, 570.133.20\\n"
+        >>> fabric = "GPU 00000000:04:00.0\\n    Fabric\\n        State  : In Progress\\n        Status : N/A\\n"
+        >>> gpu_board_problems(q, fabric, 2, nvswitch=True, fabric_manager="inactive")
+        ['1 of 2 GPUs report a fabric state', 'GPU 00000000:04:00.0: fabric state In Progress, not Completed (nvidia-fabricmanager: inactive)']
+        >>> gpu_board_problems(q, "", 8, nvswitch=True, fabric_manager="inactive")
+        ['nvidia-smi shows 2 GPUs, the instance type has 8', 'an NVSwitch board without Fabric Manager: nvidia-fabricmanager is inactive']
+    """
+    problems: list[str] = []
+    rows = [line.split(",") for line in query.splitlines() if line.strip()]
+    if len(rows) != gpus:
+        problems.append(f"nvidia-smi shows {len(rows)} GPUs, the instance type has {gpus}")
+    drivers = sorted({row[1].strip() for row in rows if len(row) > 1})
+    if len(drivers) > 1:
+        problems.append(f"GPUs report different drivers: {', '.join(drivers)}")
+    if not nvswitch:
+        return problems
+    states: dict[str, str] = {}
+    gpu, in_fabric = "", False
+    for line in details.splitlines():
+        if line.startswith("GPU "):
+            gpu, in_fabric = line.strip(), False
+        elif line.strip() == "Fabric":
+            in_fabric = True
+        elif in_fabric and line.strip().startswith("State") and ":" in line:
+            states[gpu] = line.split(":", 1)[1].strip()
+            in_fabric = False
+    if not states:
+        if fabric_manager != "active":
+            problems.append(f"an NVSwitch board without Fabric Manager: nvidia-fabricmanager is {fabric_manager or 'not installed'}")
+        return problems
+    if len(states) != len(rows):
+        problems.append(f"{len(states)} of {len(rows)} GPUs report a fabric state")
+    problems += [
+        f"{where}: fabric state {state}, not Completed (nvidia-fabricmanager: {fabric_manager or 'not installed'})"
+        for where, state in sorted(states.items())
+        if state != "Completed"
+    ]
+    return problems
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
@@ -301,4 +351,5 @@ class FilterModule:
             "gpufabric_roce_gids": roce_gids,
             "gpufabric_bandwidth_runs": bandwidth_runs,
             "gpufabric_bandwidth_report": bandwidth_report,
+            "gpufabric_gpu_board_problems": gpu_board_problems,
         }

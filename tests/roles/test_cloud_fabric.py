@@ -19,7 +19,7 @@ from fabric.inventory import cloud_inventory
 from fabric.model import load_cluster
 from fabric.nodes.runner import NodesRun, RunOptions, run_playbook
 from fabric.plan import plan_cluster
-from tests.conftest import ROOT
+from tests.conftest import ROOT, check_golden
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import Events, changed, container_layer, explain, failures, role_playbook
 
@@ -100,7 +100,8 @@ def written(node: Container) -> list[str]:
 def node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Container]:
     """One node, no network at all: check mode must not need Google's or AWS's servers. Its name is the example's."""
     bookworm_image()
-    with booted("a3m-01", tmp_path_factory.mktemp("cloud"), private_network=True) as container:
+    files = {"/etc/yum.repos.d/.keep": ("", 0o644)}  # as on Rocky, for the gib RPM repository's plan
+    with booted("a3m-01", tmp_path_factory.mktemp("cloud"), private_network=True, files=files) as container:
         yield container
 
 
@@ -168,6 +169,7 @@ def test_a3_ultra_plans_the_pinned_gib_plugin_and_its_environment(node: Containe
             "/etc/apt/sources.list.d/gpufabric-gpudirect-gib.list",
             "/etc/profile.d/nccl-gib.sh",
         ],
+        "rdma_stack": "DOCA-OFED (ofed_info -s) unless the image is Google's accelerator-optimized one",
     }
     assert after(events, "apt repository gpudirect-gib") == GIB_REPO + "\n"
     profile = after(events, "NCCL/gIB environment")
@@ -226,6 +228,27 @@ def test_a3_ultra_on_rocky_9_plans_googles_gib_rpm_repository_showing_only_the_p
     assert "has no gib packages here: Google ships NCCL/gIB as a .deb (Debian 12+, Ubuntu 20.04+) and an .rpm (Rocky/CentOS/RHEL 9+)" in message
 
 
+CLOUD_NVIDIA_SMI = """#!/bin/sh
+# stub nvidia-smi of a cloud image: -q prints q.txt (each GPU's Fabric State), --query-gpu prints gpus.csv
+d=$(dirname "$0")
+if [ "$1" = -q ]; then cat "$d/q.txt"; else cat "$d/gpus.csv"; fi
+"""
+
+
+def cloud_gpus(states: list[str], driver: str = "570.133.20") -> dict[str, tuple[str, int]]:
+    """An image's driver as nvidia-smi shows it: one GPU per state, each with ``Fabric / State: <state>``."""
+    details = "".join(
+        f"GPU 00000000:{0x04 + n:02X}:00.0\n    Product Name                          : NVIDIA H100 80GB HBM3\n"
+        f"    Fabric\n        State                             : {state}\n        Status                            : Success\n"
+        for n, state in enumerate(states)
+    )
+    return {
+        "/srv/gpu/nvidia-smi": (CLOUD_NVIDIA_SMI, 0o755),
+        "/srv/gpu/gpus.csv": ("".join(f"{n}, {driver}\n" for n in range(len(states))), 0o644),
+        "/srv/gpu/q.txt": (details, 0o644),
+    }
+
+
 def nccl_gib_deb(workdir: Path, version: str) -> Path:
     """A package named nccl-gib at ``version`` (dpkg-deb), so dpkg's database on the node says what Google's would."""
     tree = workdir / "nccl-gib"
@@ -245,6 +268,7 @@ def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_
         "/usr/local/gib/scripts/set_nccl_env.sh": ("export NCCL_NET=gIB\n", 0o755),
         "/usr/local/gib/lib64/libnccl-net_internal.so": ("", 0o644),
         "/usr/local/bin/ofed_info": ("#!/bin/sh\necho OFED-internal-25.10-1.2.8:\n", 0o755),  # DOCA-OFED on a standard image
+        **cloud_gpus(["Completed"] * 8),
         **{f"{sysfs}/mlx5_{n}/ports/1/state": ("4: ACTIVE\n", 0o644) for n in range(8)},
     }
     inventory = exported_inventory("gcp-a3ultra", "a3u-01", tmp_path)
@@ -252,7 +276,7 @@ def test_gib_verification_reads_the_installed_release_the_plugin_and_every_rdma_
         deb = nccl_gib_deb(tmp_path, "1.1.2")
         (node.root / "srv/nccl-gib.deb").write_bytes(deb.read_bytes())
         node.run("dpkg -i /srv/nccl-gib.deb")
-        live = {"_cloud_fabric_sysfs_infiniband": sysfs}
+        live = {"_cloud_fabric_sysfs_infiniband": sysfs, "cloud_fabric_nvidia_smi": "/srv/gpu/nvidia-smi"}
         first, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False, tags="cloud_fabric_verify", **live)
         assert first.ok, explain(first)
         assert changed(first) == {"a3u-01": 0}
@@ -291,9 +315,10 @@ def test_tcpxo_verification_reads_the_helper_device_the_plugin_rxdms_log_and_eve
         "/var/lib/tcpxo/lib64/nccl-env-profile.sh": ("export NCCL_FASTRAK_NUM_FLOWS=2\n", 0o644),
         "/srv/dev/dmabuf_import_helper": ("", 0o666),
         "/usr/local/bin/docker": (DOCKER_STUB, 0o755),
+        **cloud_gpus(["Completed"] * 8),
     }
     inventory = exported_inventory("gcp-a3mega", "a3m-01", tmp_path)
-    live = {"_cloud_fabric_tcpxo_dmabuf_device": "/srv/dev/dmabuf_import_helper"}
+    live = {"_cloud_fabric_tcpxo_dmabuf_device": "/srv/dev/dmabuf_import_helper", "cloud_fabric_nvidia_smi": "/srv/gpu/nvidia-smi"}
     with booted("a3m-01", tmp_path, planes=A3_MEGA_NICS, files=files) as node:
         passed, _ = run(inventory, node, tmp_path, UBUNTU_2404, check=False, tags="cloud_fabric_verify", **live)
         assert passed.ok, explain(passed)
@@ -306,6 +331,16 @@ def test_tcpxo_verification_reads_the_helper_device_the_plugin_rxdms_log_and_eve
         assert task == "Verify | GPUDirect-TCPXO is in place on every GPU NIC of the plan"
         assert "/srv/dev/dmabuf_import_helper is missing (import-helper not loaded);" in message
         assert "GPU NICs present: enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0, the plan has 9;" in message
+
+        # the image's driver (node-audit.md C4): one GPU gone, another not in the NVLink fabric (no Fabric Manager here)
+        node.run("touch /srv/dev/dmabuf_import_helper")
+        for path, (text, _) in cloud_gpus(["Completed"] * 6 + ["In Progress"]).items():
+            (node.root / path.lstrip("/")).write_text(text)
+        broken, _ = run(inventory, node, tmp_path, UBUNTU_2404, check=False, tags="cloud_fabric_verify", **live)
+        [(task, message)] = failures(broken)["a3m-01"]
+        assert task == "Verify | every GPU of the instance type, on one driver, in the NVLink fabric where the board has NVSwitch"
+        assert "nvidia-smi shows 7 GPUs, the instance type has 8" in message
+        assert "GPU 00000000:0A:00.0: fabric state In Progress, not Completed (nvidia-fabricmanager: inactive)" in message
 
 
 def test_azure_nd_points_nccl_at_the_topology_file_of_its_size(node: Container, tmp_path: Path) -> None:
@@ -323,3 +358,20 @@ def test_azure_nd_points_nccl_at_the_topology_file_of_its_size(node: Container, 
     assert result.ok, explain(result)
     assert plan_of(events)["nccl_conf"] == {"/etc/nccl.conf": "NCCL_TOPO_FILE=/opt/microsoft/ndv4-topo.xml"}
     assert after(events, "NCCL uses the ND topology file") == "NCCL_TOPO_FILE=/opt/microsoft/ndv4-topo.xml\n"
+
+
+GOLDEN_NODES = {"aws-p5": UBUNTU_2204, "gcp-a3mega": UBUNTU_2404, "gcp-a3ultra": UBUNTU_2204, "azure-ndv5": UBUNTU_2204}
+
+
+@pytest.mark.parametrize("example", sorted(GOLDEN_NODES))
+def test_a_gpu_node_of_each_provider_has_its_plan_in_a_golden(node: Container, tmp_path: Path, example: str, update_golden: bool) -> None:
+    """One GPU node per provider (AWS p5, GCP A3 Mega and A3 Ultra, Azure ND H100 v5), on the image its definition
+    names, planned in check mode through the inventory its stack exports: what cloud_fabric would install and check,
+    committed as tests/data/<example>/golden/nodes/cloud_fabric-plan.json (./dev golden rewrites it)."""
+    result, events = run(exported_inventory(example, "a3m-01", tmp_path), node, tmp_path, GOLDEN_NODES[example], check=True)
+    assert result.ok, explain(result)
+    plan = plan_of(events)
+    assert plan["gpu_check"] == {"gpus": 8, "nvlink_fabric": "every GPU Completed, or nvidia-fabricmanager active"}  # all NVSwitch boards
+    golden = ROOT / "tests" / "data" / example / "golden" / "nodes" / "cloud_fabric-plan.json"
+    check_golden(golden, json.dumps(plan, indent=2, sort_keys=True) + "\n", update_golden)
+    assert written(node) == []

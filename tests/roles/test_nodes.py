@@ -238,6 +238,10 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
             remote = "10.100.9.9" if i["plane"] == "compute" else "10.101.9.9"
             [route] = json.loads(node.run(f"ip -j route get {remote} from {i['address'].split('/')[0]}").stdout)
             assert route["dev"] == i["name"]
+        # the definition's name servers on the in-band plane only (node-audit.md NP-12; networkd hands them to resolved)
+        networks = {i["name"]: node.read(f"/etc/systemd/network/20-gpufabric-{i['name']}.network") for i in managed}
+        assert [n for n, text in networks.items() if "DNS=10.102.0.53\nDomains=pod-a.example.net\n" in text] == [inband["name"]]
+        assert not [n for n, text in networks.items() if n != inband["name"] and "DNS=" in text]
         sysctl = node.run("sysctl -n net.ipv4.conf.all.arp_ignore net.ipv4.conf.all.arp_announce net.ipv4.conf.all.rp_filter")
         assert sysctl.stdout.split() == ["1", "2", "2"]
         second, _ = converge(definition, [node], play, tmp_path)
