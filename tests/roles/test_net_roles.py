@@ -5,6 +5,7 @@ GCE images count as Google's accelerator-optimized ones for NCCL/gIB's DOCA-OFED
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from plugins.filter.gpufabric_nodes import partitions_problems
 from tests.conftest import ROOT
 from tests.roles.scenario import host_vars, site
 from tests.roles.stubs import role_templates
+from tests.roles.test_bond_files import DEBIAN_12, planned_files
 
 ROCE = site("onprem-roce")
 GPU001 = host_vars(ROCE, "gpu001")
@@ -121,3 +123,22 @@ def test_only_googles_accelerator_images_skip_the_doca_ofed_check(image: str, ac
         "_cloud_fabric_gce_accelerator_image"
     ]
     assert bool(re.match(pattern, image)) is accelerator
+
+
+@pytest.mark.slow  # one ansible-playbook run per host, about 20 s each
+def test_a_partition_member_gets_an_ipoib_child_per_port_made_at_boot_before_the_network_manager(tmp_path: Path) -> None:
+    """dgx01 is a full member of the InfiniBand example's partition gpu (pkey 0x0002, ipoib): network_planes plans a
+    script that writes the pkey to each IPoIB port's create_child (the kernel names the child <port>.8002) and a boot
+    unit ordered before systemd-networkd and NetworkManager (node-audit.md O-16). sm01, a limited member, gets none."""
+    ports = [i["name"] for i in host_vars(site("onprem-ib"), "dgx01")["gpufabric_interfaces"] if i["link_layer"] == "infiniband"]
+    assert len(ports) == 8
+    files = planned_files(tmp_path, site("onprem-ib"), "dgx01", DEBIAN_12, under=("/usr/local/sbin", "/etc/systemd/system"))
+    script = files["/usr/local/sbin/gpufabric-ipoib-children"]
+    for port in ports:
+        assert f"if [ ! -e /sys/class/net/{port}.8002 ]; then\n  echo 0x8002 > /sys/class/net/{port}/create_child ||" in script, port
+    unit = files["/etc/systemd/system/gpufabric-ipoib-children.service"]
+    assert "Before=network-pre.target systemd-networkd.service NetworkManager.service\n" in unit
+    assert "ExecStart=/usr/local/sbin/gpufabric-ipoib-children\n" in unit
+    (tmp_path / "sm01").mkdir()
+    limited = planned_files(tmp_path / "sm01", site("onprem-ib"), "sm01", DEBIAN_12, under=("/usr/local/sbin", "/etc/systemd/system"))
+    assert limited == {}
