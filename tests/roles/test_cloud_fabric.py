@@ -42,6 +42,8 @@ AR = f"deb [signed-by={GOOGLE_KEY}] http://packages.cloud.google.com/apt apt-tra
 TCPXO_REPO = f"deb [arch=all signed-by={AR_KEY}] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-tcpxo-apt main"
 GIB_REPO = f"deb [signed-by={AR_KEY}] ar+https://us-apt.pkg.dev/projects/gce-ai-infra gpudirect-gib-apt main"
 TCPXO_IMAGES = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo"
+# an 8-GPU NVSwitch board's check of the image's driver (node-audit.md C4)
+NVSWITCH_CHECK = {"gpus": 8, "nvlink_fabric": "every GPU Completed, or nvidia-fabricmanager active"}
 
 
 def exported_inventory(example: str, host: str, workdir: Path) -> Path:
@@ -113,6 +115,7 @@ def test_a3_mega_plans_googles_tcpxo_stack_rxdm_dmabuf_helper_and_the_fastrak_pl
         "stack": "tcpxo",
         "provider": "gcp",
         "fabric_nics": 8,
+        "gpu_check": NVSWITCH_CHECK,
         "keys": KEYS,
         "repositories": [AR, TCPXO_REPO],
         "packages": ["apt-transport-artifact-registry", "dkms"],
@@ -160,6 +163,7 @@ def test_a3_ultra_plans_the_pinned_gib_plugin_and_its_environment(node: Containe
         "stack": "gib",
         "provider": "gcp",
         "fabric_nics": 8,
+        "gpu_check": NVSWITCH_CHECK,
         "keys": KEYS,
         "repositories": [AR, GIB_REPO],
         "packages": ["apt-transport-artifact-registry", "nccl-gib=1.1.2"],
@@ -212,6 +216,7 @@ def test_a3_ultra_on_rocky_9_plans_googles_gib_rpm_repository_showing_only_the_p
         "stack": "gib",
         "provider": "gcp",
         "fabric_nics": 8,
+        "gpu_check": NVSWITCH_CHECK,
         "repositories": [{"gpudirect-gib-rpm": "https://packages.cloud.google.com/yum/repos/gpudirect-gib-rpm", "includepkgs": "nccl-gib-1.1.2*"}],
         "packages": ["nccl-gib-1.1.2"],
         "files": ["/etc/yum.repos.d/gpufabric-gpudirect-gib.repo", "/etc/profile.d/nccl-gib.sh"],
@@ -371,7 +376,7 @@ def test_a_gpu_node_of_each_provider_has_its_plan_in_a_golden(node: Container, t
     result, events = run(exported_inventory(example, "a3m-01", tmp_path), node, tmp_path, GOLDEN_NODES[example], check=True)
     assert result.ok, explain(result)
     plan = plan_of(events)
-    assert plan["gpu_check"] == {"gpus": 8, "nvlink_fabric": "every GPU Completed, or nvidia-fabricmanager active"}  # all NVSwitch boards
+    assert plan["gpu_check"] == NVSWITCH_CHECK  # all four are NVSwitch boards
     golden = ROOT / "tests" / "data" / example / "golden" / "nodes" / "cloud_fabric-plan.json"
     check_golden(golden, json.dumps(plan, indent=2, sort_keys=True) + "\n", update_golden)
     assert written(node) == []
