@@ -596,7 +596,12 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
     is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing;
     a new pinned version is installed over the old one (node-audit.md C3), read back from the installer's marker."""
     tarball = efa_tarball()
-    aws = {"gpufabric_target": "aws", "cloud_fabric_efa_version": "1.47.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz"}
+    aws = {
+        "gpufabric_target": "aws",
+        "cloud_fabric_efa_version": "1.47.0",
+        "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz",
+        "cloud_fabric_gpus": 0,  # no GPUs here: the image-driver read-back has its own tests (test_cloud_fabric.py)
+    }
     play = role_playbook(tmp_path, "cloud_fabric")
     with booted("gpu001", tmp_path, private_network=True) as node:
         (node.root / "srv/efa").mkdir(parents=True)
