@@ -13,7 +13,7 @@ from fabric.errors import StackConfigError
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
 from fabric.model.cloud import AzureSpec
 from fabric.plan.cloud.nccl import cloud_nccl_env
-from fabric.plan.cloud.stack import gpu_stack
+from fabric.plan.cloud.stack import gpu_board, gpu_stack
 from fabric.plan.cloud.types import CloudGroupPlan, FirewallRule, ScaleSetPlan
 
 ADMIN_USER = "gpufabric"
@@ -58,7 +58,8 @@ class NdCluster(pulumi.ComponentResource):
             s.name: {"group": g.group, "ib_group": s.ib_group, "hostnames": list(s.hostnames)} for g in cloud.groups for s in g.scale_sets
         }
         self.scale_sets = pulumi.Output.from_input(members)
-        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks, nccl))
+        boards = {g.group: gpu_board("azure", g) for g in cloud.groups}
+        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks, nccl, boards))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 
     def _network(self) -> None:
@@ -245,7 +246,11 @@ def _security_rule(rule: FirewallRule) -> network.SecurityRuleArgs:
 
 
 def _dynamic_inventory(
-    azure: AzureSpec, members: dict[str, dict[str, object]], stacks: Mapping[str, tuple[str, int]], nccl: Mapping[str, Mapping[str, str]]
+    azure: AzureSpec,
+    members: dict[str, dict[str, object]],
+    stacks: Mapping[str, tuple[str, int]],
+    nccl: Mapping[str, Mapping[str, str]],
+    boards: Mapping[str, tuple[int, bool]],
 ) -> str:
     """An ``azure.azcollection.azure_rm`` inventory source: scale-set VMs get their names only when Azure creates them.
 
@@ -256,6 +261,8 @@ def _dynamic_inventory(
     """
     stack = {group: s for group, (s, _) in sorted(stacks.items())}
     nics = {group: n for group, (_, n) in sorted(stacks.items())}
+    gpus = {group: n for group, (n, _) in sorted(boards.items())}
+    nvswitch = {group: s for group, (_, s) in sorted(boards.items())}
     source = {
         "plugin": "azure.azcollection.azure_rm",
         "include_vm_resource_groups": [azure.resource_group],
@@ -268,6 +275,8 @@ def _dynamic_inventory(
             "gpufabric_target": "'azure'",
             "gpufabric_gpu_stack": f"{stack!r}.get(tags['gpufabric-group'], 'none')",
             "gpufabric_gpu_nics": f"{nics!r}.get(tags['gpufabric-group'], 0)",
+            "gpufabric_gpus": f"{gpus!r}.get(tags['gpufabric-group'], 0)",  # roles/cloud_fabric reads the driver back
+            "gpufabric_nvswitch": f"{nvswitch!r}.get(tags['gpufabric-group'], False)",
             "gpufabric_nccl_env": f"{dict(sorted((g, dict(e)) for g, e in nccl.items()))!r}.get(tags['gpufabric-group'], {{}})",
         },
         "keyed_groups": [

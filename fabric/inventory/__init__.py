@@ -9,7 +9,7 @@ import yaml
 
 from fabric.inventory.compact import json_texts, split_interfaces
 from fabric.plan.cloud.nccl import cloud_nccl_env
-from fabric.plan.cloud.stack import gpu_stack
+from fabric.plan.cloud.stack import gpu_board, gpu_stack
 from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.nccl import nccl_env, nccl_groups
 from fabric.plan.types import ClusterPlan, NodePlan
@@ -46,6 +46,7 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
     for group in cloud.groups:
         stack, nics = gpu_stack(cloud.provider, group)  # what roles/cloud_fabric installs and verifies on the node
         nccl = cloud_nccl_env(cloud.provider, group)  # what roles/nccl_env writes to /etc/nccl.conf (export nccl's file)
+        gpus, nvswitch = gpu_board(cloud.provider, group)  # what roles/cloud_fabric reads back from the image's driver
         hosts = {
             name: {
                 "ansible_host": addresses[name]["inband"],
@@ -54,6 +55,7 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
                 "gpufabric_instance_type": group.instance_type,
                 "gpufabric_gpu_stack": stack,
                 "gpufabric_gpu_nics": nics,
+                **({"gpufabric_gpus": gpus, "gpufabric_nvswitch": nvswitch} if gpus else {}),
                 **({"gpufabric_nccl_env": nccl} if nccl else {}),
             }
             for name in group.hostnames
@@ -298,6 +300,9 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "cnp_priority": roce.cnp.priority,
         },
     }
+    management = plan.fabric.management if plan.fabric is not None else None
+    if management is not None and management.dns_servers:  # roles/network_planes: DNS= on the default-route plane
+        data["gpufabric_dns"] = {"servers": [str(a) for a in management.dns_servers], "domain": management.domain}
     if plan.infiniband is not None:
         ib = plan.infiniband
         data["gpufabric_infiniband"] = {

@@ -1,4 +1,4 @@
-"""Ansible filter of network_planes: what the kernel's bonding driver says about a bond, against what the role built.
+"""Ansible filters of network_planes: what the kernel's bonding driver says about a bond against what the role built; IPoIB children.
 
 ``/proc/net/bonding/<bond>`` is written by the bonding driver (Linux ``drivers/net/bonding/bond_procfs.c``:
 ``"Bonding Mode: %s"``, ``"MII Polling Interval (ms): %d"`` from ``bond->params.miimon``, one ``"Slave Interface: %s"``
@@ -86,8 +86,49 @@ def bonding_report(results: Sequence[Mapping[str, Any]], miimon_ms: int) -> list
     return problems
 
 
+def ipoib_children(interfaces: Sequence[Mapping[str, Any]], partitions: Sequence[Mapping[str, Any]], host: str) -> list[dict[str, str]]:
+    """The IPoIB child interfaces ``host`` needs: one per IPoIB port and partition with ``ipoib`` that lists the host.
+
+    The kernel makes a child when the partition key is written to ``/sys/class/net/<parent>/create_child`` and sets the
+    full-membership bit itself before naming it ``<parent>.<pkey | 0x8000 as 4 hex digits>`` (Linux
+    drivers/infiniband/ulp/ipoib/ipoib_main.c ``create_child``: "Set the full membership bit, so that we join the right
+    broadcast group"; ipoib_vlan.c ``"%s.%04x"``; NVIDIA's MLNX-GW manual: ``echo 0x<pkey|0x8000> > .../create_child``).
+    A limited member gets none: it cannot talk to the other limited members, and NCCL uses pkey index 0 anyway. A
+    name over the kernel's 15 characters is returned with ``problem`` set, for the role to refuse.
+
+    Example:
+        >>> ports = [{"name": "ibp24s0", "link_layer": "infiniband"}, {"name": "eth0", "link_layer": "ethernet"}]
+        >>> parts = [{"name": "gpu", "pkey": "0x0002", "ipoib": True, "members": [{"host": "a", "membership": "full"}]},
+        ...          {"name": "st", "pkey": "0x0003", "ipoib": True, "members": [{"host": "a", "membership": "limited"}]}]
+        >>> ipoib_children(ports, parts, "a")
+        [{'parent': 'ibp24s0', 'child': 'ibp24s0.8002', 'pkey': '0x8002', 'partition': 'gpu', 'problem': ''}]
+        >>> ipoib_children(ports, parts, "b")
+        []
+    """
+    children: list[dict[str, str]] = []
+    for partition in partitions:
+        full = {m["host"] for m in partition.get("members", ()) if m.get("membership", "full") in ("full", "both")}
+        if not partition.get("ipoib", True) or host not in full:
+            continue
+        pkey = int(str(partition["pkey"]), 0) | 0x8000
+        for port in interfaces:
+            if port.get("link_layer") != "infiniband":
+                continue
+            child = f"{port['name']}.{pkey:04x}"
+            problem = f"{child} is longer than the kernel's 15-character interface names" if len(child) > 15 else ""
+            children.append(
+                {"parent": str(port["name"]), "child": child, "pkey": f"0x{pkey:04x}", "partition": str(partition["name"]), "problem": problem}
+            )
+    return children
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
     def filters(self) -> dict[str, Any]:
-        return {"gpufabric_bond_miimon_ms": bond_miimon_ms, "gpufabric_bond_problems": bond_problems, "gpufabric_bonding_report": bonding_report}
+        return {
+            "gpufabric_bond_miimon_ms": bond_miimon_ms,
+            "gpufabric_bond_problems": bond_problems,
+            "gpufabric_bonding_report": bonding_report,
+            "gpufabric_ipoib_children": ipoib_children,
+        }

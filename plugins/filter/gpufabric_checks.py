@@ -6,6 +6,12 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+# Ethernet ports and IPoIB ports (node-audit.md FC-12). An IPoIB ping crosses the subnet manager's default partition
+# (pkey 0x7fff, the one ib0 joins, and NCCL's pkey index 0), so a port that is only a limited member of it, or a
+# partition the SM never programmed, shows up here as a ping with no reply. The payload rule is the same: IPoIB's
+# datagram MTU (the interface's) minus 28 bytes of IPv4 and ICMP headers.
+PINGED_LINK_LAYERS = frozenset({"ethernet", "infiniband"})
+
 
 def ping_targets(
     interfaces: Sequence[Mapping[str, Any]],
@@ -32,14 +38,23 @@ def ping_targets(
         >>> hv["c"] = {"gpufabric_interfaces": bonded}  # a bonded node pings out of its bond, from port 0's address
         >>> [(t["interface"], t["target"]) for t in ping_targets(bonded, hv, ["a", "c"], "c", planes=["storage"])]
         [('bond-storage', '10.1.0.1')]
+        >>> ib = lambda address: {**eth("ibp24s0", "compute", 0, address), "mtu": 4092, "link_layer": "infiniband"}
+        >>> hv = {"a": {"gpufabric_interfaces": [ib("10.200.0.1/16")]}, "b": {"gpufabric_interfaces": [ib("10.200.0.2/16")]}}
+        >>> [(t["interface"], t["target"], t["mtu"]) for t in ping_targets([ib("10.200.0.1/16")], hv, ["a", "b"], "a", planes=["compute"])]
+        [('ibp24s0', '10.200.0.2', 4092)]
     """
     ring = sorted(hosts)
     order = ring[ring.index(me) + 1 :] + ring[: ring.index(me)] if me in ring else ring
     targets: list[dict[str, Any]] = []
     for interface in _addressed(interfaces):
-        if interface["plane"] not in planes or not interface.get("address") or interface.get("link_layer") != "ethernet":
+        if interface["plane"] not in planes or not interface.get("address") or interface.get("link_layer") not in PINGED_LINK_LAYERS:
             continue
-        base = {"interface": interface.get("bond") or interface["name"], "plane": interface["plane"], "mtu": interface["mtu"]}
+        base = {
+            "interface": interface.get("bond") or interface["name"],
+            "plane": interface["plane"],
+            "mtu": interface["mtu"],
+            "link_layer": interface["link_layer"],
+        }
         if interface.get("peer_address"):
             targets.append({**base, "target": interface["peer_address"], "peer": "leaf"})
             continue
@@ -186,11 +201,19 @@ def bandwidth_runs(
     *,
     gid_index: Mapping[str, int],
     port: int = 18515,
+    cuda: Mapping[str, bool] | None = None,
+    gpus: int = 0,
 ) -> list[dict[str, Any]]:
     """This host's side of the pairwise ``ib_write_bw`` runs: hosts in sorted order pair up (1st with 2nd, 3rd with
     4th, …; an odd one out has no partner), the first of a pair serves and the second connects. One run per compute
     port with an HCA, each on its own TCP port; a RoCE port needs its RoCE v2 GID index (``-x``) and is left out
     without one (the GID check names it).
+
+    GPUDirect RDMA (node-audit.md FC-10): when both ends of a pair have a perftest built with CUDA (``cuda``: host →
+    its ``ib_write_bw --help`` lists ``--use_cuda``) and this node has ``gpus``, each run reads and writes GPU memory
+    with ``--use_cuda=<gpu>`` (linux-rdma/perftest README: "--use_cuda=<cuda device id>"), GPU = the port's rail index
+    modulo the GPU count: on 8-GPU HGX/DGX systems rail N's NIC is the one beside GPU N (the project's rail
+    numbering; nvidia-smi topo -m shows the PIX pairs). Both ends get it, as perftest wants the same options on both.
 
     Example:
         >>> rail = lambda n, hca, ll: {"name": n, "plane": "compute", "index": int(n[-1]), "hca": hca, "link_layer": ll}
@@ -199,6 +222,10 @@ def bandwidth_runs(
         [('client', 'a', ['-d', 'mlx5_0', '-p', '18515', '-x', '3'])]
         >>> bandwidth_runs(ports, ["b", "a", "c"], "c", gid_index={"p0": 3})
         []
+        >>> [r["args"][-1] for r in bandwidth_runs(ports, ["a", "b"], "b", gid_index={"p0": 3, "p1": 3}, cuda={"a": True, "b": True}, gpus=8)]
+        ['--use_cuda=0', '--use_cuda=1']
+        >>> [r["args"][-1] for r in bandwidth_runs(ports, ["a", "b"], "b", gid_index={"p0": 3}, cuda={"a": False, "b": True}, gpus=8)]
+        ['3']
     """
     ring = sorted(hosts)
     position = ring.index(me) if me in ring else len(ring)
@@ -214,6 +241,8 @@ def bandwidth_runs(
             if interface["name"] not in gid_index:
                 continue
             args += ["-x", str(gid_index[interface["name"]])]
+        if gpus > 0 and cuda and cuda.get(me) and cuda.get(ring[partner]):
+            args.append(f"--use_cuda={int(interface['index']) % gpus}")
         role = "server" if position % 2 == 0 else "client"
         runs.append({"role": role, "peer": ring[partner], "interface": interface["name"], "hca": interface["hca"], "args": args})
     return runs
@@ -261,6 +290,56 @@ def _average_gbps(output: str) -> float | None:
     return None
 
 
+def gpu_board_problems(query: str, details: str, gpus: int, *, nvswitch: bool, fabric_manager: str) -> list[str]:
+    """What is wrong with a cloud GPU node's driver as the image ships it (node-audit.md C4): ``query`` is
+    ``nvidia-smi --query-gpu=index,driver_version --format=csv,noheader``, ``details`` is ``nvidia-smi -q`` and
+    ``fabric_manager`` what ``systemctl is-active nvidia-fabricmanager`` said.
+
+    Every GPU of the instance type must be there. On an NVSwitch board the GPUs must have joined the NVLink fabric:
+    from Hopper on ``nvidia-smi -q`` shows each GPU's "Fabric / State" and "Completed" means Fabric Manager registered
+    it (Fabric Manager User Guide R2.3); older GPUs (A100) have no such section, so the FM unit must be active.
+
+    Example:
+        >>> q = "0, 570.133.20\\n1, 570.133.20\\n"
+        >>> fabric = "GPU 00000000:04:00.0\\n    Fabric\\n        State  : In Progress\\n        Status : N/A\\n"
+        >>> gpu_board_problems(q, fabric, 2, nvswitch=True, fabric_manager="inactive")
+        ['1 of 2 GPUs report a fabric state', 'GPU 00000000:04:00.0: fabric state In Progress, not Completed (nvidia-fabricmanager: inactive)']
+        >>> gpu_board_problems(q, "", 8, nvswitch=True, fabric_manager="inactive")
+        ['nvidia-smi shows 2 GPUs, the instance type has 8', 'an NVSwitch board without Fabric Manager: nvidia-fabricmanager is inactive']
+    """
+    problems: list[str] = []
+    rows = [line.split(",") for line in query.splitlines() if line.strip()]
+    if len(rows) != gpus:
+        problems.append(f"nvidia-smi shows {len(rows)} GPUs, the instance type has {gpus}")
+    drivers = sorted({row[1].strip() for row in rows if len(row) > 1})
+    if len(drivers) > 1:
+        problems.append(f"GPUs report different drivers: {', '.join(drivers)}")
+    if not nvswitch:
+        return problems
+    states: dict[str, str] = {}
+    gpu, in_fabric = "", False
+    for line in details.splitlines():
+        if line.startswith("GPU "):
+            gpu, in_fabric = line.strip(), False
+        elif line.strip() == "Fabric":
+            in_fabric = True
+        elif in_fabric and line.strip().startswith("State") and ":" in line:
+            states[gpu] = line.split(":", 1)[1].strip()
+            in_fabric = False
+    if not states:
+        if fabric_manager != "active":
+            problems.append(f"an NVSwitch board without Fabric Manager: nvidia-fabricmanager is {fabric_manager or 'not installed'}")
+        return problems
+    if len(states) != len(rows):
+        problems.append(f"{len(states)} of {len(rows)} GPUs report a fabric state")
+    problems += [
+        f"{where}: fabric state {state}, not Completed (nvidia-fabricmanager: {fabric_manager or 'not installed'})"
+        for where, state in sorted(states.items())
+        if state != "Completed"
+    ]
+    return problems
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
@@ -272,4 +351,5 @@ class FilterModule:
             "gpufabric_roce_gids": roce_gids,
             "gpufabric_bandwidth_runs": bandwidth_runs,
             "gpufabric_bandwidth_report": bandwidth_report,
+            "gpufabric_gpu_board_problems": gpu_board_problems,
         }

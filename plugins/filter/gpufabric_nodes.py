@@ -228,6 +228,50 @@ def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any], opt
     return lines
 
 
+# partitions.conf as opensm parses it (linux-rdma/opensm doc/partition-config.txt and opensm/osm_prtn_config.c @fa74b98):
+# "PartitionName=PKey[,flag[=value]]... : PortGUID[=full|limited|both], ... ;", flags ipoib and mtu=<4|5>; the running SM
+# is the only parser ("PARSE ERROR: line N: ..." in its log) and `opensm --version` never reads this file.
+_MEMBER = r"(?:ALL|SELF|ALL_CAS|ALL_SWITCHES|ALL_ROUTERS|0x[0-9a-fA-F]{16})(?:=(?:full|limited|both))?"
+_PARTITION_LINE = re.compile(rf"^(\w+)=(0x[0-9a-fA-F]{{1,4}})((?:, ?(?:ipoib|mtu=[1-5]))*) : ((?:{_MEMBER}(?:, ?{_MEMBER})*)?);$")
+
+
+def partitions_problems(text: str, partitions: Iterable[dict[str, Any]], where: str = "partitions.conf") -> list[str]:
+    """What is wrong with ``text`` (partitions.conf read back from the SM node) against the definition's partitions.
+
+    Every line must parse, the default partition must be there, and each partition of the definition must be there
+    once, with its pkey and its ipoib flag.
+
+        >>> text = "Default=0x7fff, ipoib, mtu=5 : ALL=full, SELF=full;\\ngpu=0x0002, mtu=5 : ;"
+        >>> partitions_problems(text, [{"name": "gpu", "pkey": "0x0002", "ipoib": True}])
+        ['partitions.conf: gpu=0x0002 has no ipoib flag, the definition gives it one']
+    """
+    found: dict[str, tuple[int, bool]] = {}
+    problems: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _PARTITION_LINE.match(line)
+        if match is None:
+            problems.append(f"{where} line {number}: {line!r} is not a partition line opensm parses (Name=PKey[, ipoib][, mtu=N] : members;)")
+            continue
+        if match.group(1) in found:
+            problems.append(f"{where} line {number}: partition {match.group(1)} is defined twice")
+        found[match.group(1)] = (int(match.group(2), 16), "ipoib" in match.group(3))
+    if found.get("Default", (None,))[0] != 0x7FFF:
+        problems.append(f"{where}: no Default=0x7fff line (the default partition, pkey index 0, NCCL's)")
+    for partition in partitions:
+        name, pkey, ipoib = str(partition["name"]), int(str(partition["pkey"]), 0), bool(partition.get("ipoib", True))
+        if name not in found:
+            problems.append(f"{where}: partition {name} ({partition['pkey']}) of the definition is missing")
+        elif found[name][0] != pkey:
+            problems.append(f"{where}: {name} has pkey 0x{found[name][0]:04x}, the definition says {partition['pkey']}")
+        elif found[name][1] != ipoib:
+            flag = "has no ipoib flag, the definition gives it one" if ipoib else "has the ipoib flag, the definition does not"
+            problems.append(f"{where}: {name}={partition['pkey']} {flag}")
+    return problems
+
+
 class FilterModule:
     """Registers the filters with Ansible."""
 
@@ -239,4 +283,5 @@ class FilterModule:
             "gpufabric_port_guid_map": port_guid_map,
             "gpufabric_nvconfig_set_args": nvconfig_set_args,
             "gpufabric_nvconfig_problems": nvconfig_problems,
+            "gpufabric_partitions_problems": partitions_problems,
         }

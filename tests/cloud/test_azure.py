@@ -195,6 +195,9 @@ def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
         "gpufabric_target": "'azure'",
         "gpufabric_gpu_stack": "{'gpu': 'nd-ib', 'login': 'none'}.get(tags['gpufabric-group'], 'none')",
         "gpufabric_gpu_nics": "{'gpu': 8, 'login': 0}.get(tags['gpufabric-group'], 0)",
+        # what roles/cloud_fabric reads back from the image's driver (node-audit.md C4): ND H100 v5 is an NVSwitch board
+        "gpufabric_gpus": "{'gpu': 8, 'login': 0}.get(tags['gpufabric-group'], 0)",
+        "gpufabric_nvswitch": "{'gpu': True, 'login': False}.get(tags['gpufabric-group'], False)",
         "gpufabric_nccl_env": source["hostvar_expressions"]["gpufabric_nccl_env"],
     }
     nccl = source["hostvar_expressions"]["gpufabric_nccl_env"]

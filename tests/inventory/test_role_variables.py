@@ -51,13 +51,10 @@ FOR_PEOPLE: dict[str, str] = {
 }
 """Variables the inventory produces that no role reads, kept on purpose: the reason each is worth its bytes."""
 
-UNREAD_FIELDS: dict[str, str] = {
-    "gpufabric_infiniband.sm_kind": "not read yet: opensm runs on every sm_nodes host whatever the kind (ufm hosts too); "
-    "the opensm role should refuse or skip kind != opensm (reported, roles/opensm is outside this change)",
-}
+UNREAD_FIELDS: dict[str, str] = {}
 """Fields of ``RECORDS`` that no role reads, each with why it stays."""
 
-RECORDS: dict[str, int] = {"gpufabric_roce": 0, "gpufabric_infiniband": 0, "gpufabric_planes": 1}
+RECORDS: dict[str, int] = {"gpufabric_roce": 0, "gpufabric_infiniband": 0, "gpufabric_planes": 1, "gpufabric_dns": 0}
 """Structured variables the roles read field by field → how many keys lead to a record (planes: by plane name)."""
 
 EXPRESSION_KEYS = frozenset({"when", "that", "failed_when", "changed_when", "until"})

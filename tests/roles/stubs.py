@@ -120,7 +120,13 @@ def fake_gpus(driver: str, count: int) -> dict[str, tuple[str, int]]:
 IB_WRITE_BW = r"""#!/bin/sh
 # stub ib_write_bw: logs argv; as a client (last argument an address) prints perftest's --report_gbits table with
 # the average from bw.gbps in its directory; as a server it waits a moment, as the real one waits for its client
+# and, asked for --help, lists --use_cuda only when a file cuda is in its directory (a perftest built with CUDA)
 d=$(dirname "$0")
+if [ "$1" = --help ]; then
+    echo " -d, --ib-dev=<dev> Use IB device <dev> (default first device found)"
+    [ -f "$d/cuda" ] && echo "      --use_cuda=<cuda device id> Use CUDA specific device for GPUDirect RDMA testing"
+    exit 0
+fi
 echo "ib_write_bw $*" >> "$d/calls.log"
 for last; do :; done
 case "$last" in

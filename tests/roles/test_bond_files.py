@@ -196,7 +196,9 @@ def test_rocky_9_gets_networkmanager_keyfiles_root_only_for_the_bond_its_members
             "[ethernet]\nmtu=9000\n"
         )
     # the in-band port carries the only default route; a compute rail its /31, the fabric route and its own table
-    assert "[ipv4]\nmethod=manual\naddress1=10.102.0.16/16\ngateway=10.102.0.1\n\n" in files[f"{at}enp170s0f1np1.nmconnection"]
+    # the in-band plane has the default route and the definition's name servers (nm-settings-nmcli(5) ipv4.dns, ipv4.dns-search)
+    inband = "[ipv4]\nmethod=manual\naddress1=10.102.0.16/16\ngateway=10.102.0.1\ndns=10.102.0.53;\ndns-search=pod-a.example.net;\n\n"
+    assert inband in files[f"{at}enp170s0f1np1.nmconnection"]
     assert files[f"{at}enp64s0np0.nmconnection"].split("[ipv4]\n", 1)[1] == (
         "method=manual\naddress1=10.100.0.3/31\nnever-default=true\n"
         "# compute has several interfaces on this node: traffic from this address leaves through this interface\n"

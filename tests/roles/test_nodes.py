@@ -238,6 +238,10 @@ def test_network_planes_give_every_plane_its_address_mtu_and_routes(tmp_path: Pa
             remote = "10.100.9.9" if i["plane"] == "compute" else "10.101.9.9"
             [route] = json.loads(node.run(f"ip -j route get {remote} from {i['address'].split('/')[0]}").stdout)
             assert route["dev"] == i["name"]
+        # the definition's name servers on the in-band plane only (node-audit.md NP-12; networkd hands them to resolved)
+        networks = {i["name"]: node.read(f"/etc/systemd/network/20-gpufabric-{i['name']}.network") for i in managed}
+        assert [n for n, text in networks.items() if "DNS=10.102.0.53\nDomains=pod-a.example.net\n" in text] == [inband["name"]]
+        assert not [n for n, text in networks.items() if n != inband["name"] and "DNS=" in text]
         sysctl = node.run("sysctl -n net.ipv4.conf.all.arp_ignore net.ipv4.conf.all.arp_announce net.ipv4.conf.all.rp_filter")
         assert sysctl.stdout.split() == ["1", "2", "2"]
         second, _ = converge(definition, [node], play, tmp_path)
@@ -502,6 +506,29 @@ def test_fabric_check_pairs_hosts_for_ib_write_bw_on_every_rail_and_names_a_slow
         assert not failures(slow).get("gpu001")
         [(_, message)] = failures(slow)["gpu002"]
         assert f"{rails[0]['name']} ({rails[0]['hca']}) → gpu001: 120.5 Gb/s, below 350" in message
+        assert client["msg"]["bandwidth_memory"] == "host: this node's ib_write_bw is built without CUDA (no --use_cuda in its --help)"
+
+        # GPUDirect RDMA (node-audit.md FC-10): both perftests built with CUDA → every run on both ends reads GPU memory
+        # of the rail's GPU; only one of them → host memory, and the summary says whose perftest lacks it
+        (nodes[1].root / "srv/perf/bw.gbps").write_text("390.63\n")
+        for node in nodes:
+            (node.root / "srv/perf/calls.log").write_text("")
+        (nodes[1].root / "srv/perf/cuda").write_text("")
+        half, half_events = converge(definition, nodes, play, tmp_path, extravars=checks)
+        assert half.ok, explain(half)
+        assert "--use_cuda" not in nodes[1].read("/srv/perf/calls.log")
+        memory = {r["msg"]["bandwidth_memory"] for r in half_events.results("Verify | summary")}
+        assert memory == {
+            "host: the partner's ib_write_bw is built without CUDA",
+            "host: this node's ib_write_bw is built without CUDA (no --use_cuda in its --help)",
+        }
+        (nodes[0].root / "srv/perf/cuda").write_text("")
+        gpu, gpu_events = converge(definition, nodes, play, tmp_path, extravars={**checks, "fabric_check_bandwidth_cuda": True})
+        assert gpu.ok, explain(gpu)
+        assert nodes[1].read("/srv/perf/calls.log").splitlines()[-len(rails) :] == [
+            f"ib_write_bw -d {i['hca']} -p {18515 + i['index']} -x 3 --use_cuda={i['index']} -D 1 -F --report_gbits {server}" for i in rails
+        ]
+        assert {r["msg"]["bandwidth_memory"] for r in gpu_events.results("Verify | summary")} == {"GPU (GPUDirect RDMA, ib_write_bw --use_cuda)"}
 
 
 FW = "/srv/fw"
@@ -548,15 +575,16 @@ mkdir -p /opt/amazon/efa/bin /opt/amazon/ofi-nccl/lib
 printf '#!/bin/sh\\necho "provider: efa"\\necho "    fabric: efa"\\necho "    domain: rdmap16s27-rdm"\\n' > /opt/amazon/efa/bin/fi_info
 chmod 755 /opt/amazon/efa/bin/fi_info
 : > /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so
-echo "efa_installer.sh $*" > /opt/amazon/efa_installed_packages
+# the marker as AWS's installer writes it (read with cat, EC2 User Guide; grepped by ParallelCluster's cookbook)
+printf '# EFA installer version: %s\\n# Debug packages installed: no\\n# argv: %s\\n' "@VERSION@" "$*" > /opt/amazon/efa_installed_packages
 """
 
 
-def efa_tarball() -> bytes:
+def efa_tarball(version: str = "1.47.0") -> bytes:
     """aws-efa-installer-<version>.tar.gz as AWS lays it out: aws-efa-installer/efa_installer.sh."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        script = EFA_INSTALLER.encode()
+        script = EFA_INSTALLER.replace("@VERSION@", version).encode()
         info = tarfile.TarInfo("aws-efa-installer/efa_installer.sh")
         info.size, info.mode, info.mtime = len(script), 0o755, 0
         tar.addfile(info, io.BytesIO(script))
@@ -565,9 +593,15 @@ def efa_tarball() -> bytes:
 
 def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_and_verifies_it(tmp_path: Path) -> None:
     """An AWS GPU node (the download is a file:// URL into the container): a wrong SHA256 fails the play before anything
-    is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing."""
+    is unpacked or run; the right one installs, fi_info -p efa and the NCCL plugin are verified, a rerun changes nothing;
+    a new pinned version is installed over the old one (node-audit.md C3), read back from the installer's marker."""
     tarball = efa_tarball()
-    aws = {"gpufabric_target": "aws", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz"}
+    aws = {
+        "gpufabric_target": "aws",
+        "cloud_fabric_efa_version": "1.47.0",
+        "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.47.0.tar.gz",
+        "cloud_fabric_gpus": 0,  # no GPUs here: the image-driver read-back has its own tests (test_cloud_fabric.py)
+    }
     play = role_playbook(tmp_path, "cloud_fabric")
     with booted("gpu001", tmp_path, private_network=True) as node:
         (node.root / "srv/efa").mkdir(parents=True)
@@ -581,10 +615,29 @@ def test_cloud_fabric_installs_efa_only_from_a_download_with_the_pinned_sha256_a
         sha256 = {**aws, "cloud_fabric_efa_sha256": hashlib.sha256(tarball).hexdigest()}
         first, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
         assert first.ok, explain(first)
-        assert node.read("/opt/amazon/efa_installed_packages") == "efa_installer.sh -y\n"
+        assert node.read("/opt/amazon/efa_installed_packages").splitlines()[::2] == ["# EFA installer version: 1.47.0", "# argv: -y"]
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=sha256)
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
+
+        # the pin moves to 1.48.0: the installer runs again, though a marker (1.47.0's) exists
+        newer = efa_tarball("1.48.0")
+        (node.root / "srv/efa/aws-efa-installer-1.48.0.tar.gz").write_bytes(newer)
+        bump = {**aws, "cloud_fabric_efa_version": "1.48.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.48.0.tar.gz"}
+        bump["cloud_fabric_efa_sha256"] = hashlib.sha256(newer).hexdigest()
+        upgraded, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=bump)
+        assert upgraded.ok, explain(upgraded)
+        assert node.read("/opt/amazon/efa_installed_packages").startswith("# EFA installer version: 1.48.0\n")
+
+        # an installer that leaves another version behind (here: 1.47.0's, served as 1.49.0) fails the verify, naming both
+        odd = efa_tarball("1.47.0")
+        (node.root / "srv/efa/aws-efa-installer-1.49.0.tar.gz").write_bytes(odd)
+        mislabelled = {**aws, "cloud_fabric_efa_version": "1.49.0", "cloud_fabric_efa_url": "file:///srv/efa/aws-efa-installer-1.49.0.tar.gz"}
+        mislabelled["cloud_fabric_efa_sha256"] = hashlib.sha256(odd).hexdigest()
+        stale, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=mislabelled)
+        [(task, message)] = failures(stale)["gpu001"]
+        assert task == "Verify | EFA and the NCCL plugin are there"
+        assert "the EFA installer version in /opt/amazon/efa_installed_packages is 1.47.0, pinned 1.49.0" in message
 
 
 PCI = "/srv/pci"

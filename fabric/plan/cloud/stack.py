@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fabric.catalog.cloud import AZURE_VM_SIZES, GCP_MACHINE_TYPES
+from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.plan.cloud.types import CloudGroupPlan
 
 GpuStack = Literal["efa", "tcpxo", "gib", "nd-ib", "none"]
@@ -56,3 +56,28 @@ def _gcp(machine_type: str) -> tuple[GpuStack, int]:
     if machine is not None and machine.transport == "gcp-rdma":
         return "gib", machine.rdma_nics
     return "none", 0  # A3 High/Edge (GPUDirect-TCPX) and plain VMs: nothing this role installs
+
+
+# 8-GPU SXM boards of these GPUs are HGX boards whose GPUs meet through NVSwitch, and a VM that owns the whole board runs
+# NVIDIA Fabric Manager before CUDA can use it (Fabric Manager User Guide R2.3, "Overview": NVSwitch-based HGX A100/H100/
+# H200/B200 systems need FM; node-audit.md C4, R-fm23). GB200 (A4X, 4 GPUs per VM) is an NVL72 rack whose switch trays
+# the VM does not own; AMD Instinct is not NVIDIA.
+_NVSWITCH_MODELS = ("A100", "H100", "H200", "B200", "B300")
+
+
+def gpu_board(provider: str, group: CloudGroupPlan) -> tuple[int, bool]:
+    """The GPUs each node of ``group`` must show, and whether they sit on an NVSwitch board (Fabric Manager's).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> cloud = plan_cluster(load_cluster("inventories/aws-p5/cluster.yaml")).cloud
+        >>> [(g.group, gpu_board(cloud.provider, g)) for g in cloud.groups]
+        [('gpu', (8, True)), ('login', (0, False))]
+    """
+    catalog = {"aws": AWS_INSTANCE_TYPES, "gcp": GCP_MACHINE_TYPES, "azure": AZURE_VM_SIZES}.get(provider, {})
+    machine = catalog.get(group.instance_type)
+    if group.role != "gpu" or machine is None:
+        return 0, False
+    model = machine.gpu_model or ""
+    return machine.gpus, machine.gpus == 8 and model.startswith(_NVSWITCH_MODELS)
