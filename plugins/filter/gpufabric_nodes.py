@@ -146,88 +146,6 @@ def port_guid_map(members: dict[str, Any], where: str = "port GUIDs") -> dict[st
     return {str(host): port_guids(guids if isinstance(guids, list) else [guids], f"{where}, {host}") for host, guids in members.items()}
 
 
-_NVCONFIG_LINE = re.compile(r"^\s+([A-Z0-9_]+(?:\[\d+\])?)\s+(\S+)\s*$")
-
-
-def nvconfig_values(output: str) -> dict[str, int | str]:
-    r"""The ``Next Boot`` values of ``mlxconfig -d <dev> q [NAMES]`` (or mstconfig), as integers where they are.
-
-    Booleans and enums print as ``False(0)`` or ``DEVICE_DEFAULT(0)``: the number in parentheses is the value.
-
-    Example:
-        >>> out = "Configurations:                              Next Boot\n         ATS_ENABLED                         False(0)\n"
-        >>> nvconfig_values(out + "         ROCE_CC_PRIO_MASK_P1                255\n")
-        {'ATS_ENABLED': 0, 'ROCE_CC_PRIO_MASK_P1': 255}
-    """
-    values: dict[str, int | str] = {}
-    inside = False
-    for line in output.splitlines():
-        if line.startswith("Configurations:"):
-            inside = True
-            continue
-        found = _NVCONFIG_LINE.match(line) if inside else None
-        if found:
-            name, raw = found.groups()
-            number = re.search(r"\((\d+)\)$", raw)
-            values[name] = int(number.group(1)) if number else int(raw) if raw.isdigit() else raw
-    return values
-
-
-def nvconfig_diff(output: str, wanted: dict[str, Any], optional: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
-    r"""Settings whose next-boot value differs from ``wanted`` (missing ones included): name → {have, want}.
-
-    A name in ``optional`` that the device does not list is skipped: NVIDIA's NIC Configuration Operator treats a
-    parameter absent from the device's next-boot configuration as unsupported there (MAX_ACC_OUT_READ is hidden while
-    ADVANCED_PCI_SETTINGS is off) and skips it (Mellanox/nic-configuration-operator docs/nic-configuration-library.md,
-    "NV Configuration Flow", step 4; pkg/configuration/configvalidation.go).
-
-    Example:
-        >>> nvconfig_diff("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0, "CNP_DSCP_P1": "48"})
-        {'ATS_ENABLED': {'have': 1, 'want': 0}, 'CNP_DSCP_P1': {'have': None, 'want': 48}}
-        >>> nvconfig_diff("Configurations:   Next Boot\n   ATS_ENABLED   False(0)\n", {"ATS_ENABLED": 0, "MAX_ACC_OUT_READ": 0}, ["MAX_ACC_OUT_READ"])
-        {}
-    """
-    have = nvconfig_values(output)
-    skip = set(optional) - set(have)
-    return {
-        name: {"have": have.get(name), "want": int(value)}
-        for name, value in sorted(wanted.items())
-        if name not in skip and have.get(name) != int(value)
-    }
-
-
-def nvconfig_set_args(output: str, wanted: dict[str, Any], optional: Iterable[str] = ()) -> list[str]:
-    r"""``NAME=value`` for each setting that differs (the arguments of ``mlxconfig -y -d <dev> set``), sorted by name.
-
-    Example:
-        >>> nvconfig_set_args("Configurations:   Next Boot\n   ATS_ENABLED   True(1)\n", {"ATS_ENABLED": 0})
-        ['ATS_ENABLED=0']
-    """
-    return [f"{name}={change['want']}" for name, change in nvconfig_diff(output, wanted, optional).items()]
-
-
-def nvconfig_problems(results: list[dict[str, Any]], wanted: dict[str, Any], optional: Iterable[str] = ()) -> list[str]:
-    r"""One line per setting a device (the registered loop results of the read-back) does not have for the next boot.
-
-    Example:
-        >>> result = {"item": {"item": "mlx5_0"}, "rc": 0, "stdout": "Configurations:  Next Boot\n  ATS_ENABLED  True(1)\n"}
-        >>> nvconfig_problems([result], {"ATS_ENABLED": 0})
-        ['mlx5_0: ATS_ENABLED expected 0, next boot 1']
-    """
-    lines: list[str] = []
-    for result in results:
-        device = result.get("item", {}).get("item", "?")
-        if result.get("rc", 0) != 0:
-            said = str(result.get("stderr") or result.get("stdout") or result.get("msg") or "").strip().splitlines()
-            lines.append(f"{device}: the query failed ({said[-1] if said else 'no output'})")
-            continue
-        lines += [
-            f"{device}: {name} expected {change['want']}, next boot {'<missing>' if change['have'] is None else change['have']}"
-            for name, change in nvconfig_diff(str(result.get("stdout", "")), wanted, optional).items()
-        ]
-    return lines
-
-
 # partitions.conf as opensm parses it (linux-rdma/opensm doc/partition-config.txt and opensm/osm_prtn_config.c @fa74b98):
 # "PartitionName=PKey[,flag[=value]]... : PortGUID[=full|limited|both], ... ;", flags ipoib and mtu=<4|5>; the running SM
 # is the only parser ("PARSE ERROR: line N: ..." in its log) and `opensm --version` never reads this file.
@@ -281,7 +199,5 @@ class FilterModule:
             "gpufabric_unpinned_keys": unpinned_keys,
             "gpufabric_port_guids": port_guids,
             "gpufabric_port_guid_map": port_guid_map,
-            "gpufabric_nvconfig_set_args": nvconfig_set_args,
-            "gpufabric_nvconfig_problems": nvconfig_problems,
             "gpufabric_partitions_problems": partitions_problems,
         }

@@ -10,33 +10,7 @@ from pathlib import Path
 
 import jinja2
 
-MLNX_QOS = r"""#!/usr/bin/env python3
-# stub mlnx_qos: keeps per-port state in $STUB_DIR/<port>.json (default: its own directory), logs argv, prints the
-# real tool's format. Settings named in $STUB_DIR/stuck are accepted but not taken (a NIC that refuses them).
-import json, os, sys
-d = os.environ.get("STUB_DIR") or os.path.dirname(os.path.abspath(__file__)); args = sys.argv[1:]
-open(os.path.join(d, "calls.log"), "a").write("mlnx_qos " + " ".join(args) + "\n")
-port = args[args.index("-i") + 1]
-path = os.path.join(d, port + ".json")
-default = {"trust": "pcp", "pfc": "0,0,0,0,0,0,0,0", "cable": "7", "dscp2prio": {str(x): x >> 3 for x in range(64)}}
-st = json.load(open(path)) if os.path.exists(path) else default
-for a in args:
-    if a.startswith("--cable_len="): st["cable"] = a.split("=", 1)[1]
-stuck = open(os.path.join(d, "stuck")).read().split() if os.path.exists(os.path.join(d, "stuck")) else []
-for flag, key in (("--trust", "trust"), ("--pfc", "pfc")):
-    if flag in args and key not in stuck: st[key] = args[args.index(flag) + 1]
-if "--dscp2prio" in args:
-    _, dscp, prio = args[args.index("--dscp2prio") + 1].split(","); st["dscp2prio"][dscp] = int(prio)
-json.dump(st, open(path, "w"))
-if len(args) == 2:
-    print("DCBX mode: OS controlled"); print("Priority trust state: " + st["trust"]); print("dscp2prio mapping:")
-    for p in range(8):
-        ds = [f"{int(k):02d}" for k, v in sorted(st["dscp2prio"].items(), key=lambda kv: -int(kv[0])) if v == p]
-        if ds: print(f"\tprio:{p} dscp:" + ",".join(ds) + ",")
-    print("Cable len: " + st["cable"]); print("PFC configuration:")
-    print("\tpriority    0   1   2   3   4   5   6   7")
-    print("\tenabled     " + "   ".join(st["pfc"].split(",")) + "   ")
-"""
+from tests.roles.nic_tools import FLINT, MLNX_QOS, MLXCONFIG, captures
 
 CMA_ROCE_TOS = r"""#!/bin/sh
 # stub cma_roce_tos: -d DEV [-t TOS]; without -t prints the current ToS
@@ -66,7 +40,7 @@ def fake_nic(ports: list[str]) -> dict[str, tuple[str, int]]:
         files[f"sys/class/infiniband/mlx5_{n}/tc/1/traffic_class"] = ("Global tclass=0\n", 0o644)
     files["stubs/mlnx_qos"] = (MLNX_QOS, 0o755)
     files["stubs/cma_roce_tos"] = (CMA_ROCE_TOS, 0o755)
-    return files
+    return {**files, **captures("mlnx_qos-trust-dscp.txt")}
 
 
 def write_tree(base: Path, files: dict[str, tuple[str, int]]) -> None:
@@ -146,66 +120,35 @@ def fake_perftest(gbps: str) -> dict[str, tuple[str, int]]:
 
 
 def role_templates(role_dir: Path) -> jinja2.Environment:
-    """A Jinja environment over a role's templates with the Ansible filters they use (quote, regex_replace)."""
+    """A Jinja environment over a role's templates with the Ansible filters they use (quote, regex_replace, bool)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(role_dir / "templates"), undefined=jinja2.StrictUndefined)
     env.filters["quote"] = lambda value: shlex.quote(str(value))
     env.filters["regex_replace"] = lambda value, pattern, replacement="": re.sub(pattern, replacement, str(value))
+    env.filters["bool"] = lambda value: str(value).lower() in ("1", "true", "yes", "on")
     return env
 
 
-MLXCONFIG = r"""#!/usr/bin/env python3
-# stub mlxconfig: -d BDF q [NAMES] prints the next-boot values as MFT does; -y -d BDF set K=V … stores them, except names
-# listed in $STUB_DIR/stuck (a NIC that does not take them). State per device in its directory; argv logged.
-import json, os, sys
-d = os.environ.get("STUB_DIR") or os.path.dirname(os.path.abspath(__file__)); args = sys.argv[1:]
-open(os.path.join(d, "calls.log"), "a").write("mlxconfig " + " ".join(args) + "\n")
-dev = args[args.index("-d") + 1]
-path = os.path.join(d, dev + ".nv.json")
-factory = {"ROCE_CC_PRIO_MASK_P1": 0, "CNP_DSCP_P1": 4, "CNP_802P_PRIO_P1": 6, "ATS_ENABLED": 1, "MAX_ACC_OUT_READ": 0}
-st = json.load(open(path)) if os.path.exists(path) else factory
-stuck = open(os.path.join(d, "stuck")).read().split() if os.path.exists(os.path.join(d, "stuck")) else []
-# names in $STUB_DIR/hidden are not on this firmware (MAX_ACC_OUT_READ while ADVANCED_PCI_SETTINGS is off): not listed, not settable
-hidden = open(os.path.join(d, "hidden")).read().split() if os.path.exists(os.path.join(d, "hidden")) else []
-if "set" in args:
-    for kv in args[args.index("set") + 1:]:
-        k, v = kv.split("=", 1)
-        if k in hidden: sys.exit(f"-E- The Device doesn't support {k} parameter")
-        if k not in stuck: st[k] = int(v)
-    json.dump(st, open(path, "w"))
-    print("Apply new Configuration? (y/n) [n] : y\nApplying... Done!\n-I- Please reboot machine to load new configurations.")
-else:
-    names = args[args.index("q") + 1:] or sorted(st)
-    print(f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nPCI device:     {dev}\n\nConfigurations:                              Next Boot")
-    for n in names:
-        v = st.get(n)
-        if v is None or n in hidden: continue
-        print(f"         {n:<36}{('False(0)', 'True(1)')[v] if n == 'ATS_ENABLED' else v}")
-"""
-
-FLINT = r"""#!/bin/sh
-# stub flint: -d BDF q prints the firmware version in $STUB_DIR/fw.version
-STUB_DIR=${STUB_DIR:-$(dirname "$0")}
-echo "flint $*" >> "$STUB_DIR/calls.log"
-v=$(cat "$STUB_DIR/fw.version")
-printf 'Image type:            FS4\nFW Version:            %s\nProduct Version:       %s\n' "$v" "$v"
-"""
+def firmware_bdfs(hcas: list[str], functions: int = 1) -> list[str]:
+    """The PCI function of each RDMA device: ``functions`` per card (2: a dual-port card, one RDMA device per port)."""
+    return [f"0000:{0x18 + n // functions:02x}:00.{n % functions}" for n, _ in enumerate(hcas)]
 
 
-def fake_firmware(hcas: list[str], version: str) -> dict[str, tuple[str, int]]:
-    """Relative path → (text, mode): ``stubs/{mlxconfig,flint}`` and, per RDMA device, a PCI device directory its
-    ``sys/class/infiniband/<hca>/device`` link (made by :func:`firmware_links`) points at."""
+def fake_firmware(hcas: list[str], version: str, *, functions: int = 1) -> dict[str, tuple[str, int]]:
+    """Relative path → (text, mode): ``stubs/{mlxconfig,flint}`` with the captures they print from, the firmware
+    version, the ports per card, and per RDMA device a PCI device directory its ``sys/class/infiniband/<hca>/device``
+    link (made by :func:`firmware_links`) points at."""
     files = {"stubs/mlxconfig": (MLXCONFIG, 0o755), "stubs/flint": (FLINT, 0o755), "stubs/fw.version": (version + "\n", 0o644)}
-    for n, _ in enumerate(hcas):
-        files[f"sys/devices/pci0000:00/0000:{0x18 + n:02x}:00.0/vendor"] = ("0x15b3\n", 0o644)
-    return files
+    files["stubs/ports"] = (f"{functions}\n", 0o644)
+    for bdf in firmware_bdfs(hcas, functions):
+        files[f"sys/devices/pci0000:00/{bdf}/vendor"] = ("0x15b3\n", 0o644)
+    return {**files, **captures("mlxconfig-e-query.txt", "mlxconfig-query-connectx7.txt", "flint-query-connectx7.txt")}
 
 
-def firmware_links(prefix: str, hcas: list[str]) -> str:
+def firmware_links(prefix: str, hcas: list[str], functions: int = 1) -> str:
     """Shell commands making ``<prefix>/sys/class/infiniband/<hca>/device`` → its PCI device directory."""
     return "; ".join(
-        f"mkdir -p {prefix}/sys/class/infiniband/{hca} && ln -sfn {prefix}/sys/devices/pci0000:00/0000:{0x18 + n:02x}:00.0 "
-        f"{prefix}/sys/class/infiniband/{hca}/device"
-        for n, hca in enumerate(hcas)
+        f"mkdir -p {prefix}/sys/class/infiniband/{hca} && ln -sfn {prefix}/sys/devices/pci0000:00/{bdf} {prefix}/sys/class/infiniband/{hca}/device"
+        for hca, bdf in zip(hcas, firmware_bdfs(hcas, functions), strict=True)
     )
 
 

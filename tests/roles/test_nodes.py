@@ -39,6 +39,7 @@ from tests.roles.stubs import (
     PCI_NIC,
     PCI_ROOT,
     PCI_SWITCH,
+    SERVICE,
     fake_firmware,
     fake_gpus,
     fake_nic,
@@ -540,7 +541,12 @@ def test_nic_firmware_sets_the_operators_nvconfig_reads_it_back_and_names_what_a
     interfaces = host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"]
     hcas = sorted({i["hca"] for i in interfaces if i["plane"] == "compute" and i["link_layer"] == "ethernet" and i["hca"]})
     files = {f"{FW}/{rel}": content for rel, content in fake_firmware(hcas, "28.39.1002").items()}
-    tools = {"nic_firmware_sysfs": f"{FW}/sys", "nic_firmware_mlxconfig": f"{FW}/stubs/mlxconfig", "nic_firmware_flint": f"{FW}/stubs/flint"}
+    tools = {
+        "nic_firmware_sysfs": f"{FW}/sys",
+        "nic_firmware_mlxconfig": f"{FW}/stubs/mlxconfig",
+        "nic_firmware_flint": f"{FW}/stubs/flint",
+        "nic_firmware_reboot": False,  # a container does not reboot: the pending change is reported instead
+    }
     files[f"{FW}/stubs/hidden"] = ("MAX_ACC_OUT_READ\n", 0o644)  # ADVANCED_PCI_SETTINGS off: skipped, as the operator skips it
     with booted("gpu001", tmp_path, private_network=True, files=files) as node:
         assert node.run(firmware_links(FW, hcas)).returncode == 0
@@ -549,7 +555,12 @@ def test_nic_firmware_sets_the_operators_nvconfig_reads_it_back_and_names_what_a
         assert first.ok, explain(first)
         sets = [c for c in node.read(f"{FW}/stubs/calls.log").splitlines() if " set " in c]
         bdfs = [f"0000:{0x18 + n:02x}:00.0" for n in range(len(hcas))]
-        assert sorted(sets) == [f"mlxconfig -y -d {bdf} set ATS_ENABLED=0 CNP_DSCP_P1=48 ROCE_CC_PRIO_MASK_P1=255" for bdf in bdfs]
+        # the ports become Ethernet first (factory ConnectX-7 ports are InfiniBand), then the RoCE settings (F8)
+        assert sorted(sets) == [f"mlxconfig -y -d {bdf} set LINK_TYPE_P1=2 ATS_ENABLED=0 CNP_DSCP_P1=48 ROCE_CC_PRIO_MASK_P1=255" for bdf in bdfs]
+        queries = [c for c in node.read(f"{FW}/stubs/calls.log").splitlines() if " set " not in c and c.startswith("mlxconfig")]
+        assert queries == [f"mlxconfig -d {bdf} -e query" for bdf in bdfs] * 2  # everything, never a hidden name (F7)
+        [skipped] = events.results("Configure | say what the operator would skip on these cards")
+        assert f"{hcas[0]}: MAX_ACC_OUT_READ: not listed by this NIC (hidden or unsupported)" in skipped["msg"]
         [pending] = [r for r in events.results("Say the NIC settings wait for the next boot") if not r.get("skipped")]
         assert "takes effect at the next reboot" in pending["msg"]
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars=tools)
@@ -649,11 +660,14 @@ def test_host_tuning_sets_governor_acs_and_max_read_request_reads_them_back_and_
     MaxReadReq are applied and read back, the boot unit enabled, iommu=pt written for the next boot; a second run
     changes nothing; a bridge that keeps ACS on and the definition's RDMA devices that the node lacks fail it, named."""
     files = {f"{PCI}/{rel}": content for rel, content in fake_pci_host(4).items()}
+    files["/lib/systemd/system/ondemand.service"] = (SERVICE.format(name="Ubuntu's ondemand.service"), 0o644)  # where Ubuntu has it
     tuning = {
         "host_tuning_sysfs": f"{PCI}/sys",
         "host_tuning_procfs": f"{PCI}/proc",
         "host_tuning_setpci": f"{PCI}/stubs/setpci",
         "host_tuning_lspci": f"{PCI}/stubs/lspci",
+        "host_tuning_packages": [],  # no network here: the stubs stand in for pciutils
+        "host_tuning_nic_wait_seconds": 2,
     }
     play = role_playbook(tmp_path, "host_tuning")
     with booted("gpu001", tmp_path, private_network=True, files=files) as node:
@@ -672,8 +686,9 @@ def test_host_tuning_sets_governor_acs_and_max_read_request_reads_them_back_and_
         )
         assert "kernel.numa_balancing = 0" in node.read("/etc/sysctl.d/60-gpufabric-tuning.conf")
         assert node.run("systemctl is-enabled gpufabric-host-tuning.service").stdout.strip() == "enabled"
+        assert node.run("systemctl is-enabled ondemand.service").stdout.strip() == "masked"  # it would reset the governor (H2)
         [verdict] = events.results("Verify | governors and ACS as planned")
-        assert "iommu=pt after the next reboot" in verdict["msg"]
+        assert "iommu=pt after the next reboot (/etc/default/grub.d/60-gpufabric.cfg, update-grub)" in verdict["msg"]
         second, _ = converge(site("onprem-roce"), [node], play, tmp_path, extravars={**tuning, "host_tuning_nic_devices": ["mlx5_0"]})
         assert second.ok, explain(second)
         assert changed(second) == {"gpu001": 0}
@@ -751,7 +766,8 @@ def handler_play(serial: int) -> list[dict[str, object]]:
             "hosts": "all",
             "serial": serial,
             "gather_facts": False,
-            "vars": {"rdma_stack_manage_hardware": True, "rdma_stack_reboot": False},
+            # openibd asked for, and the blocker check (tasks/main.yml) found nothing in the way
+            "vars": {"rdma_stack_manage_hardware": True, "rdma_stack_reboot": False, "_rdma_stack_openibd_blockers": []},
             "pre_tasks": [{"name": "Only a container", "ansible.builtin.assert": {"that": "ansible_connection == 'community.docker.nsenter'"}}],
             "tasks": [
                 {"name": "Batch starts", "ansible.builtin.shell": 'echo "batch $(date +%s.%N)" >> /var/log/openibd.log', "changed_when": False},

@@ -90,7 +90,8 @@ def test_ubuntu_2204_gets_docas_per_release_repository_the_cuda_repository_and_p
             "linux-headers-nvidia",
         ],
         "unhold": [],
-        "on_new_modules": "restart openibd",
+        "on_new_modules": "reboot",  # the default: NVIDIA's steps reboot after installing doca-ofed (R7)
+        "firmware_update": False,  # DOCA's FW-Updater flashes nothing unless asked (RDMA-13)
     }
     pin = rdma["_rdma_stack_plan"]["repository"]["pin"]
     assert (pin["origin"], pin["priority"]) == ("linux.mellanox.com", 990)
