@@ -58,22 +58,19 @@ def render(value: Any, variables: Mapping[str, Any]) -> Any:
 
 def plain(value: Any) -> Any:
     """Ansible's tagged strings and containers as plain Python values."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
     if isinstance(value, Mapping):
         return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
+    for kind in (bool, str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
     return value
 
 
-def facts(distribution: str, version: str, family: str, *, arch: str = "x86_64", kernel: str = "6.8.0-45-generic", release: str = "") -> dict[str, str]:
+def facts(
+    distribution: str, version: str, family: str, *, arch: str = "x86_64", kernel: str = "6.8.0-45-generic", release: str = ""
+) -> dict[str, str]:
     """The gathered facts the roles read."""
     return {
         "distribution": distribution,

@@ -20,7 +20,10 @@ CASES = {
     # DGX H100 on DGX OS 6 (Ubuntu 22.04): nvidia-driver-550-server, proprietary, so nvidia-peermem; nothing installed
     "dgx-os-6": (facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-1063-nvidia", release="jammy"), {"dgx": True, "gpufabric_hardware": "dgx-h100"}),
     # DGX B200 on DGX OS 7 (Ubuntu 24.04), the running module read from /proc: open, so DMA-BUF
-    "dgx-os-7": (facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-1017-nvidia", release="noble"), {"dgx": True, "proc_version": OPEN_580, "gpufabric_hardware": "dgx-b200"}),
+    "dgx-os-7": (
+        facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-1017-nvidia", release="noble"),
+        {"dgx": True, "proc_version": OPEN_580, "gpufabric_hardware": "dgx-b200"},
+    ),
     "ubuntu-2204-hgx-h100": (facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-126-generic", release="jammy"), {"gpufabric_hardware": "hgx-h100"}),
     "ubuntu-2404-hgx-b200": (facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-45-generic", release="noble"), {"gpufabric_hardware": "hgx-b200"}),
     "ubuntu-2204-hgx-h100-branch-570": (
@@ -48,12 +51,15 @@ def test_dgx_os_installs_nothing_and_takes_its_own_stack_as_the_expectation() ->
         got = planned(case)
         assert (got["driver"], got["repository"], got["pinning"], got["fabricmanager"], got["nvlsm"]) == ([], {}, [], "", []), case
         assert got["gpudirect"] == gpudirect, case
-        assert isinstance(got["dgx_os"], dict) and got["dgx_os"]["open_kernel_modules"] is open_modules
+        assert isinstance(got["dgx_os"], dict)
+        assert got["dgx_os"]["open_kernel_modules"] is open_modules
     assert planned("dgx-os-6")["dgx_os"]["packages"][0] == "nvidia-driver-550-server"  # type: ignore[index]
     assert planned("dgx-os-7")["dgx_os"]["packages"][0] == "nvidia-driver-580-open"  # type: ignore[index]
     # DGX OS 7 with a proprietary module loaded (its /proc says so): nvidia-peermem, whatever the release ships
     os_facts, options = CASES["dgx-os-7"]
-    proprietary = plan(os_facts, gpufabric_gpus=8, **{**options, "proc_version": OPEN_580.replace("Open Kernel Module for x86_64", "x86_64 Kernel Module")})
+    proprietary = plan(
+        os_facts, gpufabric_gpus=8, **{**options, "proc_version": OPEN_580.replace("Open Kernel Module for x86_64", "x86_64 Kernel Module")}
+    )
     assert proprietary["gpudirect"] == "peermem"
 
 

@@ -40,7 +40,9 @@ def test_branch_570_fails_naming_what_runs_and_what_was_expected() -> None:
     passed, message = verify(NOBLE, SMI, PROC, gpufabric_gpus=1, gpu_driver_branch="570")
     assert not passed
     assert "GPU 0: driver 580.159.04, persistence Enabled (expected branch 570, Enabled)" in message
-    assert "GPU 0: driver 580.159.04, persistence Enabled (expected branch 570, Enabled)" in (DATA / "verify-branch-default.txt").read_text(encoding="utf-8")
+    assert "GPU 0: driver 580.159.04, persistence Enabled (expected branch 570, Enabled)" in (DATA / "verify-branch-default.txt").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_the_proprietary_module_fails_dmabuf() -> None:
@@ -79,7 +81,9 @@ def test_fabric_manager_is_compared_by_upstream_version_under_both_names() -> No
 
 
 def test_nvidia_smi_failing_shows_its_stderr() -> None:
-    passed, message = verify(NOBLE, "", PROC, gpufabric_gpus=1, smi_rc=9, smi_stderr="NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.")
+    passed, message = verify(
+        NOBLE, "", PROC, gpufabric_gpus=1, smi_rc=9, smi_stderr="NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."
+    )
     assert not passed
     assert "gpu_driver on gpu001: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver." in message
 

@@ -62,8 +62,10 @@ def offenders() -> list[str]:
             text = message(task)
             if text is None:
                 continue
-            found += [f"{path.relative_to(ROOT)}: {task.get('name', '?')!r} shows {name}.stdout without {name}.stderr"
-                      for name in stdout_without_stderr(text)]
+            found += [
+                f"{path.relative_to(ROOT)}: {task.get('name', '?')!r} shows {name}.stdout without {name}.stderr"
+                for name in stdout_without_stderr(text)
+            ]
     return found
 
 
@@ -74,8 +76,13 @@ def test_every_failure_message_that_shows_stdout_shows_stderr_too() -> None:
 def test_the_messages_are_found_at_all() -> None:
     """The scan reaches the verify tasks of every role (a scan that finds nothing cannot fail)."""
     roles = {p.parts[-3] for p in ROOT.glob("roles/*/tasks/*.yml")}
-    with_messages = {path.parts[-3] for path in task_files() if path.parts[-4:-3] == ("roles",)
-                     for task in tasks(yaml.safe_load(path.read_text(encoding="utf-8"))) if message(task)}
+    with_messages = {
+        path.parts[-3]
+        for path in task_files()
+        if path.parts[-4:-3] == ("roles",)
+        for task in tasks(yaml.safe_load(path.read_text(encoding="utf-8")))
+        if message(task)
+    }
     assert {"gpu_driver", "host_tuning", "nic_qos", "network_planes", "rdma_stack"} <= with_messages <= roles
 
 
