@@ -25,7 +25,7 @@ CUDA = "https://developer.download.nvidia.com/compute/cuda/repos"
 DOCA = "https://linux.mellanox.com/public/repo/doca"
 GPU_DRIVER_GOLDEN = Path(__file__).parent / "data" / "golden" / "gpu_driver"
 # NVIDIA publishes no quotable fingerprint of its RHEL key (D42D0685.pub): an EL run sets one (any, check mode fetches nothing)
-EL_KEY = {"gpu_driver_key_fingerprint": "0123456789ABCDEF0123456789ABCDEF01234567"}
+EL_FINGERPRINT = "0123456789ABCDEF0123456789ABCDEF01234567"
 
 
 def os_facts(distribution: str, version: str, family: str, *, arch: str = "x86_64", kernel: str = "6.8.0-45-generic") -> dict[str, str]:
@@ -163,7 +163,9 @@ def test_dgx_os_is_verified_and_never_gets_a_driver_or_doca_over_its_own_stack(n
 
 
 def test_rocky_9_gets_the_rhel9_repositories_the_driver_module_stream_and_a_dnf_kernel_exclude(node: Container, tmp_path: Path) -> None:
-    result, events = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), **EL_KEY)
+    result, events = plan(
+        node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), gpu_driver_key_fingerprint=EL_FINGERPRINT
+    )
     assert result.ok, explain(result)
     rdma, gpu = (r for r in events.results("Plan | show it"))
     assert rdma["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/3.2.1/rhel9/x86_64/"
@@ -183,7 +185,11 @@ def test_rocky_9_gets_the_rhel9_repositories_the_driver_module_stream_and_a_dnf_
 
 def test_a_planned_kernel_upgrade_releases_the_hold(node: Container, tmp_path: Path) -> None:
     result, events = plan(
-        node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), rdma_stack_kernel_upgrade=True, **EL_KEY
+        node,
+        tmp_path,
+        os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"),
+        rdma_stack_kernel_upgrade=True,
+        gpu_driver_key_fingerprint=EL_FINGERPRINT,
     )
     assert result.ok, explain(result)
     [rdma, _] = events.results("Plan | show it")
@@ -230,7 +236,7 @@ def test_b200_nodes_get_the_nvlink_subnet_manager_beside_fabric_manager_on_every
     """DGX/HGX B200 (NVLink 5): nvlink5-<branch> and NVLSM's prerequisites, on every OS, pinned with the driver branch;
     fabric manager's unit starts NVLSM (no unit of its own). On DGX OS nothing is installed; a branch before 570 is refused."""
     for facts, packages in NVLINK5_OSES:
-        result, events = plan(node, tmp_path, facts, gpufabric_hardware="dgx-b200", **EL_KEY)
+        result, events = plan(node, tmp_path, facts, gpufabric_hardware="dgx-b200", gpu_driver_key_fingerprint=EL_FINGERPRINT)
         assert result.ok, (facts["distribution"], explain(result))
         [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
         assert gpu["_gpu_driver_plan"]["nvlsm"] == packages, facts["distribution"]
