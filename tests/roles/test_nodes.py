@@ -275,7 +275,7 @@ def test_doca_on_debian_12_in_check_mode_plans_the_repository_pins_and_holds_the
         held = [r["item"] for r in hold["results"] if r["changed"]]
         assert held == [f"linux-image-{kernel}", f"linux-headers-{kernel}", "linux-image-amd64"]
         assert gpu["_gpu_driver_plan"]["repository"]["url"] == "https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/"
-        assert gpu["_gpu_driver_plan"]["driver"] == ["nvidia-open-570"]
+        assert gpu["_gpu_driver_plan"]["driver"] == ["nvidia-open"]  # branch 580: held by nvidia-driver-pinning-580
         for path in (
             "etc/apt/sources.list.d/gpufabric-doca.list",
             "etc/apt/preferences.d/gpufabric-doca",
@@ -411,7 +411,7 @@ def test_gpu_driver_configures_gpudirect_persistence_and_services_and_checks_eve
     """The driver packages stand in (their units, a stub nvidia-smi and nvidia-persistenced, sysfs and procfs trees):
     configure and verify run for real. nvidia-peermem with DOCA; a GPU off the bus and one on another driver branch
     fail the host, each named; DMA-BUF (auto on this kernel) drops nvidia-peermem from boot and needs the open module."""
-    with booted("gpu001", tmp_path, files=fake_gpus("570.124.06", 8)) as node:
+    with booted("gpu001", tmp_path, files=fake_gpus("580.95.05", 8)) as node:
         play = role_playbook(tmp_path, "gpu_driver")
         first, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=PEERMEM)
         assert first.ok, explain(first)
@@ -434,7 +434,7 @@ def test_gpu_driver_configures_gpudirect_persistence_and_services_and_checks_eve
         broken, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=PEERMEM)
         [(task, message)] = failures(broken)["gpu001"]
         assert task == "Verify | the GPUs, the driver, fabric manager and the GPUDirect path are as planned"
-        assert "GPU 5: driver 560.35.03, persistence Enabled (expected branch 570, Enabled)" in message
+        assert "GPU 5: driver 560.35.03, persistence Enabled (expected branch 580, Enabled)" in message
         assert "nvidia-smi sees 7 GPU(s), the node has 8" in message
 
         (node.root / "srv/gpu/gpus.csv").write_text(good)
@@ -443,7 +443,7 @@ def test_gpu_driver_configures_gpudirect_persistence_and_services_and_checks_eve
         [plan] = events.results("Plan | show it")
         assert plan["_gpu_driver_plan"]["gpudirect"] == "dmabuf"
         assert not (node.root / "etc/modules-load.d/nvidia-peermem.conf").exists()  # no -EINVAL at every boot
-        (node.root / "srv/gpu/proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.124.06\n")
+        (node.root / "srv/gpu/proc/driver/nvidia/version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05\n")
         closed, _ = converge(site("onprem-roce"), [node], play, tmp_path, skip_tags="gpu_driver_install", extravars=GPU_VARS)
         [(_, message)] = failures(closed)["gpu001"]
         assert "the loaded driver is not the open kernel module, which DMA-BUF needs" in message

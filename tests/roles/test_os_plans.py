@@ -6,13 +6,16 @@ in preflight, naming the problem."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from tests.conftest import ROOT
 from tests.roles.containers import Container, bookworm_image, booted
 from tests.roles.scenario import converge, explain, failures, role_playbook, site
 
@@ -20,6 +23,9 @@ pytestmark = [pytest.mark.container, pytest.mark.skipif(os.geteuid() != 0, reaso
 
 CUDA = "https://developer.download.nvidia.com/compute/cuda/repos"
 DOCA = "https://linux.mellanox.com/public/repo/doca"
+GPU_DRIVER_GOLDEN = Path(__file__).parent / "data" / "golden" / "gpu_driver"
+# NVIDIA publishes no quotable fingerprint of its RHEL key (D42D0685.pub): an EL run sets one (any, check mode fetches nothing)
+EL_FINGERPRINT = "0123456789ABCDEF0123456789ABCDEF01234567"
 
 
 def os_facts(distribution: str, version: str, family: str, *, arch: str = "x86_64", kernel: str = "6.8.0-45-generic") -> dict[str, str]:
@@ -48,6 +54,17 @@ def plan(node: Container, tmp_path: Path, facts: Mapping[str, str], *, dgx: bool
     node.run("echo 'DGX_NAME=\"DGX Server\"' > /etc/dgx-release" if dgx else "rm -f /etc/dgx-release")
     play = role_playbook(tmp_path, "rdma_stack", "gpu_driver", os_facts=facts)
     return converge(site("onprem-roce"), [node], play, tmp_path, check=True, extravars={"rdma_stack_source": "doca", **extravars})
+
+
+def PLAYBOOK_BINDINGS(tmp_path: Path, **variables: str) -> Path:  # noqa: N802 - reads as the playbook it writes
+    """site.yml's check-mode pre-tasks alone (playbooks/tasks/check_mode_bindings.yml), behind the container guard."""
+    path = tmp_path / "play-bindings.yml"
+    tasks = [
+        {"name": "Never the test machine itself", "ansible.builtin.assert": {"that": "ansible_facts.virtualization_type == 'container'"}},
+        {"name": "Check mode works on a stock node", "ansible.builtin.import_tasks": str(ROOT / "playbooks" / "tasks" / "check_mode_bindings.yml")},
+    ]
+    path.write_text(json.dumps([{"name": "bindings", "hosts": "all", "vars": variables, "tasks": tasks}]), encoding="utf-8")
+    return path
 
 
 def written(node: Container) -> list[str]:
@@ -106,27 +123,11 @@ def test_ubuntu_2204_gets_docas_per_release_repository_the_cuda_repository_and_p
     assert after.splitlines()[1].startswith("Package: rdma-core ibverbs-providers ")
 
     [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
-    assert gpu["_gpu_driver_plan"] == {
-        "os": "Ubuntu 22.04",
-        "dgx": False,
-        "repository": {
-            "url": f"{CUDA}/ubuntu2204/x86_64/",
-            "key_url": f"{CUDA}/ubuntu2204/x86_64/3bf863cc.pub",
-            "key_fingerprint": "EB693B3035CD5710E231E123A4B469963BF863CC",
-            "keyring": "/etc/apt/keyrings/gpufabric-cuda.asc",
-            "apt_line": f"deb [signed-by=/etc/apt/keyrings/gpufabric-cuda.asc] {CUDA}/ubuntu2204/x86_64/ /",
-        },
-        "prerequisites": ["linux-headers-5.15.0-126-generic"],
-        "driver": ["nvidia-open-570"],
-        "fabricmanager": "nvidia-fabricmanager-570=<the installed driver version>",  # DGX H100 class: NVSwitches
-        "nvlsm": [],  # NVLink 4: fabric manager alone
-        "pin": gpu["_gpu_driver_plan"]["pin"],
-        "persistenced_dropin": "/etc/systemd/system/nvidia-persistenced.service.d/gpufabric.conf",
-        "services": ["nvidia-persistenced.service", "nvidia-fabricmanager.service"],
-        "gpudirect": "dmabuf",  # open modules on 5.15: DMA-BUF, NVIDIA's recommendation
-    }
+    # the plan the role prints on the node is the golden rendered from its files (test_gpu_driver_plans.py)
+    assert gpu["_gpu_driver_plan"] == yaml.safe_load((GPU_DRIVER_GOLDEN / "ubuntu-2204-hgx-h100.yaml").read_text(encoding="utf-8"))
+    assert gpu["_gpu_driver_plan"]["gpudirect"] == "dmabuf"  # open modules on 5.15: DMA-BUF, NVIDIA's recommendation
     [driver_pin] = events.results("pin the driver branch")
-    assert "Pin: version 570.*\nPin-Priority: 990\n" in driver_pin["diff"][0]["after"]
+    assert "Pin: version 580.*\nPin-Priority: 990\n" in driver_pin["diff"][0]["after"]
     [dropin] = events.results("persistenced keeps persistence mode on")
     assert "ExecStart=\nExecStart=/usr/bin/nvidia-persistenced --user root --persistence-mode --verbose\n" in dropin["diff"][0]["after"]
     [peermem] = events.results("nvidia-peermem loaded at boot only where")
@@ -163,7 +164,9 @@ def test_dgx_os_is_verified_and_never_gets_a_driver_or_doca_over_its_own_stack(n
 
 
 def test_rocky_9_gets_the_rhel9_repositories_the_driver_module_stream_and_a_dnf_kernel_exclude(node: Container, tmp_path: Path) -> None:
-    result, events = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"))
+    result, events = plan(
+        node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), gpu_driver_key_fingerprint=EL_FINGERPRINT
+    )
     assert result.ok, explain(result)
     rdma, gpu = (r for r in events.results("Plan | show it"))
     assert rdma["_rdma_stack_plan"]["repository"]["url"] == f"{DOCA}/3.2.1/rhel9/x86_64/"
@@ -174,14 +177,21 @@ def test_rocky_9_gets_the_rhel9_repositories_the_driver_module_stream_and_a_dnf_
     assert exclude["changed"]
     assert "excludepkgs=kernel,kernel-core,kernel-modules,kernel-modules-core,kernel-devel,kernel-headers" in exclude["diff"][0]["after"]
     assert gpu["_gpu_driver_plan"]["repository"]["url"] == f"{CUDA}/rhel9/x86_64/"
-    assert gpu["_gpu_driver_plan"]["driver"] == ["@nvidia-driver:570-open/fm"]
+    assert gpu["_gpu_driver_plan"]["driver"] == ["@nvidia-driver:580-open/fm"]
+    assert gpu["_gpu_driver_plan"]["repository"]["key_url"] == f"{CUDA}/rhel9/x86_64/D42D0685.pub"  # not the apt key (G3)
     assert gpu["_gpu_driver_plan"]["pin"] == {}
     assert (node.root / "etc/dnf/dnf.conf").read_text() == "[main]\ngpgcheck=1\n"
     assert written(node) == []
 
 
 def test_a_planned_kernel_upgrade_releases_the_hold(node: Container, tmp_path: Path) -> None:
-    result, events = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), rdma_stack_kernel_upgrade=True)
+    result, events = plan(
+        node,
+        tmp_path,
+        os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"),
+        rdma_stack_kernel_upgrade=True,
+        gpu_driver_key_fingerprint=EL_FINGERPRINT,
+    )
     assert result.ok, explain(result)
     [rdma, _] = events.results("Plan | show it")
     assert rdma["_rdma_stack_plan"]["hold"] == []
@@ -216,10 +226,10 @@ def test_doca_before_32_needs_the_minor_release_directory(node: Container, tmp_p
 
 
 NVLINK5_OSES = [
-    (os_facts("Debian", "12.7", "Debian", kernel="6.1.0-26-amd64"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
-    (os_facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-126-generic"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
-    (os_facts("Ubuntu", "24.04", "Debian", arch="aarch64"), ["nvlink5-570", "libibumad3", "infiniband-diags"]),
-    (os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), ["nvlink5-570", "libibumad", "infiniband-diags"]),
+    (os_facts("Debian", "12.7", "Debian", kernel="6.1.0-26-amd64"), ["nvlsm", "libibumad3", "infiniband-diags"]),  # 580: nvlsm (G8)
+    (os_facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-126-generic"), ["nvlsm", "libibumad3", "infiniband-diags"]),
+    (os_facts("Ubuntu", "24.04", "Debian", arch="aarch64"), ["nvlsm", "libibumad3", "infiniband-diags"]),
+    (os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"), ["nvlink5-580", "libibumad", "infiniband-diags"]),
 ]
 
 
@@ -227,14 +237,14 @@ def test_b200_nodes_get_the_nvlink_subnet_manager_beside_fabric_manager_on_every
     """DGX/HGX B200 (NVLink 5): nvlink5-<branch> and NVLSM's prerequisites, on every OS, pinned with the driver branch;
     fabric manager's unit starts NVLSM (no unit of its own). On DGX OS nothing is installed; a branch before 570 is refused."""
     for facts, packages in NVLINK5_OSES:
-        result, events = plan(node, tmp_path, facts, gpufabric_hardware="dgx-b200")
+        result, events = plan(node, tmp_path, facts, gpufabric_hardware="dgx-b200", gpu_driver_key_fingerprint=EL_FINGERPRINT)
         assert result.ok, (facts["distribution"], explain(result))
         [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
         assert gpu["_gpu_driver_plan"]["nvlsm"] == packages, facts["distribution"]
         assert gpu["_gpu_driver_plan"]["fabricmanager"], facts["distribution"]
         assert gpu["_gpu_driver_plan"]["services"] == ["nvidia-persistenced.service", "nvidia-fabricmanager.service"]
         if facts["os_family"] == "Debian":
-            assert "nvlink5-570" in gpu["_gpu_driver_plan"]["pin"]["packages"]
+            assert "nvlsm" in gpu["_gpu_driver_plan"]["pin"]["packages"]
     result, events = plan(node, tmp_path, NVLINK5_OSES[1][0], dgx=True, gpufabric_hardware="dgx-b200")
     assert result.ok, explain(result)
     [gpu] = [r for r in events.results("Plan | show it") if "_gpu_driver_plan" in r]
@@ -244,3 +254,34 @@ def test_b200_nodes_get_the_nvlink_subnet_manager_beside_fabric_manager_on_every
     assert task == "Preflight | a supported OS, a driver branch, a GPUDirect path"
     assert "NVLink 5 hardware (dgx-b200) needs branch 570 or later" in message
     assert written(node) == []
+
+
+def test_el9_refuses_to_trust_a_cuda_key_without_a_pinned_fingerprint(node: Container, tmp_path: Path) -> None:
+    """G3: NVIDIA's RHEL key is D42D0685.pub and gpufabric pins no fingerprint for it; the install stops before any
+    download, naming the key and the variable to set."""
+    result, _ = plan(node, tmp_path, os_facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64"))
+    [(task, message)] = failures(result)["gpu001"]
+    assert task == "Install | a pinned fingerprint for this OS's repository key (RHEL 9 has none by default, G3)"
+    assert f"{CUDA}/rhel9/x86_64/D42D0685.pub" in message
+    assert "set gpu_driver_key_fingerprint" in message
+    assert written(node) == []
+
+
+def test_check_mode_on_a_node_with_the_bindings_changes_nothing_for_them(node: Container, tmp_path: Path) -> None:
+    """site.yml's pre-task: python3-apt is importable in the image, so check mode goes on without installing anything."""
+    result, events = converge(site("onprem-roce"), [node], PLAYBOOK_BINDINGS(tmp_path), tmp_path, check=True)
+    assert result.ok, explain(result)
+    [probe] = events.results("Check mode | the package manager's Python bindings are importable")
+    assert probe["rc"] == 0
+    assert all(r.get("skipped") for r in events.results("Check mode | install them"))
+
+
+def test_check_mode_installs_missing_bindings_first(node: Container, tmp_path: Path) -> None:
+    """The bindings reported missing (a probe interpreter that cannot import them): check mode installs them with
+    apt-get before any role needs them (here they are in the image, so apt-get succeeds offline)."""
+    play = PLAYBOOK_BINDINGS(tmp_path, gpufabric_bindings_python="/bin/false")
+    result, events = converge(site("onprem-roce"), [node], play, tmp_path, check=True)
+    assert result.ok, explain(result)
+    [install] = events.results("Check mode | install them")
+    assert install["rc"] == 0
+    assert install["cmd"][:3] == ["apt-get", "install", "-y"]

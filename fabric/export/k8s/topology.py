@@ -31,7 +31,7 @@ HOST_LABEL = "kubernetes.io/hostname"  # the well-known label the kubelet sets (
 # The node roles install the GPU driver and DOCA on the host (roles/gpu_driver/defaults/main.yml gpu_driver_branch,
 # gpu_driver_open_kernel_modules, gpu_driver_gpudirect: auto = DMA-BUF; roles/rdma_stack: DOCA), so the operators
 # must not install their own: a test reads the role defaults and fails when these drift.
-GPU_DRIVER_BRANCH = "570"
+GPU_DRIVER_BRANCH = "580"
 GPU_OPERATOR_VERSION = "v26.7.0"
 
 
