@@ -3,7 +3,9 @@
 #   ci/real-node/run.sh OUT RESULTS
 # Runs site.yml in check mode (the preview a user runs first), then each role's read-only verify tag on its own, and
 # keeps what each printed under RESULTS. fabric_check's ping and bandwidth tasks never run: their targets are the
-# definition's addresses, not machines you own. Nothing here installs a package or changes the node.
+# definition's addresses, not machines you own. RUN_EXTRA (e.g. "-e gpufabric_gpus=1", where the example's node has more
+# GPUs than this one) is added to every run. A --check run may install python3-apt/python3-dnf, which check mode needs
+# (playbooks/tasks/check_mode_bindings.yml); nothing else changes the node.
 set -uo pipefail
 out=$(realpath "${1:?usage: run.sh OUT RESULTS}")
 results=$(realpath -m "${2:?usage: run.sh OUT RESULTS}")
@@ -22,10 +24,11 @@ playbook() { python3 -c 'import sys; from ansible.cli.playbook import main; sys.
 } > "$results/node.txt" 2>&1
 run() {  # name, then ansible-playbook arguments
   local name=$1; shift
-  { echo "\$ ansible-playbook -i inventory playbooks/site.yml $*"; timeout 300 bash -c "$(declare -f playbook); playbook -i '$out/inventory.yml' playbooks/site.yml -e ansible_become=false $*"; echo "rc=$?"; } > "$results/$name.txt" 2>&1
+  { echo "\$ ansible-playbook -i inventory playbooks/site.yml $*"; timeout 300 bash -c "$(declare -f playbook); playbook -i '$out/inventory.yml' playbooks/site.yml -e ansible_become=false ${RUN_EXTRA:-} $*"; echo "rc=$?"; } > "$results/$name.txt" 2>&1
   echo "$name: $(tail -1 "$results/$name.txt")"
 }
 run site-check --check --diff
 for tag in gpu_driver_verify host_tuning_verify rdma_stack_verify nccl_env_verify nic_firmware_verify; do
   run "verify-$tag" --tags "$tag"
 done
+run verify-gpu_driver-branch-570 --tags gpu_driver_verify -e gpu_driver_branch=570   # must fail, naming both branches
