@@ -24,7 +24,7 @@ playbook() { python3 -c 'import sys; from ansible.cli.playbook import main; sys.
 } > "$results/node.txt" 2>&1
 run() {  # name, then ansible-playbook arguments
   local name=$1; shift
-  { echo "\$ ansible-playbook -i inventory playbooks/site.yml $*"; timeout 300 bash -c "$(declare -f playbook); playbook -i '$out/inventory.yml' playbooks/site.yml -e ansible_become=false ${RUN_EXTRA:-} $*"; echo "rc=$?"; } > "$results/$name.txt" 2>&1
+  { echo "\$ ansible-playbook -i inventory playbooks/site.yml -e ansible_become=false ${RUN_EXTRA:-} $*"; timeout 300 bash -c "$(declare -f playbook); playbook -i '$out/inventory.yml' playbooks/site.yml -e ansible_become=false ${RUN_EXTRA:-} $*"; echo "rc=$?"; } > "$results/$name.txt" 2>&1
   echo "$name: $(tail -1 "$results/$name.txt")"
 }
 run site-check --check --diff
