@@ -104,3 +104,39 @@ def test_host_tunings_verify_names_its_reason_when_the_script_writes_only_stderr
     message = render(check["ansible.builtin.assert"]["fail_msg"], {"inventory_hostname": "gpu001", "__host_tuning_verify": result})
     assert message == f"host_tuning on gpu001: {stderr}"
     assert "'host_tuning on gpu001: '" in (DATA / "verify-branch-580.txt").read_text(encoding="utf-8")
+
+
+SESSION = DATA / "2026-11-27"
+
+
+def test_the_session_run_gave_each_verdict_with_its_reason() -> None:
+    """ci/real-node/run.sh on the node with main's roles: each run's last line is its rc, each failure names why."""
+    rc = {p.stem: p.read_text(encoding="utf-8").rstrip().splitlines()[-1] for p in SESSION.glob("*.txt") if p.stem != "node"}
+    assert rc["verify-gpu_driver_verify"] == "rc=0"
+    assert all(v == "rc=2" for k, v in rc.items() if k != "verify-gpu_driver_verify"), rc
+    text = {p.stem: p.read_text(encoding="utf-8") for p in SESSION.glob("*.txt")}
+    assert "1 GPU(s) on driver branch 580, persistence mode on, GPUDirect dmabuf" in text["verify-gpu_driver_verify"]
+    assert "(expected branch 570, Enabled)" in text["verify-gpu_driver-branch-570"]
+    assert "check mode needs python3-apt, which is missing, and installing it failed" in text["site-check"]
+    assert "Fix: install it on the node" in text["site-check"]
+    assert "host_tuning on gpu001: /bin/bash: /usr/local/sbin/gpufabric-host-tuning: No" in text["verify-host_tuning_verify"]
+
+
+def test_the_rdma_stack_verify_names_the_missing_tools() -> None:
+    """That run's rdma_stack failure said only "non-zero return code" (`which ibv_devinfo ibstat`, rc 1, nothing on
+    stdout, on a node with inbox rdma-core libraries but no tools): the assert now names both tools and the fix."""
+    assert "msg: non-zero return code" in (SESSION / "verify-rdma_stack_verify.txt").read_text(encoding="utf-8")
+    check = task("rdma_stack", "verify.yml", "Verify | the verbs tools are installed")
+    variables = {
+        "inventory_hostname": "gpu001",
+        "__rdma_stack_tools": {"rc": 1, "stdout": "", "stderr": ""},
+        "_rdma_stack_plan": {"source": "inbox"},
+    }
+    assert check["ansible.builtin.assert"]["that"] == "__rdma_stack_tools.rc == 0"
+    message = render(check["ansible.builtin.assert"]["fail_msg"], variables)
+    assert "ibv_devinfo and ibstat" in message
+    assert "not found (which: rc 1)" in message
+    found = render(
+        check["ansible.builtin.assert"]["fail_msg"], variables | {"__rdma_stack_tools": {"rc": 1, "stdout": "/usr/bin/ibv_devinfo\n", "stderr": ""}}
+    )
+    assert "rdma_stack on gpu001: ibstat" in found
