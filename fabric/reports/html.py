@@ -29,7 +29,7 @@ h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}
 th{background:#eef2f7}table.sortable th{cursor:pointer}td.num{text-align:right}
 .ok{color:#1a7f37;font-weight:bold}.bad{color:#b42318;font-weight:bold}.warn{color:#9a6700}
-.diagram{overflow:auto;border:1px solid #ddd;margin:8px 0}details{margin:2px 0}summary{cursor:pointer}
+.diagram{overflow:auto;border:1px solid #ddd;margin:8px 0}.diagram svg{max-width:100%;height:auto}details{margin:2px 0}summary{cursor:pointer}
 """
 _SCRIPT = """
 document.querySelectorAll("table.sortable th").forEach(function (th) {

@@ -42,9 +42,9 @@ def _chromium() -> str:
     return tool
 
 
-def _run(page: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def _run(page: Path, *flags: str, width: int = WIDTH) -> subprocess.CompletedProcess[str]:
     """One headless Chromium run on ``page`` (a file URL), its own profile, logging the page's console to stderr."""
-    profile = page.parent / f"profile-{flags[0].lstrip('-').split('=')[0]}"
+    profile = page.parent / f"profile-{flags[0].lstrip('-').split('=')[0]}-{width}"
     command = [
         _chromium(),
         "--headless",
@@ -53,7 +53,7 @@ def _run(page: Path, *flags: str) -> subprocess.CompletedProcess[str]:
         f"--user-data-dir={profile}",
         "--enable-logging=stderr",
         "--v=0",
-        f"--window-size={WIDTH},{HEIGHT}",
+        f"--window-size={width},{HEIGHT}",
         *flags,
         page.as_uri(),
     ]
@@ -98,6 +98,36 @@ def test_the_sort_script_runs_in_the_browser(report: Path) -> None:
     assert int(svgs) >= 1
     assert asc != desc
     assert order == "desc"
+
+
+FIT_PROBE = """<script>
+(function () {
+  var wider = 0, boxes = document.querySelectorAll(".diagram");
+  for (var i = 0; i < boxes.length; i++) {
+    var svg = boxes[i].querySelector("svg");
+    if (svg.getBoundingClientRect().width > boxes[i].clientWidth + 0.5) { wider++; }
+  }
+  var out = document.createElement("pre"); out.id = "fit";
+  out.textContent = "diagrams=" + boxes.length + " wider=" + wider;
+  document.body.appendChild(out);
+})();
+</script>"""
+
+
+@pytest.mark.parametrize(("scaled", "wider"), [(True, False), (False, True)])
+def test_every_diagram_fits_the_window(report: Path, scaled: bool, wider: bool) -> None:
+    """In a 900-px window every diagram is scaled to the report's width (no horizontal scroll, newcomer F16); without
+    the report's `.diagram svg` rule (the control) the 1,178-px compute diagram is wider than its box."""
+    page = report.read_text(encoding="utf-8")
+    rule = ".diagram svg{max-width:100%;height:auto}"
+    assert rule in page
+    probed = report.parent / f"fit-{scaled}.html"
+    probed.write_text((page if scaled else page.replace(rule, "")).replace("</body>", FIT_PROBE + "</body>"), encoding="utf-8")
+    done = _run(probed, "--dump-dom", width=900)
+    found = re.search(r'<pre id="fit">diagrams=(\d+) wider=(\d+)</pre>', done.stdout)
+    assert found, f"the probe did not run: {done.stdout[-500:]}"
+    assert int(found.group(1)) >= 3
+    assert (int(found.group(2)) > 0) == wider
 
 
 def test_a_page_error_would_be_seen(tmp_path: Path) -> None:
