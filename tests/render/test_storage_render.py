@@ -16,7 +16,7 @@ from pyavd import get_device_config, validate_structured_config
 from fabric.catalog.releases import NOS_RELEASES
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.lint.forms import unknown_commands
-from fabric.model import load_cluster
+from fabric.model import ClusterSpec, load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
 from fabric.plan.storage.facts import StorageSwitchFacts, build_storage_facts
 from fabric.render import render_configs
@@ -138,6 +138,24 @@ def test_storage_switch_configs_match_golden(example: str, update_golden: bool) 
 def _sonic_dbs() -> dict[str, dict[str, Any]]:
     files = render_configs(_plan("storage/sonic"))
     return {f.switch.name: json.loads(files[f"switches/{f.switch.name}/config_db.json"]) for f in _facts("storage/sonic")}
+
+
+@pytest.mark.parametrize("release", NOS_RELEASES["sonic"].supported)
+def test_every_storage_config_db_passes_the_yang_of_each_release(release: str) -> None:
+    """The storage tier on each supported SONiC release (its own ``nos_version``), every config_db against that
+    branch's models: a form only one branch has would fail on the other."""
+    data = yaml.safe_load((DATA / "storage" / "sonic" / "cluster.yaml").read_text(encoding="utf-8"))
+    network = data["planes"]["storage"]["network"]
+    for tier in ("leaf", "spine"):
+        network[tier]["nos_version"] = release
+    plan = plan_cluster(ClusterSpec.model_validate(data))
+    facts = build_storage_facts(plan)
+    assert {f.nos_version for f in facts if f.switch.nos == "sonic"} == {release}
+    files = render_configs(plan)
+    dbs = {f.switch.name: json.loads(files[f"switches/{f.switch.name}/config_db.json"]) for f in facts if f.switch.nos == "sonic"}
+    assert len(dbs) == 6
+    found = {name: [str(p) for p in check_config_db(db, release=release)] for name, db in dbs.items()}
+    assert {name: problems for name, problems in found.items() if problems} == {}
 
 
 def test_every_storage_config_db_passes_sonic_yang() -> None:
