@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from rich.console import Console
+from rich.markup import escape
 
 from fabric.cli.common import EXIT_FAILED, EXIT_OK, check_output_dir, status, template_cache, usage_error
 from fabric.errors import Finding, InputError
@@ -20,6 +21,8 @@ from fabric.reports.console import print_findings, switch_counts
 from fabric.validate import validate_file
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from fabric.cli.output import OutputTree
     from fabric.plan.types import ClusterPlan
 
@@ -188,12 +191,18 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
     phys = lint_phys(plan, {**configs, **oob}, _cabling(plan, args.configs))  # both ends of every cable, breakout, FEC
     findings += phys.findings
+    unproven = _unproven(plan, {**configs, **oob})
     if args.json:
         physical = {"ports": phys.ports, "cables": phys.cables, "unconfirmed": phys.unconfirmed}
-        out.print_json(json.dumps({"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings], "physical": physical}))
+        notes = [{"device": d, "line": n, "command": c} for d, n, c in unproven]
+        data = {"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings], "physical": physical, "unproven": notes}
+        out.print_json(json.dumps(data))
         return EXIT_FAILED if findings else EXIT_OK
     for finding in findings:
         err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
+    for device, number, command in unproven:
+        note = f"{device} line {number}: {escape(command)} (no vendor text shows this form; docs/switch-references.md)"
+        err.print(f"[yellow]unproven[/]: {note}", highlight=False)
     checked = sum(1 for text in [*configs.values(), *oob.values()] if text is not None)
     out.print(
         f"{'[green]clean[/]' if not findings else '[red]' + str(len(findings)) + ' finding(s)[/]'}: {checked} switch configs checked; "
@@ -202,6 +211,16 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         highlight=False,
     )
     return EXIT_FAILED if findings else EXIT_OK
+
+
+def _unproven(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[tuple[str, int, str]]:
+    """Every rendered line only an UNPROVEN command form matches (fabric/lint/forms), per device: notes, not findings."""
+    from fabric.lint.forms import unproven_commands
+
+    nos = {s.name: s.nos for s in plan.fabric.switches} if plan.fabric is not None else {}
+    nos |= {s.name: s.nos for network in plan.storage for s in network.switches}
+    nos |= {s.name: s.nos for s in plan.oob.switches} if plan.oob is not None else {}
+    return [(name, n, command) for name, text in sorted(configs.items()) if text for n, command in unproven_commands(nos.get(name, ""), text)]
 
 
 def _cmd_report(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -116,3 +116,26 @@ def unknown_commands(nos: str, release: str, text: str) -> list[tuple[int, str]]
     """
     forms = [f for f in load_forms(nos) if f.applies_to(release)]
     return [(n, command) for n, command in commands(nos, text) if not any(f.pattern.fullmatch(command) for f in forms)]
+
+
+UNPROVEN = "UNPROVEN"  # a form's ref that starts so has no vendor text behind it (docs/switch-references.md)
+
+
+def unproven_commands(nos: str, text: str) -> list[tuple[int, str]]:
+    r"""The commands of ``text`` that only forms marked UNPROVEN match, as (line number, command path): lines a switch
+    may well accept, but that no vendor text shows. ``lint`` names them as notes, never as findings.
+
+    Example:
+        >>> unproven_commands("nxos", "priority-flow-control watch-dog-interval on\npriority-flow-control watch-dog interval 100")
+        [(2, 'priority-flow-control watch-dog interval 100')]
+    """
+    if not has_forms(nos):
+        return []
+    forms = load_forms(nos)
+    proven = [f for f in forms if not f.ref.startswith(UNPROVEN)]
+    unproven = [f for f in forms if f.ref.startswith(UNPROVEN)]
+    return [
+        (n, command)
+        for n, command in commands(nos, text)
+        if any(f.pattern.fullmatch(command) for f in unproven) and not any(f.pattern.fullmatch(command) for f in proven)
+    ]
