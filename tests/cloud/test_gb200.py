@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
+from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.cloud_model import CLOUD_DATA, AwsInstanceTypeSpec, load_aws
+from fabric.catalog.cloud_refused import REFUSED_TYPES
 from fabric.cloud import build_cloud_cluster
 from fabric.errors import InputError
 from fabric.export.slurm import export_slurm
@@ -146,3 +148,26 @@ def test_aws_catalog_refuses_an_nvlink_domain_that_is_not_whole_instances(tmp_pa
 def load_aws_dir(directory: Path, text: str) -> dict[str, AwsInstanceTypeSpec]:
     (directory / "p6e-gb200.36xlarge.yaml").write_text(text, encoding="utf-8")
     return load_aws(directory)
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "refused", "why"),
+    [
+        ("azure-ndgb200", "Standard_ND128isr_NDR_GB200_v6", "Standard_ND128isr_GB300_v6", "size page"),
+        ("gcp-a4x", "a4x-highgpu-4g", "a4x-maxgpu-4g-metal", "IPv6-only subnet"),
+    ],
+)
+def test_gb300_class_types_are_refused_with_their_reason_not_as_unknown(name: str, key: str, refused: str, why: str) -> None:
+    text = (GB200 / f"{name}.yaml").read_text(encoding="utf-8")
+    findings, plan = check_and_plan(ClusterSpec.model_validate(yaml.safe_load(text.replace(key, refused))))
+    assert plan is None
+    messages = [f.message for f in findings if f.dotted_path.endswith("instance_type")]
+    assert messages, "the refused type must be named"
+    assert all("not supported yet" in m and why in m for m in messages)
+    findings, _ = check_and_plan(ClusterSpec.model_validate(yaml.safe_load(text.replace(key, refused + "-typo"))))
+    assert any(m.message.startswith("unknown") for m in findings), "negative control: a name not on the list stays unknown"
+
+
+def test_refused_types_are_not_in_the_catalog() -> None:
+    catalogs = {"aws": AWS_INSTANCE_TYPES, "gcp": GCP_MACHINE_TYPES, "azure": AZURE_VM_SIZES}
+    assert all(name not in catalogs[cloud] for cloud, names in REFUSED_TYPES.items() for name in names)
