@@ -55,6 +55,9 @@ class AwsInstanceTypeSpec(_Strict):
         if self.primary_card_efa != (0 in self.efa_cards):
             msg = "primary_card_efa is true exactly when card 0 is in efa_cards"
             raise ValueError(msg)
+        if self.nvlink_domain_gpus and (not self.gpus or self.nvlink_domain_gpus % self.gpus):
+            msg = f"nvlink_domain_gpus {self.nvlink_domain_gpus} is not a whole number of instances of {self.gpus} GPUs; give a multiple of gpus"
+            raise ValueError(msg)
         return self
 
 

@@ -70,9 +70,10 @@ CASES: dict[str, Callable[[], ClusterPlan]] = {
     "gcp-spot-secure-boot": _edit("gcp-a3ultra", _gcp_spot),
     "azure-ndv5": lambda: example_plan("azure-ndv5"),
     "azure-spot-encryption-at-host": _edit("azure-ndv5", _azure_options),
-    # GB200 class (tests/data/cloud-gb200/): A4X 2 x 1x72 slices on a reservation; ND GB200 v6 (AWS p6e-gb200: not in the catalog).
+    # GB200 class (tests/data/cloud-gb200/): A4X 2 x 1x72 slices on a reservation; ND GB200 v6; one P6e-GB200 UltraServer.
     "gcp-gb200-a4x": lambda: plan_cluster(load_cluster(DATA / "cloud-gb200" / "gcp-a4x.yaml")),
     "azure-gb200-ndv6": lambda: plan_cluster(load_cluster(DATA / "cloud-gb200" / "azure-ndgb200.yaml")),
+    "aws-gb200-p6e": lambda: plan_cluster(load_cluster(DATA / "cloud-gb200" / "aws-p6e-gb200.yaml")),
 }
 
 

@@ -71,7 +71,7 @@ def test_azure_120_nodes_are_built_as_two_scale_sets_and_the_program_warns_of_th
     ]
 
 
-@pytest.mark.parametrize("name", ["gcp-a4x", "azure-ndgb200"])
+@pytest.mark.parametrize("name", ["gcp-a4x", "azure-ndgb200", "aws-p6e-gb200"])
 def test_program_builds_the_gb200_examples(name: str) -> None:
     from fabric.model import load_cluster
     from fabric.plan import plan_cluster

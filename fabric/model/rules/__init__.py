@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import pairwise
 
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
+from fabric.catalog.cloud_refused import REFUSED_TYPES
 from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
@@ -128,11 +129,18 @@ def _check_group_hardware(spec: ClusterSpec, gi: int) -> Iterator[Finding]:
     if group.hardware is not None or group.ports:
         key = "hardware" if group.hardware is not None else "ports"
         yield Finding((*base, key), f"'{key}' is for on-prem groups; on {spec.target} set instance_type")
-    label, catalog = _TYPE_CATALOGS[spec.target]
-    if group.instance_type is None:
-        yield Finding((*base, "instance_type"), f"group '{group.group}' needs instance_type (a {label})")
-    elif group.instance_type not in catalog:
-        yield Finding((*base, "instance_type"), unknown_choice(label, group.instance_type, catalog))
+    yield from _check_instance_type(spec.target, group.group, group.instance_type, (*base, "instance_type"))
+
+
+def _check_instance_type(target: str, group: str, instance_type: str | None, path: tuple[str | int, ...]) -> Iterator[Finding]:
+    """Given, in the target's catalog, and not one refused on purpose (``fabric.catalog.cloud_refused``: named with its reason)."""
+    label, catalog = _TYPE_CATALOGS[target]
+    if instance_type is None:
+        yield Finding(path, f"group '{group}' needs instance_type (a {label})")
+    elif instance_type in REFUSED_TYPES[target]:
+        yield Finding(path, f"{label} '{instance_type}' is not supported yet: {REFUSED_TYPES[target][instance_type]}")
+    elif instance_type not in catalog:
+        yield Finding(path, unknown_choice(label, instance_type, catalog))
 
 
 def _check_id_overlap(spec: ClusterSpec) -> Iterator[Finding]:

@@ -53,6 +53,7 @@ def check_aws(spec: ClusterSpec) -> Iterator[Finding]:
             "warning",
         )
     yield from _check_aws_capacity(spec, efa_groups)
+    yield from _check_ultraservers(spec)
     for gi, group in efa_groups:
         if AWS_INSTANCE_TYPES[group.instance_type or ""].efa_interfaces == 0:
             yield Finding(("nodes", gi, "instance_type"), f"'{group.instance_type}' has no EFA; transport efa needs an EFA type such as p5.48xlarge")
@@ -90,6 +91,43 @@ def _check_aws_capacity(spec: ClusterSpec, efa_groups: list[tuple[int, NodeGroup
             ("aws", "placement_group"),
             f"a placement group on top of a {kind} reservation can fail with InsufficientInstanceCapacity; the reservation already places the nodes",
             "warning",
+        )
+
+
+def _check_ultraservers(spec: ClusterSpec) -> Iterator[Finding]:
+    """UltraServer types (one NVLink domain across instances: p6e-gb200) come only as reserved UltraServers.
+
+    EC2 capacity-blocks-how: "you can purchase the following UltraServer types through Capacity Blocks: P6e-GB200";
+    SageMaker API UltraServer: "An UltraServer consists of multiple instances within a shared NVLink interconnect domain".
+    The plan makes each group one NVLink domain (one Slurm block), so the instances the definition's one reservation
+    targets must fit one UltraServer.
+    """
+    aws = spec.aws
+    assert aws is not None
+    ultra = [(gi, g, AWS_INSTANCE_TYPES[g.instance_type or ""]) for gi, g in gpu_groups(spec, dict(AWS_INSTANCE_TYPES))]
+    ultra = [(gi, g, t) for gi, g, t in ultra if t.nvlink_domain_gpus and t.gpus]
+    if not ultra:
+        return
+    name = ultra[0][2].name
+    if aws.capacity.type not in ("capacity-block", "odcr"):
+        yield Finding(
+            ("aws", "capacity", "type"),
+            f"{name} runs only as part of an UltraServer, which EC2 sells as reserved capacity (UltraServer Capacity Blocks), "
+            f"not as {aws.capacity.type}; set capacity type capacity-block (or odcr) with the UltraServer's reservation_id",
+        )
+    size = ultra[0][2].nvlink_domain_gpus // ultra[0][2].gpus
+    total = sum(g.count for _, g, _ in ultra)
+    if total > size:
+        yield Finding(
+            ("nodes", ultra[-1][0], "count"),
+            f"{total} {name} instances target one reservation, but one UltraServer (one NVLink domain) holds {size}; "
+            f"keep at most {size} per definition and use one definition per UltraServer reservation",
+        )
+    for gi, group, _ in ultra[1:]:
+        yield Finding(
+            ("nodes", gi, "group"),
+            f"group '{group.group}' splits one UltraServer into several groups; "
+            f"put its {size} instances in one group (one NVLink domain, one Slurm block)",
         )
 
 

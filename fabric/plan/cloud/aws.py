@@ -33,6 +33,21 @@ def efa_interfaces(instance: AwsInstanceType, primary_subnet: str, fabric_subnet
     return (primary, *fabric)
 
 
+def ultraserver_nodes(instance: AwsInstanceType) -> int | None:
+    """Instances of one UltraServer (one NVLink domain across instances: p6e-gb200, 72 GPUs / 4 = 18), else None.
+
+    The rules keep every UltraServer type's instances on one capacity reservation of at most this many (one
+    UltraServer), so a group is one NVLink domain and, for Slurm, one topology/block block.
+
+    Example:
+        >>> ultraserver_nodes(AWS_INSTANCE_TYPES["p6e-gb200.36xlarge"]), ultraserver_nodes(AWS_INSTANCE_TYPES["p5.48xlarge"])
+        (18, None)
+    """
+    if not instance.nvlink_domain_gpus or not instance.gpus:
+        return None
+    return instance.nvlink_domain_gpus // instance.gpus
+
+
 def plan_aws(spec: ClusterSpec) -> CloudPlan:
     """The AWS plan of a validated definition (rules in ``fabric.model.rules.aws`` have passed)."""
     aws = spec.aws
@@ -60,7 +75,19 @@ def plan_aws(spec: ClusterSpec) -> CloudPlan:
         nics = efa_interfaces(instance, "inband", fabric_subnet) if fabric else (CloudNic(0, 0, "interface", "inband", "inband"),)
         placed = fabric and aws.placement_group is not None and aws.placement_group.enabled
         root = aws.root_volume_gib or instance.root_volume_gib
-        groups.append(CloudGroupPlan(group.group, group.role, instance.name, tuple(group.hostnames()), nics, placed, fabric, root_volume_gib=root))
+        groups.append(
+            CloudGroupPlan(
+                group.group,
+                group.role,
+                instance.name,
+                tuple(group.hostnames()),
+                nics,
+                placed,
+                fabric,
+                root_volume_gib=root,
+                nvlink_domain_nodes=ultraserver_nodes(instance) if group.role == "gpu" else None,
+            )
+        )
     storage = None
     fsx = aws.fsx_lustre
     if fsx is not None:
@@ -120,7 +147,14 @@ def _notes(aws: AwsSpec, groups: tuple[CloudGroupPlan, ...]) -> tuple[str, ...]:
     for group in groups:
         if group.fabric:
             efa = [n for n in group.nics if n.kind == "efa-only"]
-            notes.append(f"{group.group}: {group.instance_type} gets 1 ENA primary + {len(efa)} efa-only on cards {efa[0].card}-{efa[-1].card}")
+            contiguous = efa[-1].card - efa[0].card + 1 == len(efa)
+            cards = f"{efa[0].card}-{efa[-1].card}" if contiguous else ",".join(str(n.card) for n in efa)
+            notes.append(f"{group.group}: {group.instance_type} gets 1 ENA primary + {len(efa)} efa-only on cards {cards}")
+        if group.nvlink_domain_nodes:
+            notes.append(
+                f"{group.group}: UltraServer of {group.nvlink_domain_nodes} instances, one NVLink domain (Slurm topology/block: one block); "
+                "arm64 (Grace) AMI required"
+            )
     if aws.auto_scaling_group:
         notes.append(
             "auto-scaling groups: one per host (size 1), so a replaced instance keeps its host's name (tag gpufabric-host); Auto "
