@@ -27,13 +27,14 @@ _quiet = _PLUGIN_LOADER not in sys.modules  # a loader already imported (plugins
 if _quiet:
     sys.modules[_PLUGIN_LOADER] = _no_plugins
 
-from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError  # noqa: E402
-from fabric.model import ClusterSpec, load_cluster  # noqa: E402
-from fabric.plan import ClusterPlan, plan_cluster  # noqa: E402
-from fabric.validate import validate_file  # noqa: E402
-
-if _quiet and sys.modules.get(_PLUGIN_LOADER) is _no_plugins:
-    del sys.modules[_PLUGIN_LOADER]  # any model built from here on (a caller's) finds pydantic's own discovery again
+try:
+    from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError
+    from fabric.model import ClusterSpec, load_cluster
+    from fabric.plan import ClusterPlan, plan_cluster
+    from fabric.validate import validate_file
+finally:  # any model built from here on (a caller's) finds pydantic's own discovery again, even if an import failed
+    if sys.modules.get(_PLUGIN_LOADER) is _no_plugins:
+        del sys.modules[_PLUGIN_LOADER]
 
 if TYPE_CHECKING:
     from fabric.apply.push import candidates, offline_diff, push_and_record
