@@ -13,12 +13,28 @@ Render, inventory and apply are imported on first use, so ``import fabric`` stay
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import TYPE_CHECKING
 
-from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError
-from fabric.model import ClusterSpec, load_cluster
-from fabric.plan import ClusterPlan, plan_cluster
-from fabric.validate import validate_file
+_PLUGIN_LOADER = "pydantic.plugin._loader"
+"""pydantic's plugin discovery, imported when the first model class is built (``pydantic/plugin/_schema_validator.py``,
+``create_schema_validator``, pydantic 2.14.3): it imports ``importlib.metadata`` (with ``email``, ``zipfile``, ``csv``)
+and reads every installed distribution's entry points, some 30 ms of every command's start (issue 36)."""
+_no_plugins = types.ModuleType(_PLUGIN_LOADER, "No pydantic plugins for gpufabric's own models (fabric/__init__.py).")
+_no_plugins.get_plugins = tuple  # type: ignore[attr-defined] - get_plugins() -> (): the models built below get none
+_quiet = _PLUGIN_LOADER not in sys.modules  # a loader already imported (plugins looked up before us) is left alone
+if _quiet:
+    sys.modules[_PLUGIN_LOADER] = _no_plugins
+
+try:
+    from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError
+    from fabric.model import ClusterSpec, load_cluster
+    from fabric.plan import ClusterPlan, plan_cluster
+    from fabric.validate import validate_file
+finally:  # any model built from here on (a caller's) finds pydantic's own discovery again, even if an import failed
+    if sys.modules.get(_PLUGIN_LOADER) is _no_plugins:
+        del sys.modules[_PLUGIN_LOADER]
 
 if TYPE_CHECKING:
     from fabric.apply.push import candidates, offline_diff, push_and_record

@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fabric.cli.common import EXIT_FAILED, EXIT_INVALID, console
-from fabric.cli.helpshape import DEBUG_HELP, package_version, shape_help
+from fabric.cli.helpshape import DEBUG_HELP, VersionAction, shape_help
 from fabric.errors import FabricError, InputError, PlanError, RenderError
 from fabric.reports.console import print_findings
 
@@ -50,7 +50,7 @@ def _parser(command: str | None) -> tuple[argparse.ArgumentParser, dict[str, Han
     the import of the other groups."""
     prog = "gpufabric" if Path(sys.argv[0]).name == "gpufabric" else "python -m fabric"  # the console script or the module
     parser = argparse.ArgumentParser(prog=prog, description="GPU cluster and fabric as code.")
-    parser.add_argument("--version", action="version", version=f"gpufabric {package_version()}")
+    parser.add_argument("--version", action=VersionAction)
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
     wanted = {GROUPS[command]} if command in GROUPS else set(GROUPS.values())

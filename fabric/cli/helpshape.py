@@ -6,7 +6,7 @@ so a new command cannot ship a bare page (``tests/firsthour/test_cli_frictions.p
 from __future__ import annotations
 
 import argparse
-from importlib.metadata import PackageNotFoundError, version
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,14 @@ EXIT_CODES = "exit codes: 0 success; 1 failure (lint findings, an unreachable de
 EXIT_EXTRA = {"diff": "; 3 changes pending", "push": "; 3 changes pending (--detailed-exitcode); 130 interrupted", "rollback": "; 130 interrupted"}
 
 
+def version(name: str) -> str:
+    """``importlib.metadata.version``, imported on first use: importing ``importlib.metadata`` and scanning every
+    installed distribution costs a command some 20-30 ms, and only ``--version`` needs it (issue 36)."""
+    from importlib.metadata import version as metadata_version
+
+    return metadata_version(name)
+
+
 def package_version() -> str:
     """The installed distribution's version (package metadata), or the checkout's ``pyproject.toml`` when run from a
     clone that was never installed.
@@ -43,6 +51,8 @@ def package_version() -> str:
         >>> package_version().count(".") >= 2
         True
     """
+    from importlib.metadata import PackageNotFoundError
+
     try:
         return version("gpufabric")
     except PackageNotFoundError:
@@ -54,6 +64,21 @@ def package_version() -> str:
         except (OSError, tomllib.TOMLDecodeError):
             return "unknown"
         return f"{project.get('version', 'unknown')} (checkout, not installed)"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print ``gpufabric VERSION`` and exit, the version looked up only then (argparse's own ``version``
+    action takes the text when the parser is built, so every command would pay for ``package_version``)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        """Take no value, like argparse's ``version`` action."""
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help or "show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        """Print the version on stdout and exit 0."""
+        del namespace, values, option_string
+        sys.stdout.write(f"gpufabric {package_version()}\n")
+        parser.exit()
 
 
 def shape_help(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from fabric.errors import Finding, printable
 from fabric.plan.oob.types import OobPlan
@@ -50,6 +49,8 @@ def summary_line(plan: ClusterPlan) -> str:
 
 def print_plan(console: Console, plan: ClusterPlan) -> None:
     """Planes, node groups and fabric figures of a plan."""
+    from rich.table import Table  # only the plan tables need it: render and validate load no rich.table (issue 36)
+
     console.print(f"[bold green]{summary_line(plan)}[/]", highlight=False)
     planes = Table(title="Planes", title_justify="left")
     for column in ("plane", "cidr", "mtu", "vlan", "default route", "addresses"):
@@ -87,6 +88,8 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
 
 def _print_cloud(console: Console, cloud: CloudPlan) -> None:
     """Networks and MTUs, the NIC layout per instance type, and the resources the component will create."""
+    from rich.table import Table
+
     nets = Table(title=f"{cloud.provider} networks ({cloud.region}, {cloud.zone})", title_justify="left")
     for column in ("network", "plane", "kind", "mtu", "subnets", "profile"):
         nets.add_column(column)
@@ -118,6 +121,8 @@ def _print_cloud(console: Console, cloud: CloudPlan) -> None:
 
 
 def _print_fabric(console: Console, plan: ClusterPlan) -> None:
+    from rich.table import Table
+
     fabric = plan.fabric
     assert fabric is not None
     table = Table(title=f"Compute fabric ({fabric.topology}, {fabric.link_layer})", title_justify="left")
@@ -157,6 +162,8 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
 
 def _print_oob(console: Console, oob: OobPlan) -> None:
     """One row per management switch: where it sits, its port budget and what it takes."""
+    from rich.table import Table
+
     table = Table(title=f"OOB network (placement {oob.placement}, uplinks to {oob.core})", title_justify="left")
     for column in ("switch", "model", "NOS", "ports used / access", "BMC", "switch mgmt", "uplinks", "address"):
         table.add_column(column)
@@ -171,6 +178,8 @@ def _print_oob(console: Console, oob: OobPlan) -> None:
 
 def print_storage(console: Console, net: StorageNetworkPlan) -> None:
     """One row per switch of a storage / in-band network: role, pair, port budget, host cables per plane and address."""
+    from rich.table import Table
+
     planes = ", ".join(f"{s.plane} vlan {s.vlan} mtu {s.mtu}" + (" RoCE" if s.roce else "") for s in net.segments)
     per_plane = ", ".join(f"{plane} {ratio}" for plane, ratio in net.plane_oversubscription)
     title = f"{net.name} network ({net.topology}, {net.attach}, {planes}; oversubscription {net.oversubscription}: {per_plane})"
