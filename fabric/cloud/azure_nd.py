@@ -63,7 +63,7 @@ class NdCluster(pulumi.ComponentResource):
         # What a node mounts: the MGS address and Lustre version AMLFS reports once created (clientInfo).
         fs = self.file_system
         mount = fs.client_info.apply(lambda c: shared_fs("amlfs", c.mgs_address or "", "lustrefs", c.lustre_version)) if fs else None
-        self.ansible_inventory = pulumi.Output.all(mount).apply(lambda f: _dynamic_inventory(self._azure, members, stacks, nccl, boards, f[0]))
+        self.ansible_inventory = pulumi.Output.all(mount).apply(lambda f: _dynamic_inventory(self._azure, members, stacks, nccl, boards, mount=f[0]))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 
     def _network(self) -> None:
@@ -255,6 +255,7 @@ def _dynamic_inventory(
     stacks: Mapping[str, tuple[str, int]],
     nccl: Mapping[str, Mapping[str, str]],
     boards: Mapping[str, tuple[int, bool]],
+    *,
     mount: Mapping[str, str] | None = None,
 ) -> str:
     """An ``azure.azcollection.azure_rm`` inventory source: scale-set VMs get their names only when Azure creates them.

@@ -24,9 +24,7 @@ ROLE_GROUPS: dict[str, str] = {
 """Node role → Ansible group. The same names on-prem (inventory plugin) and on clouds (stack output)."""
 
 
-def cloud_inventory(
-    plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]], shared_fs: Mapping[str, str] | None = None
-) -> dict[str, Any]:
+def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]], shared_fs: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Inventory of a cloud cluster: role groups, one group per node group, the plane addresses as host vars.
 
     Args:

@@ -12,6 +12,9 @@ from fabric.inventory.shared_fs import shared_fs
 from tests.conftest import ROOT
 from tests.roles.role_logic import facts, render, role_vars, task
 
+FSX_REPO = "deb [signed-by=/etc/apt/keyrings/gpufabric-fsx.asc] https://fsx-lustre-client-repo.s3.amazonaws.com/ubuntu jammy main"
+AMLFS_REPO = "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main"
+GOOGLE_REPO = "https://us-apt.pkg.dev/projects/lustre-client-binaries lustre-client-ubuntu-jammy main"
 UBUNTU_22 = facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-1073-azure", release="jammy")
 UBUNTU_24 = facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-1026-azure", release="noble")
 ROCKY_9 = facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64")
@@ -49,15 +52,15 @@ def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
         (FSX, UBUNTU_22, {"source": "fs-0abc.fsx.us-east-1.amazonaws.com@tcp:/x7bb3bev", "type": "lustre", "mount_point": "/fsx",
                           "options": "noatime,flock,_netdev,x-systemd.automount,x-systemd.requires=network.service",
                           "lustre_version": "2.15", "fstab": True,
-                          "repository": "deb [signed-by=/etc/apt/keyrings/gpufabric-fsx.asc] https://fsx-lustre-client-repo.s3.amazonaws.com/ubuntu jammy main",
+                          "repository": FSX_REPO,
                           "packages": ["lustre-client-modules-5.15.0-1073-azure"]}),
         (AMLFS, UBUNTU_24, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                             "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
-                            "repository": "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main",
+                            "repository": AMLFS_REPO,
                             "packages": ["amlfs-lustre-client-2.16.1-14-gbc76088=6.8.0-1026-azure"]}),
         (MANAGED, UBUNTU_22, {"source": "10.137.8.2@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                               "options": "_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
-                              "repository": "deb [signed-by=/etc/apt/keyrings/gpufabric-google-ar.asc] https://us-apt.pkg.dev/projects/lustre-client-binaries lustre-client-ubuntu-jammy main",
+                              "repository": "deb [signed-by=/etc/apt/keyrings/gpufabric-google-ar.asc] " + GOOGLE_REPO,
                               "packages": ["lustre-client-modules-5.15.0-1073-azure", "lustre-client-utils"]}),
         (FILESTORE, ROCKY_9, {"source": "10.129.8.2:/shared", "type": "nfs", "mount_point": "/shared",
                               "options": "hard,_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
@@ -66,7 +69,7 @@ def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
     ids=["fsx-ubuntu22", "amlfs-ubuntu24", "managed-lustre-ubuntu22", "filestore-rocky9"],
 )  # fmt: skip
 def test_each_provider_plans_its_client_source_options_and_fstab(fs: dict[str, str], os_facts: dict[str, str], expected: dict[str, Any]) -> None:
-    assert plan(fs, os_facts) == expected
+    assert plan(fs, os_facts) == {**expected, "server": fs["server"], "name": fs["name"]}
     assert preflight(fs, os_facts) == (True, "cloud_fabric on node01:")
 
 
@@ -74,7 +77,8 @@ def test_each_provider_plans_its_client_source_options_and_fstab(fs: dict[str, s
     ("fs", "os_facts", "reason"),
     [
         (MANAGED, UBUNTU_24, "no managed-lustre client for Ubuntu 24.04 (kernel 6.8.0-1026-azure): the provider builds it for Ubuntu-22 only."),
-        (FSX, ROCKY_9, "no fsx-lustre client for Rocky 9.4 (kernel 5.14.0-427.13.1.el9_4.x86_64): the provider builds it for Ubuntu-22, Ubuntu-24 only."),
+        (FSX, ROCKY_9, "no fsx-lustre client for Rocky 9.4 (kernel 5.14.0-427.13.1.el9_4.x86_64): "
+                       "the provider builds it for Ubuntu-22, Ubuntu-24 only."),
         ({k: v for k, v in FSX.items() if k != "source"}, UBUNTU_22, "gpufabric_shared_fs lacks source (use the inventory the cloud stack exports)."),
     ],
 )  # fmt: skip
