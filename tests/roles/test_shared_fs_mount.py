@@ -91,3 +91,11 @@ def test_filestore_plans_the_nfs_client_and_fstab_line_in_check_mode(tmp_path: P
         [mount] = events.results("Shared file system | mounted and in /etc/fstab")
         assert mount["changed"]
         assert "10.129.0.10:/shared" not in node.read("/etc/fstab")  # check mode wrote nothing
+
+        # Managed Lustre: its repository is signed by Google's Artifact Registry key, fingerprint-checked first
+        lustre = shared_fs("managed-lustre", "10.137.8.2", "lustrefs")
+        result, events = run(inventory_with(lustre, tmp_path), node, tmp_path, UBUNTU_2204, check=True)
+        assert result.ok, explain(result)
+        assert plan_of(events)["shared_fs"]["source"] == "10.137.8.2@tcp:/lustrefs"
+        [keys] = events.results("Shared file system | Google's signing keys")
+        assert not keys.get("skipped"), "the fingerprint-checked keys were not included"

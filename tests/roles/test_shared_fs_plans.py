@@ -60,7 +60,7 @@ def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
                             "packages": ["amlfs-lustre-client-2.16.1-14-gbc76088=6.8.0-1026-azure"]}),
         (MANAGED, UBUNTU_22, {"source": "10.137.8.2@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                               "options": "_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
-                              "repository": "deb [signed-by=/etc/apt/keyrings/gpufabric-google-ar.asc] " + GOOGLE_REPO,
+                              "repository": "deb [signed-by=/etc/apt/trusted.gpg.d/gpufabric-google-artifact-registry.asc] " + GOOGLE_REPO,
                               "packages": ["lustre-client-modules-5.15.0-1073-azure", "lustre-client-utils"]}),
         (FILESTORE, ROCKY_9, {"source": "10.129.8.2:/shared", "type": "nfs", "mount_point": "/shared",
                               "options": "hard,_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
