@@ -8,10 +8,10 @@ import pulumi
 from pulumi_azure_native import compute, network, resources, storagecache
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.errors import StackConfigError
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
-from fabric.inventory.shared_fs import shared_fs
 from fabric.model.cloud import AzureSpec
 from fabric.plan.cloud.nccl import cloud_nccl_env
 from fabric.plan.cloud.stack import gpu_board, gpu_stack
@@ -62,7 +62,11 @@ class NdCluster(pulumi.ComponentResource):
         boards = {g.group: gpu_board("azure", g) for g in cloud.groups}
         # What a node mounts: the MGS address and Lustre version AMLFS reports once created (clientInfo).
         fs = self.file_system
-        mount = fs.client_info.apply(lambda c: shared_fs("amlfs", c.mgs_address or "", "lustrefs", c.lustre_version)) if fs else None
+        mount = (
+            fs.client_info.apply(lambda c: reported("amlfs", c.mgs_address if c else None, "lustrefs", c.lustre_version if c else None))
+            if fs
+            else None
+        )
         self.ansible_inventory = pulumi.Output.all(mount).apply(lambda f: _dynamic_inventory(self._azure, members, stacks, nccl, boards, mount=f[0]))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from ipaddress import IPv4Network
 
 import pulumi
 import pulumi_gcp as gcp
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.inventory import cloud_inventory, inventory_yaml
-from fabric.inventory.shared_fs import lustre_mount_point, shared_fs
+from fabric.inventory.shared_fs import lustre_mount_point
 from fabric.model.cloud import GcpSpec
 from fabric.plan.cloud.types import CloudGroupPlan, CloudNetwork, CloudSubnet, FirewallRule
 
@@ -145,13 +147,13 @@ class GpuCluster(pulumi.ComponentResource):
             opts=self._child,
         )
 
-    def _mount(self) -> pulumi.Output[dict[str, str]] | None:
+    def _mount(self) -> pulumi.Output[dict[str, str] | None] | None:
         """What a node mounts, read back from the created file system (Managed Lustre ``mount_point``; Filestore's address)."""
         fs = self.file_system
         if isinstance(fs, gcp.lustre.Instance):
-            return fs.mount_point.apply(lambda m: shared_fs("managed-lustre", *lustre_mount_point(m)))
+            return fs.mount_point.apply(lambda m: reported("managed-lustre", *lustre_mount_point(m or "")))
         if isinstance(fs, gcp.filestore.Instance):
-            return fs.networks.apply(lambda n: shared_fs("filestore", (n[0].ip_addresses or [""])[0], "shared"))
+            return fs.networks.apply(lambda n: reported("filestore", _first_address(n), "shared"))
         return None
 
     def _storage(self) -> pulumi.CustomResource | None:
@@ -293,3 +295,9 @@ class GpuCluster(pulumi.ComponentResource):
     def _addresses(self, group: CloudGroupPlan, instance: gcp.compute.Instance) -> pulumi.Output[dict[str, str]]:
         keys = [n.subnet for n in group.nics]
         return instance.network_interfaces.apply(lambda found: {k: nic.network_ip or "" for k, nic in zip(keys, found, strict=True)})
+
+
+def _first_address(networks: Sequence[gcp.filestore.outputs.InstanceNetwork] | None) -> str | None:
+    """Filestore's address: the first of its first network's ``ip_addresses`` (None until the provider reports it)."""
+    addresses = networks[0].ip_addresses if networks else None
+    return addresses[0] if addresses else None

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud.aws_efa import EfaCluster
 from fabric.cloud.azure_nd import NdCluster
 from fabric.cloud.gcp_a3 import GpuCluster
@@ -60,3 +61,13 @@ def test_azure_exports_the_amlfs_mgs_address_and_lustre_version_to_every_host() 
 def test_a_file_system_the_provider_reported_no_address_for_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="amlfs: the provider reported no server address"):
         shared_fs("amlfs", "", "lustrefs")
+
+
+def test_a_stack_whose_provider_reported_no_address_exports_no_variable_and_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    warned: list[str] = []
+    monkeypatch.setattr(pulumi.log, "warn", lambda message, *_, **__: warned.append(message))
+    assert reported("fsx-lustre", None, None, "2.15") is None
+    assert warned == [
+        "fsx-lustre: the provider reported no address or name (server=None, name=None); the inventory has no gpufabric_shared_fs "
+        "and nodes mount nothing. Fix: run `pulumi up` again once the file system is available."
+    ]
