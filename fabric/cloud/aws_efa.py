@@ -8,6 +8,7 @@ import pulumi
 import pulumi_aws as aws
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.cloud.aws_asg import autoscaling_key_grant, host_group, scaled_host
 from fabric.inventory import cloud_inventory, inventory_yaml
@@ -77,7 +78,10 @@ class EfaCluster(pulumi.ComponentResource):
         addresses = {host: inst.private_ip.apply(lambda ip: {"inband": ip}) for host, inst in self.instances.items()}
         launched = [scaled_host(host, asg, self) for host, asg in self.auto_scaling_groups.items()]
         self.nodes = pulumi.Output.all(pulumi.Output.all(**addresses) if addresses else pulumi.Output.from_input({}), *launched).apply(_merge)
-        self.ansible_inventory = self.nodes.apply(lambda found: inventory_yaml(cloud_inventory(args.plan, found)))
+        fsx = self.file_system
+        # What a node mounts: the file system's DNS name and mount name, known only once FSx created it.
+        mount = pulumi.Output.all(fsx.dns_name, fsx.mount_name).apply(lambda f: reported("fsx-lustre", f[0], f[1], "2.15")) if fsx else None
+        self.ansible_inventory = pulumi.Output.all(self.nodes, mount).apply(lambda f: inventory_yaml(cloud_inventory(args.plan, f[0], f[1])))
         self.register_outputs({"nodes": self.nodes, "ansible_inventory": self.ansible_inventory, "vpc_id": self.vpc.id})
 
     def _opts(self, *depends: pulumi.Resource) -> pulumi.ResourceOptions:

@@ -8,6 +8,7 @@ import pulumi
 from pulumi_azure_native import compute, network, resources, storagecache
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.errors import StackConfigError
 from fabric.inventory import ROLE_GROUPS, inventory_yaml
@@ -59,7 +60,14 @@ class NdCluster(pulumi.ComponentResource):
         }
         self.scale_sets = pulumi.Output.from_input(members)
         boards = {g.group: gpu_board("azure", g) for g in cloud.groups}
-        self.ansible_inventory = pulumi.Output.from_input(_dynamic_inventory(self._azure, members, stacks, nccl, boards))
+        # What a node mounts: the MGS address and Lustre version AMLFS reports once created (clientInfo).
+        fs = self.file_system
+        mount = (
+            fs.client_info.apply(lambda c: reported("amlfs", c.mgs_address if c else None, "lustrefs", c.lustre_version if c else None))
+            if fs
+            else None
+        )
+        self.ansible_inventory = pulumi.Output.all(mount).apply(lambda f: _dynamic_inventory(self._azure, members, stacks, nccl, boards, mount=f[0]))
         self.register_outputs({"scale_sets": self.scale_sets, "ansible_inventory": self.ansible_inventory})
 
     def _network(self) -> None:
@@ -251,6 +259,8 @@ def _dynamic_inventory(
     stacks: Mapping[str, tuple[str, int]],
     nccl: Mapping[str, Mapping[str, str]],
     boards: Mapping[str, tuple[int, bool]],
+    *,
+    mount: Mapping[str, str] | None = None,
 ) -> str:
     """An ``azure.azcollection.azure_rm`` inventory source: scale-set VMs get their names only when Azure creates them.
 
@@ -278,6 +288,7 @@ def _dynamic_inventory(
             "gpufabric_gpus": f"{gpus!r}.get(tags['gpufabric-group'], 0)",  # roles/cloud_fabric reads the driver back
             "gpufabric_nvswitch": f"{nvswitch!r}.get(tags['gpufabric-group'], False)",
             "gpufabric_nccl_env": f"{dict(sorted((g, dict(e)) for g, e in nccl.items()))!r}.get(tags['gpufabric-group'], {{}})",
+            **({"gpufabric_shared_fs": repr(dict(mount))} if mount else {}),  # roles/cloud_fabric mounts it
         },
         "keyed_groups": [
             {"prefix": "", "separator": "", "key": "tags['gpufabric-role']"},

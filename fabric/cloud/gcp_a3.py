@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from ipaddress import IPv4Network
 
 import pulumi
 import pulumi_gcp as gcp
 
 from fabric.cloud._args import CloudClusterArgs
+from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.inventory import cloud_inventory, inventory_yaml
+from fabric.inventory.shared_fs import lustre_mount_point
 from fabric.model.cloud import GcpSpec
 from fabric.plan.cloud.types import CloudGroupPlan, CloudNetwork, CloudSubnet, FirewallRule
 
@@ -71,7 +74,8 @@ class GpuCluster(pulumi.ComponentResource):
         self.instances = {host: self._instance(g, host) for g in cloud.groups for host in g.hostnames}
         addresses = {host: self._addresses(g, self.instances[host]) for g in cloud.groups for host in g.hostnames}
         self.nodes = pulumi.Output.all(**addresses) if addresses else pulumi.Output.from_input({})
-        self.ansible_inventory = self.nodes.apply(lambda found: inventory_yaml(cloud_inventory(args.plan, found)))
+        mount = self._mount()
+        self.ansible_inventory = pulumi.Output.all(self.nodes, mount).apply(lambda f: inventory_yaml(cloud_inventory(args.plan, f[0], f[1])))
         self.register_outputs({"nodes": self.nodes, "ansible_inventory": self.ansible_inventory})
 
     def _network(self, plan: CloudNetwork) -> gcp.compute.Network:
@@ -142,6 +146,15 @@ class GpuCluster(pulumi.ComponentResource):
             subnetworks=[gcp.compute.RouterNatSubnetworkArgs(name=self.subnets["inband"].id, source_ip_ranges_to_nats=["ALL_IP_RANGES"])],
             opts=self._child,
         )
+
+    def _mount(self) -> pulumi.Output[dict[str, str] | None] | None:
+        """What a node mounts, read back from the created file system (Managed Lustre ``mount_point``; Filestore's address)."""
+        fs = self.file_system
+        if isinstance(fs, gcp.lustre.Instance):
+            return fs.mount_point.apply(lambda m: reported("managed-lustre", *lustre_mount_point(m or "")))
+        if isinstance(fs, gcp.filestore.Instance):
+            return fs.networks.apply(lambda n: reported("filestore", _first_address(n), "shared"))
+        return None
 
     def _storage(self) -> pulumi.CustomResource | None:
         storage, spec = self._cloud.storage, self._gcp.storage
@@ -282,3 +295,9 @@ class GpuCluster(pulumi.ComponentResource):
     def _addresses(self, group: CloudGroupPlan, instance: gcp.compute.Instance) -> pulumi.Output[dict[str, str]]:
         keys = [n.subnet for n in group.nics]
         return instance.network_interfaces.apply(lambda found: {k: nic.network_ip or "" for k, nic in zip(keys, found, strict=True)})
+
+
+def _first_address(networks: Sequence[gcp.filestore.outputs.InstanceNetwork] | None) -> str | None:
+    """Filestore's address: the first of its first network's ``ip_addresses`` (None until the provider reports it)."""
+    addresses = networks[0].ip_addresses if networks else None
+    return addresses[0] if addresses else None

@@ -24,12 +24,14 @@ ROLE_GROUPS: dict[str, str] = {
 """Node role → Ansible group. The same names on-prem (inventory plugin) and on clouds (stack output)."""
 
 
-def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]], shared_fs: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Inventory of a cloud cluster: role groups, one group per node group, the plane addresses as host vars.
 
     Args:
         plan: the cluster plan (its ``cloud`` part decides the groups).
         addresses: hostname → plane → address, as the provider reported them; hosts without an address are left out.
+        shared_fs: the file system every node mounts (``fabric.inventory.shared_fs.shared_fs``), as the provider
+            reported it; a cluster var ``gpufabric_shared_fs`` (roles/cloud_fabric mounts it).
 
     Example:
         >>> from fabric.model import load_cluster
@@ -68,6 +70,7 @@ def cloud_inventory(plan: ClusterPlan, addresses: Mapping[str, Mapping[str, str]
         "gpufabric_cluster": plan.name,
         "gpufabric_target": plan.target,
         "gpufabric_transport": plan.plane("compute").transport,
+        **({"gpufabric_shared_fs": dict(shared_fs)} if shared_fs else {}),
     }
     return {"all": {"vars": cluster_vars, "children": dict(sorted(children.items()))}}
 

@@ -58,6 +58,15 @@ class RecordingMocks(pulumi.runtime.Mocks):
         if args.typ == "gcp:serviceaccount/account:Account":
             state["email"] = f"{state['accountId']}@{state['project']}.iam.gserviceaccount.com"
             state["member"] = f"serviceAccount:{state['email']}"
+        # What the providers report once a file system exists (fabric/inventory/shared_fs.py reads these back).
+        if args.typ == "aws:fsx/lustreFileSystem:LustreFileSystem":
+            state |= {"dnsName": f"fs-{args.name}.fsx.mock.amazonaws.com", "mountName": "mockmnt"}
+        if args.typ == "gcp:lustre/instance:Instance":
+            state["mountPoint"] = f"10.9.40.2@tcp:/{state['filesystem']}"
+        if args.typ == "gcp:filestore/instance:Instance":
+            state["networks"] = [{**net, "ipAddresses": ["10.9.40.2"]} for net in state["networks"]]
+        if args.typ == "azure-native:storagecache:AmlFilesystem":
+            state["clientInfo"] = {"mgsAddress": "10.3.40.4", "lustreVersion": "2.15.7", "mountCommand": "mount -t lustre"}
         state.setdefault("name", args.name)
         state.setdefault("arn", f"arn:mock:{args.name}")
         state.setdefault("selfLink", f"{args.name}-self-link")

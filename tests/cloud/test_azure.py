@@ -199,6 +199,8 @@ def test_inventory_output_groups_scale_set_vms_like_on_prem() -> None:
         "gpufabric_gpus": "{'gpu': 8, 'login': 0}.get(tags['gpufabric-group'], 0)",
         "gpufabric_nvswitch": "{'gpu': True, 'login': False}.get(tags['gpufabric-group'], False)",
         "gpufabric_nccl_env": source["hostvar_expressions"]["gpufabric_nccl_env"],
+        # the AMLFS file system every VM mounts, as the mocks report its clientInfo (tests/cloud/test_shared_fs.py)
+        "gpufabric_shared_fs": source["hostvar_expressions"]["gpufabric_shared_fs"],
     }
     nccl = source["hostvar_expressions"]["gpufabric_nccl_env"]
     assert nccl.startswith("{'gpu': {'NCCL_TOPO_FILE': '/opt/microsoft/ndv5-topo.xml', ")

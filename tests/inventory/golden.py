@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from fabric.inventory import cloud_inventory, inventory_yaml, onprem_inventory
+from fabric.inventory.shared_fs import shared_fs
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
@@ -40,7 +41,7 @@ def inventory_files(example: Path) -> dict[str, str]:
         return directory_layout(onprem_inventory(plan, compact=False))
     if plan.target == "azure":
         return {"azure_rm.yml": azure_source(example)}
-    return {"inventory.yml": inventory_yaml(cloud_inventory(plan, fake_addresses(plan)))}
+    return {"inventory.yml": inventory_yaml(cloud_inventory(plan, fake_addresses(plan), fake_shared_fs(plan)))}
 
 
 def inventories(example: Path) -> list[dict[str, Any]]:
@@ -50,7 +51,7 @@ def inventories(example: Path) -> list[dict[str, Any]]:
         return [onprem_inventory(plan, compact=False), onprem_inventory(plan, compact=True)]
     if plan.target == "azure":
         return [yaml.safe_load(azure_source(example))]
-    return [cloud_inventory(plan, fake_addresses(plan))]
+    return [cloud_inventory(plan, fake_addresses(plan), fake_shared_fs(plan))]
 
 
 def directory_layout(inventory: dict[str, Any]) -> dict[str, str]:
@@ -73,6 +74,20 @@ def fake_addresses(plan: ClusterPlan) -> dict[str, dict[str, str]]:
         keys = ["inband"] if cloud.provider == "aws" else [nic.subnet for nic in group.nics]
         found[host] = {k: str(IPv4Network(cidr[k])[FAKE_FIRST + n]) for k in keys}
     return found
+
+
+def fake_shared_fs(plan: ClusterPlan) -> dict[str, str] | None:
+    """The file system as the provider reports it once created: the first address of its range (FSx: a DNS name and an
+    8-character mount name, as ``DescribeFileSystems`` returns them; the AWS stack sets Lustre 2.15)."""
+    cloud = plan.cloud
+    assert cloud is not None
+    storage = cloud.storage
+    if storage is None:
+        return None
+    address = str(IPv4Network(storage.cidr)[FAKE_FIRST])
+    if storage.kind == "fsx-lustre":
+        return shared_fs("fsx-lustre", f"fs-0123456789abcdef0.fsx.{cloud.region}.amazonaws.com", "abcdefgh", "2.15")
+    return shared_fs(storage.kind, address, "shared" if storage.kind == "filestore" else "lustrefs")
 
 
 @cache

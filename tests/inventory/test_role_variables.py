@@ -54,7 +54,13 @@ FOR_PEOPLE: dict[str, str] = {
 UNREAD_FIELDS: dict[str, str] = {}
 """Fields of ``RECORDS`` that no role reads, each with why it stays."""
 
-RECORDS: dict[str, int] = {"gpufabric_roce": 0, "gpufabric_infiniband": 0, "gpufabric_planes": 1, "gpufabric_dns": 0}
+RECORDS: dict[str, int] = {
+    "gpufabric_roce": 0,
+    "gpufabric_infiniband": 0,
+    "gpufabric_planes": 1,
+    "gpufabric_dns": 0,
+    "gpufabric_shared_fs": 0,
+}
 """Structured variables the roles read field by field → how many keys lead to a record (planes: by plane name)."""
 
 EXPRESSION_KEYS = frozenset({"when", "that", "failed_when", "changed_when", "until"})
