@@ -12,10 +12,10 @@ from typing import Any
 
 import yaml
 
+from fabric.catalog.fec import needs_rs_fec
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import PortFacts, SwitchFacts
 from fabric.render._jinja import one_line, token
-from fabric.catalog.fec import needs_rs_fec
 from fabric.render.breakout import eos_speed
 from fabric.render.nos.eos.compute import WATCHDOG_PORT_ACTION
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabric.plan.storage.facts import StorageBond, StoragePort, StorageSwitchFacts
 from fabric.catalog.fec import needs_rs_fec
+from fabric.plan.storage.facts import StorageBond, StoragePort, StorageSwitchFacts
 from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports
 from fabric.render.vlan_list import vlan_ranges
 

@@ -105,7 +105,8 @@ def _cable_speeds(facts: StorageSwitchFacts, port: dict[str, Any]) -> None:
 
     The speed must be one the port's breakout mode lists in brackets (hwsku.json / platform.json breakout modes, e.g.
     ``2x200G[100G,50G,40G,25G,10G,1G]`` on the SN4700: 2 ports per cage at 200G, each also able to run the bracketed
-    speeds; sonic-buildimage doc/dynamic-port-breakout "breakout_modes"). Such a port gets no SKU ``fec`` (``set_rs_fec`` then sets RS where its own speed needs it).
+    speeds; sonic-buildimage doc/dynamic-port-breakout "breakout_modes"). Such a port gets no SKU ``fec``; ``set_rs_fec``
+    then sets RS where its own speed needs it.
 
     Raises:
         RenderError: the port's breakout mode does not list the cable's speed.
