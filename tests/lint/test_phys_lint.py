@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -138,40 +139,52 @@ def test_the_lint_command_counts_ports_and_cables_and_fails_on_an_edit(tmp_path:
     ]
 
 
-# Hand edits of each NOS's FEC line on a cabled port whose speed needs RS-FEC (fabric/catalog/fec.py): (case, switch,
-# the rendered line, its port, its cable, speed and lanes, the IEEE 802.3 clause, and a wrong FEC with what it parses as).
-FEC_EDITS = [
-    pytest.param(
+class FecEdit(NamedTuple):
+    """A hand edit of one NOS's FEC line on a cabled port whose speed needs RS-FEC (fabric/catalog/fec.py): the
+    rendered line, its port and cable, speed over lanes, the IEEE 802.3 clause, and a wrong FEC with what it parses as."""
+
+    case: str
+    switch: str
+    line: str
+    port: str
+    cable: str
+    speed: str
+    clause: str
+    wrong: tuple[str, str]
+
+
+FEC_EDITS = {
+    "cumulus": FecEdit(
         "onprem-roce", "stor-su1-1-a", "nv set interface swp1s1 link fec rs\n", "swp1s1", "stor-su1-1-a swp1s1 - gpu001 enp170s0f1np1",
-        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("nv set interface swp1s1 link fec baser\n", "fec fc"), id="cumulus",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("nv set interface swp1s1 link fec baser\n", "fec fc"),
     ),
-    pytest.param(
+    "sonic": FecEdit(
         "storage/sonic", "stor-su1-1-a", '"fec": "rs",\n', "Ethernet0", "stor-su1-1-a Ethernet0 - gpu001 enp170s0f0np0",
-        "200G over 2 lane(s)", "IEEE 802.3ck-2022 clause 119", ('"fec": "none",\n', "fec none"), id="sonic",
+        "200G over 2 lane(s)", "IEEE 802.3ck-2022 clause 119", ('"fec": "none",\n', "fec none"),
     ),
-    pytest.param(
+    "eos": FecEdit(
         "render/eos", "leaf01", "   error-correction encoding reed-solomon\n", "Ethernet1/1", "leaf01 Ethernet1/1 - node1 eth1",
-        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("   error-correction encoding fire-code\n", "fec fc"), id="eos",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("   error-correction encoding fire-code\n", "fec fc"),
     ),
-    pytest.param(
+    "nxos": FecEdit(
         "render/nxos", "leaf01", "  fec rs-fec\n", "Ethernet1/1/1", "leaf01 Ethernet1/1/1 - node1 eth1",
-        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("  fec off\n", "fec none"), id="nxos",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("  fec off\n", "fec none"),
     ),
-]  # fmt: skip
+}  # fmt: skip
 
 
-@pytest.mark.parametrize(("case", "switch", "line", "port", "cable", "speed", "clause", "wrong"), FEC_EDITS)
-def test_a_cabled_port_that_needs_rs_fec_and_leaves_it_unset_or_wrong_is_a_finding(
-    case: str, switch: str, line: str, port: str, cable: str, speed: str, clause: str, wrong: tuple[str, str]
-) -> None:
+@pytest.mark.parametrize("nos", sorted(FEC_EDITS))
+def test_a_cabled_port_that_needs_rs_fec_and_leaves_it_unset_or_wrong_is_a_finding(nos: str) -> None:
     """Negative control: the rendered config (with the line) is clean (test_rendered_configs_agree_with_their_cables)."""
-    unset = _lint(case, switch, line, "")
-    assert [(f.device, f.where, f.expected, f.actual) for f in unset.findings] == [(switch, port, "fec rs", "no fec")]
+    e = FEC_EDITS[nos]
+    unset = _lint(e.case, e.switch, e.line, "")
+    assert [(f.device, f.where, f.expected, f.actual) for f in unset.findings] == [(e.switch, e.port, "fec rs", "no fec")]
     message = unset.findings[0].message
-    assert f"(cable {cable})" in message and f"runs {speed}: RS-FEC required by {clause}" in message
-    edited = _lint(case, switch, line, wrong[0])
-    assert [(f.device, f.where, f.expected, f.actual) for f in edited.findings] == [(switch, port, "fec rs", wrong[1])]
-    assert f"RS-FEC required by {clause}" in edited.findings[0].message
+    assert f"(cable {e.cable})" in message
+    assert f"runs {e.speed}: RS-FEC required by {e.clause}" in message
+    edited = _lint(e.case, e.switch, e.line, e.wrong[0])
+    assert [(f.device, f.where, f.expected, f.actual) for f in edited.findings] == [(e.switch, e.port, "fec rs", e.wrong[1])]
+    assert f"RS-FEC required by {e.clause}" in edited.findings[0].message
 
 
 def test_fec_auto_on_a_port_that_needs_rs_is_left_to_the_nos_and_a_finding() -> None:
@@ -183,4 +196,5 @@ def test_fec_auto_on_a_port_that_needs_rs_is_left_to_the_nos_and_a_finding() -> 
 def test_a_port_whose_speed_leaves_fec_optional_needs_none() -> None:
     """A 25G single-lane port (25GBASE-CR, IEEE 802.3by clause 108: FEC optional) sets no FEC and is clean."""
     text = _configs("onprem-roce")["stor-svc-a"] or ""
-    assert "nv set interface swp1s1 link speed 25G" in text and "nv set interface swp1s1 link fec" not in text
+    assert "nv set interface swp1s1 link speed 25G" in text
+    assert "nv set interface swp1s1 link fec" not in text
