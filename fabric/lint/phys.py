@@ -9,10 +9,8 @@ cabling list (``cabling.csv``), not the plan's intent, so an edited config is ca
 - **breakout**: a port exists in its cage's configured breakout mode, and runs a speed that mode allows (the catalog's
   SONiC breakout modes, from the platform's ``platform.json`` / ``hwsku.json``: ``2x400G[200G,100G,...]``); where the
   catalog has no such list only "not above the mode's speed" is checked and the port counts as unconfirmed;
-- **FEC**: a port whose speed needs RS-FEC does not turn it off or to BASE-R. RS(544,514) is part of every PAM4
-  50G-per-lane and 100G-per-lane PHY (IEEE 802.3cd-2018 clause 134 for 50GBASE-R, IEEE 802.3bs-2017 clause 119 for
-  200G/400GBASE-R, IEEE 802.3ck-2022 for 100G lanes) and RS(528,514) of 100GBASE-CR4/KR4/SR4 over 4 x 25G lanes
-  (IEEE 802.3bj-2014 clause 91, 802.3bm-2015); a port that leaves FEC unset gets the NOS default for its speed.
+- **FEC**: a port whose speed needs RS-FEC (the rule and its IEEE 802.3 clauses: ``fabric.catalog.fec``) does not
+  turn it off or to BASE-R, and each cabled one sets it (``rs``): unset or ``auto`` leaves it to the NOS default.
 """
 
 from __future__ import annotations
@@ -23,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from fabric.catalog.fec import rs_fec_clause
 from fabric.catalog.switch_model import mode_speeds
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
@@ -124,7 +123,21 @@ def lint_phys(plan: ClusterPlan, configs: Mapping[str, str | None], cabling: str
                 msg = f"cable {cable} runs {speed}G but the NIC {d} {p} runs at most {nics[d, p]}G"
                 findings.append(LintFinding(d, p, f"NIC speed >= {speed}G", f"NIC {nics[d, p]}G", msg))
         findings.extend(_mtu(cable, checked))
+        findings.extend(_fec_unset(cable, checked))
     return PhysReport(tuple(findings), ends, cables, len(unconfirmed))
+
+
+def _fec_unset(cable: str, checked: list[tuple[str, str, _Port | None]]) -> Iterator[LintFinding]:
+    """Each switch end of the cable whose speed needs RS-FEC sets it (not unset, not ``auto``: the NOS default)."""
+    for d, p, got in checked:
+        clause = rs_fec_clause(got.speed_gbps, got.lanes) if got is not None else None
+        if got is not None and clause is not None and got.fec in (None, "auto"):
+            shown = "no fec" if got.fec is None else "fec auto"
+            msg = (
+                f"{d} {p} (cable {cable}) runs {got.speed_gbps}G over {got.lanes} lane(s): RS-FEC required by {clause}, "
+                f"but the config sets {shown}, which leaves it to the NOS default; set fec rs"
+            )
+            yield LintFinding(d, p, "fec rs", shown, msg)
 
 
 def _mtu(cable: str, checked: list[tuple[str, str, _Port | None]]) -> Iterator[LintFinding]:
@@ -202,12 +215,11 @@ def _speed_allowed(
 
 
 def _fec(device: str, name: str, speed: int, lanes: int, got: PhysPort) -> Iterator[LintFinding]:
-    """RS-FEC where the PHY includes it: >= 50G per lane (PAM4), or 100G over 4 x 25G lanes (see the module doc)."""
-    per_lane = speed / lanes if lanes else speed
-    needs_rs = per_lane >= 50 or (speed == 100 and lanes == 4)
-    if needs_rs and got.fec in ("none", "fc"):
-        msg = f"{name} runs {speed}G over {lanes} lane(s), whose PHY requires RS-FEC (IEEE 802.3), but FEC is set to {got.fec}"
-        yield LintFinding(device, name, "fec rs (or left to the NOS)", f"fec {got.fec}", msg)
+    """No FEC but RS where the PHY includes it (``fabric.catalog.fec``: >= 50G per lane, or 100G over 4 x 25G lanes)."""
+    clause = rs_fec_clause(speed, lanes)
+    if clause is not None and got.fec in ("none", "fc"):
+        msg = f"{name} runs {speed}G over {lanes} lane(s): RS-FEC required by {clause}, but FEC is set to {got.fec}; set fec rs"
+        yield LintFinding(device, name, "fec rs", f"fec {got.fec}", msg)
 
 
 def _sonic_modes(model_name: str, parsed: PhysConfig) -> Iterator[LintFinding]:

@@ -6,9 +6,11 @@ only creates those ports once the cage itself is configured as a breakout, so a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from fabric.catalog.fec import needs_rs_fec
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.storage.facts import StorageSwitchFacts
@@ -118,3 +120,14 @@ def lane_one_ports(facts: StorageSwitchFacts) -> tuple[tuple[str, str], ...]:
     cabled = {p.name for p in facts.ports}
     mode = next((p.mode_gbps for p in facts.ports), 0)
     return tuple((cage, eos_speed(facts.switch.model, mode)) for cage, _ in facts.breakouts if cage not in cabled)
+
+
+def rs_fec_ports(model_name: str, ports: Iterable[tuple[str, int, int]]) -> frozenset[str]:
+    """Names of the cabled ports, given as (name, speed, cage mode speed or 0), whose speed needs RS-FEC on
+    ``model_name`` (``fabric.catalog.fec``, the rule the physical-layer lint checks): each renderer sets it on them.
+
+    Example:
+        >>> sorted(rs_fec_ports("sn5600", [("swp1s0", 400, 0), ("swp2s0", 25, 200)]))
+        ['swp1s0']
+    """
+    return frozenset(name for name, speed, mode in ports if needs_rs_fec(model_name, speed, mode or None))

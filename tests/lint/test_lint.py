@@ -152,8 +152,8 @@ BREAKS = [
     (
         "render/nxos",
         "leaf02",
-        "  description node3:eth1\n  no switchport\n  mtu 9216\n  speed 100000\n  ip address 10.100.0.4/31\n  priority-flow-control mode on\n",
-        "  description node3:eth1\n  no switchport\n  mtu 9216\n  speed 100000\n  ip address 10.100.0.4/31\n",
+        "  description node3:eth1\n  no switchport\n  mtu 9216\n  speed 100000\n  fec rs-fec\n  ip address 10.100.0.4/31\n  priority-flow-control mode on\n",
+        "  description node3:eth1\n  no switchport\n  mtu 9216\n  speed 100000\n  fec rs-fec\n  ip address 10.100.0.4/31\n",
         ["leaf02: port Ethernet1/1/1 (node3:eth1): a RoCE port without PFC drops on congestion (expected PFC on, found PFC off)"],
     ),
     (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -98,7 +99,7 @@ def test_sonic_port_speed_breakout_mode_and_fec() -> None:
     fec = _lint(
         "storage/sonic", "stor-su1-1-a", '"mtu": "9000",\n      "speed": "200000"', '"fec": "none",\n      "mtu": "9000",\n      "speed": "200000"'
     )
-    assert [(f.where, f.expected, f.actual) for f in fec.findings] == [("Ethernet0", "fec rs (or left to the NOS)", "fec none")]
+    assert [(f.where, f.expected, f.actual) for f in fec.findings] == [("Ethernet0", "fec rs", "fec none")]
 
 
 def test_eos_and_nxos_speeds_are_parsed_back() -> None:
@@ -133,5 +134,67 @@ def test_the_lint_command_counts_ports_and_cables_and_fails_on_an_edit(tmp_path:
     result = json.loads(capsys.readouterr().out)
     assert result["physical"] == {"ports": 1952, "cables": 1384, "unconfirmed": 0}
     assert [(f["device"], f["where"], f["expected"], f["actual"]) for f in result["findings"]] == [
-        ("stor-svc-a", "swp1s1", "speed 25G", "speed 200G")
+        ("stor-svc-a", "swp1s1", "speed 25G", "speed 200G"),
+        ("stor-svc-a", "swp1s1", "fec rs", "no fec"),  # 200G over 2 lanes needs RS-FEC (IEEE 802.3cd), which a 25G port was not given
     ]
+
+
+class FecEdit(NamedTuple):
+    """A hand edit of one NOS's FEC line on a cabled port whose speed needs RS-FEC (fabric/catalog/fec.py): the
+    rendered line, its port and cable, speed over lanes, the IEEE 802.3 clause, and a wrong FEC with what it parses as."""
+
+    case: str
+    switch: str
+    line: str
+    port: str
+    cable: str
+    speed: str
+    clause: str
+    wrong: tuple[str, str]
+
+
+FEC_EDITS = {
+    "cumulus": FecEdit(
+        "onprem-roce", "stor-su1-1-a", "nv set interface swp1s1 link fec rs\n", "swp1s1", "stor-su1-1-a swp1s1 - gpu001 enp170s0f1np1",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("nv set interface swp1s1 link fec baser\n", "fec fc"),
+    ),
+    "sonic": FecEdit(
+        "storage/sonic", "stor-su1-1-a", '"fec": "rs",\n', "Ethernet0", "stor-su1-1-a Ethernet0 - gpu001 enp170s0f0np0",
+        "200G over 2 lane(s)", "IEEE 802.3ck-2022 clause 119", ('"fec": "none",\n', "fec none"),
+    ),
+    "eos": FecEdit(
+        "render/eos", "leaf01", "   error-correction encoding reed-solomon\n", "Ethernet1/1", "leaf01 Ethernet1/1 - node1 eth1",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("   error-correction encoding fire-code\n", "fec fc"),
+    ),
+    "nxos": FecEdit(
+        "render/nxos", "leaf01", "  fec rs-fec\n", "Ethernet1/1/1", "leaf01 Ethernet1/1/1 - node1 eth1",
+        "100G over 2 lane(s)", "IEEE 802.3cd-2018 clause 91", ("  fec off\n", "fec none"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("nos", sorted(FEC_EDITS))
+def test_a_cabled_port_that_needs_rs_fec_and_leaves_it_unset_or_wrong_is_a_finding(nos: str) -> None:
+    """Negative control: the rendered config (with the line) is clean (test_rendered_configs_agree_with_their_cables)."""
+    e = FEC_EDITS[nos]
+    unset = _lint(e.case, e.switch, e.line, "")
+    assert [(f.device, f.where, f.expected, f.actual) for f in unset.findings] == [(e.switch, e.port, "fec rs", "no fec")]
+    message = unset.findings[0].message
+    assert f"(cable {e.cable})" in message
+    assert f"runs {e.speed}: RS-FEC required by {e.clause}" in message
+    edited = _lint(e.case, e.switch, e.line, e.wrong[0])
+    assert [(f.device, f.where, f.expected, f.actual) for f in edited.findings] == [(e.switch, e.port, "fec rs", e.wrong[1])]
+    assert f"RS-FEC required by {e.clause}" in edited.findings[0].message
+
+
+def test_fec_auto_on_a_port_that_needs_rs_is_left_to_the_nos_and_a_finding() -> None:
+    line = "nv set interface swp1s1 link fec rs\n"
+    report = _lint("onprem-roce", "stor-su1-1-a", line, line.replace(" rs", " auto"))
+    assert [(f.where, f.actual) for f in report.findings] == [("swp1s1", "fec auto")]
+
+
+def test_a_port_whose_speed_leaves_fec_optional_needs_none() -> None:
+    """A 25G single-lane port (25GBASE-CR, IEEE 802.3by clause 108: FEC optional) sets no FEC and is clean."""
+    text = _configs("onprem-roce")["stor-svc-a"] or ""
+    assert "nv set interface swp1s1 link speed 25G" in text
+    assert "nv set interface swp1s1 link fec" not in text

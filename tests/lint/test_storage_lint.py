@@ -49,7 +49,7 @@ def test_nxos_storage_configs_are_clean_and_a_missing_vpc_member_is_found() -> N
     assert len(configs) == 6
     assert lint_storage(plan, configs) == []
     broken = dict(configs)
-    member = "interface Ethernet1/1/1\n  description gpu001 storage\n  mtu 9000\n  speed 100000\n  channel-group 1 mode active\n"
+    member = "interface Ethernet1/1/1\n  description gpu001 storage\n  mtu 9000\n  speed 100000\n  fec rs-fec\n  channel-group 1 mode active\n"
     assert member in broken["stor-su1-1-b"]
     broken["stor-su1-1-b"] = broken["stor-su1-1-b"].replace("  channel-group 1 mode active\n", "", 1)
     assert [str(f) for f in lint_storage(plan, broken)] == [

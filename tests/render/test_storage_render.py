@@ -101,6 +101,7 @@ def test_a_dual_homed_host_bond_and_a_single_homed_port() -> None:
         "nv set interface swp1s1 description 'gpu001 inband'",
         "nv set interface swp1s1 link speed 100G",  # the DGX H100's 100G in-band port, on a port of a 4 x 200G cage
         "nv set interface swp1s1 link mtu 1500",
+        "nv set interface swp1s1 link fec rs",  # 100G over the 2 x 50G lanes of a 4 x 200G cage's port: RS-FEC (IEEE 802.3cd)
         "nv set interface swp1s1 bridge domain br_default access 102",
     ]
     assert "nv set mlag backup 10.103.254.5 vrf mgmt" in text

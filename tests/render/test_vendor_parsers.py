@@ -86,6 +86,7 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("nxos", "added", IF, r"bfd( echo)?", "nxos_bfd_interfaces reads feature bfd as bfd and echo on (the defaults) and renders them"),
     Difference("nxos", "unread", IF, r"ip unnumbered loopback\d+", "nxos_l3_interfaces has no unnumbered key"),
     Difference("nxos", "unread", IF, r"ipv6 link-local use-bia", "nxos_l3_interfaces has no link-local key"),
+    Difference("nxos", "unread", IF, r"fec rs-fec", "no cisco.nxos module models FEC (no fec key in nxos_interfaces)"),
     Difference("nxos", "unread", IF, r"medium p2p", "no resource module key for medium"),
     Difference("nxos", "unread", IF, r"no switchport", "read (nxos_interfaces mode: layer3); state rendered leaves the mode line out"),
     Difference("nxos", "unread", IF, r"priority-flow-control (mode on|watch-dog-interval on)", "no resource module models PFC"),
@@ -94,6 +95,7 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("nxos", "unread", r"interface mgmt0", r"vrf member management", "nxos_vrf_interfaces leaves mgmt0 out"),
     # ---- EOS (arista.eos 12.0.0) ----
     Difference("eos", "unread", IF, r"bfd interval \d+ min-rx \d+ multiplier \d+", "no arista.eos module models BFD"),
+    Difference("eos", "unread", IF, r"error-correction encoding reed-solomon", "no arista.eos module models FEC (no fec key in eos_interfaces)"),
     Difference("eos", "unread", IF, r"ip helper-address \S+", "no arista.eos module models DHCP relay"),
     Difference("eos", "unread", IF, r"ip virtual-router address \S+", "no arista.eos module models VARP"),
     Difference("eos", "unread", IF, r"ipv6 enable", "eos_l3_interfaces has no ipv6 enable key"),
@@ -223,8 +225,8 @@ def test_the_cases_cover_breakout_oob_storage_and_three_tiers() -> None:
         (
             "nxos",
             "render/nxos",
-            "  mtu 9216\n  speed 100000\n  ip address 10.100.0.0/31",
-            "  mtu 9216 bytes\n  speed 100000\n  ip address 10.100.0.0/31",
+            "  mtu 9216\n  speed 100000\n  fec rs-fec\n  ip address 10.100.0.0/31",
+            "  mtu 9216 bytes\n  speed 100000\n  fec rs-fec\n  ip address 10.100.0.0/31",
             "unread: interface Ethernet1/1/1 | mtu 9216 bytes",
         ),
         (

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from fabric.catalog.fec import needs_rs_fec
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import PortFacts, SwitchFacts
 from fabric.render._jinja import one_line, token
@@ -78,6 +79,8 @@ def _ethernet(facts: SwitchFacts, port: PortFacts) -> Structured:
         "speed": eos_speed(facts.switch.model, port.speed_gbps),
         "switchport": {"enabled": False},
     }
+    if needs_rs_fec(facts.switch.model, port.speed_gbps):  # AVD 6.4 ethernet_interfaces[].error_correction_encoding
+        interface["error_correction_encoding"] = {"enabled": True, "reed_solomon": True}
     if port.address:
         interface["ip_address"] = port.address
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabric.catalog.fec import needs_rs_fec
 from fabric.plan.storage.facts import StorageBond, StoragePort, StorageSwitchFacts
 from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports
 from fabric.render.vlan_list import vlan_ranges
@@ -77,6 +78,8 @@ def _ethernet(facts: StorageSwitchFacts, port: StoragePort) -> Structured:
         "description": port.description,
         "speed": eos_speed(facts.switch.model, port.speed_gbps, port.mode_gbps),
     } | ({"l2_mtu": port.mtu} if eos_l2_mtu(facts.switch.model) else {})
+    if needs_rs_fec(facts.switch.model, port.speed_gbps, port.mode_gbps or None):  # AVD 6.4 error_correction_encoding
+        entry["error_correction_encoding"] = {"enabled": True, "reed_solomon": True}
     if port.bond is not None:
         entry["channel_group"] = {"id": int(port.bond.removeprefix("Port-Channel")), "mode": "active"}
     else:

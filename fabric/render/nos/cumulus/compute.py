@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
-from fabric.render.breakout import breakouts
+from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.sections import Section, render_sections
 
@@ -28,6 +28,7 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     """``nvue.sh``: one ``nv set`` per line, applied with ``nv config apply --confirm``."""
     context: dict[str, object] = {"facts": facts, "mgmt": facts.management, "roce": facts.roce, "breakouts": breakouts(facts)}
     context["nv"] = nvue_words(facts.switch.nos_version)
+    context["rs_fec"] = rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports])
     context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
 

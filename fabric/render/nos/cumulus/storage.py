@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fabric.plan.storage.facts import StorageSwitchFacts
+from fabric.render.breakout import rs_fec_ports
 from fabric.render.nos.cumulus.compute import cable_length
 from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.sections import Section, render_sections
@@ -33,4 +34,5 @@ def render_storage_cumulus(facts: StorageSwitchFacts) -> dict[str, str]:
     """
     length = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     context: dict[str, object] = {"facts": facts, "roce": facts.roce, "vrr_mac": VRR_MAC, "cable_length": length}
+    context["rs_fec"] = rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, p.mode_gbps) for p in facts.ports])
     return {"nvue.sh": render_sections(SECTIONS, facts.nos_version, nv=nvue_words(facts.nos_version), **context)}

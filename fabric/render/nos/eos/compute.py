@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabric.plan.compute.facts import SwitchFacts
-from fabric.render.breakout import eos_speed
+from fabric.render.breakout import eos_speed, rs_fec_ports
 from fabric.render.sections import Section, render_sections
 
 # The contract's watchdog action on EOS. AVD qos_profiles schema: priority_flow_control.watchdog.action valid values
@@ -38,5 +38,6 @@ def render_eos(facts: SwitchFacts) -> dict[str, str]:
         unnumbered=unnumbered,
         port_action=WATCHDOG_PORT_ACTION,
         speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},
+        rs_fec=rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
     )
     return {"startup-config": text}

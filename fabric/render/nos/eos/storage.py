@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fabric.plan.storage.facts import StorageSwitchFacts
 from fabric.render.avd.storage import PEER_VLAN, VARP_MAC, peer_addresses
-from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports
+from fabric.render.breakout import eos_l2_mtu, eos_speed, lane_one_ports, rs_fec_ports
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -34,5 +34,6 @@ def render_storage_eos(facts: StorageSwitchFacts) -> dict[str, str]:
         l2_mtu=eos_l2_mtu(facts.switch.model),
         lane_one=lane_one_ports(facts),
         speed={p.name: eos_speed(facts.switch.model, p.speed_gbps, p.mode_gbps) for p in facts.ports},
+        rs_fec=rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, p.mode_gbps) for p in facts.ports]),
     )
     return {"startup-config": text}

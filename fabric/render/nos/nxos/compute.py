@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from fabric.model.qos import PfcWatchdogSpec
 from fabric.plan.compute.facts import SwitchFacts
-from fabric.render.breakout import breakouts
+from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -53,5 +53,6 @@ def render_nxos(facts: SwitchFacts) -> dict[str, str]:
         "unnumbered": unnumbered,
         "watchdog": watchdog,
         "breakouts": breakouts(facts),
+        "rs_fec": rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
     }
     return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, **context)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.storage.facts import StorageSwitchFacts
+from fabric.render.breakout import rs_fec_ports
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -65,5 +66,6 @@ def render_storage_nxos(facts: StorageSwitchFacts) -> dict[str, str]:
         hsrp_group=HSRP_GROUP,
         vrfs=sorted({vrf for _, _, vrf, _, _ in facts.switch.gateways if vrf}),
         breakouts=breakout_cages(facts),
+        rs_fec=rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, p.mode_gbps) for p in facts.ports]),
     )
     return {"running-config": text}

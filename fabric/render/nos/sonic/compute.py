@@ -14,6 +14,7 @@ from functools import cache, partial
 from itertools import chain
 from typing import Any, cast
 
+from fabric.catalog.fec import rs_fec_clause
 from fabric.catalog.switches import SWITCH_MODELS, SonicPort, SonicSku
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
@@ -107,6 +108,21 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
 
 
+def set_rs_fec(port: dict[str, Any]) -> None:
+    """``"fec": "rs"`` on every up ``PORT`` whose speed over its lanes needs RS-FEC (``fabric.catalog.fec``), so the
+    platform default does not decide. SONiC ``doc/Configuration.md`` "Port": ``"fec": "rs"``; sonic-buildimage
+    ``src/sonic-yang-models/yang-models/sonic-port.yang`` leaf ``fec`` (rs, fc, none, auto; 202305 to 202411).
+
+    Example:
+        >>> port = {"Ethernet0": {"admin_status": "up", "speed": "400000", "lanes": "0,1,2,3"}}
+        >>> set_rs_fec(port); port["Ethernet0"]["fec"]
+        'rs'
+    """
+    for entry in port.values():
+        if entry.get("admin_status") == "up" and rs_fec_clause(int(entry["speed"]) // 1000, len(str(entry["lanes"]).split(","))):
+            entry["fec"] = "rs"
+
+
 def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
     """The config_db tables of one switch, keys sorted on output."""
     s, m = facts.switch, facts.management
@@ -114,6 +130,7 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
     assert model.sonic is not None
     sku, speed = _sku(facts)
     port, breakout = _ports(facts, sku, speed)
+    set_rs_fec(port)
     interface: dict[str, Any] = {}
     for p in facts.ports:
         interface[p.name] = {} if p.address else {"ipv6_use_link_local_only": "enable"}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import RenderError
-from fabric.render.nos.sonic.compute import guard_config_db
+from fabric.render.nos.sonic.compute import guard_config_db, set_rs_fec
 
 if TYPE_CHECKING:
     from fabric.plan.oob.facts import OobSwitchFacts
@@ -56,6 +56,7 @@ def build_oob_config_db(facts: OobSwitchFacts) -> dict[str, Any]:
         entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "mtu": str(model.sonic.default_mtu)}
         entry |= {"admin_status": "up", "description": described[p.name]} if p.name in described else {"admin_status": "down"}
         port[p.name] = entry
+    set_rs_fec(port)  # the 100G uplinks (4 x 25G lanes, IEEE 802.3bj clause 91)
     vlan = f"Vlan{facts.vlan}"
     members = {f"{vlan}|{p.name}": {"tagging_mode": "untagged"} for p in facts.access}
     if facts.uplinks:

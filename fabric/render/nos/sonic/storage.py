@@ -29,7 +29,7 @@ from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.storage.facts import StorageSwitchFacts
 from fabric.render._json import dumps_sorted
-from fabric.render.nos.sonic.compute import _guard, _ports, _sku  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
+from fabric.render.nos.sonic.compute import _guard, _ports, _sku, set_rs_fec  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
 
 PEER_VLAN = 4094
 
@@ -57,6 +57,7 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
     sku, speed = _sku(cast("SwitchFacts", by_mode))
     port, breakout = _ports(cast("SwitchFacts", by_mode), sku, speed)
     _cable_speeds(facts, port)
+    set_rs_fec(port)  # after the cable speeds: a port run below its mode's speed may no longer need it
     portchannel = {b.name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "description": b.description} for b in facts.bonds}
     members: dict[str, Any] = {f"{b.name}|{m}": {} for b in facts.bonds for m in b.members}
     peerlink = next(b.name for b in facts.bonds if b.kind == "peerlink")
@@ -104,7 +105,8 @@ def _cable_speeds(facts: StorageSwitchFacts, port: dict[str, Any]) -> None:
 
     The speed must be one the port's breakout mode lists in brackets (hwsku.json / platform.json breakout modes, e.g.
     ``2x200G[100G,50G,40G,25G,10G,1G]`` on the SN4700: 2 ports per cage at 200G, each also able to run the bracketed
-    speeds; sonic-buildimage doc/dynamic-port-breakout "breakout_modes"). Such a port gets no SKU ``fec``.
+    speeds; sonic-buildimage doc/dynamic-port-breakout "breakout_modes"). Such a port gets no SKU ``fec``; ``set_rs_fec``
+    then sets RS where its own speed needs it.
 
     Raises:
         RenderError: the port's breakout mode does not list the cable's speed.

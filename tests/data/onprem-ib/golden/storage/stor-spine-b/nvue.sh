@@ -10,74 +10,92 @@ nv set interface swp64 link breakout 4x
 nv set interface swp1s0 description 'stor-svc-a uplink'
 nv set interface swp1s0 link speed 200G
 nv set interface swp1s0 link mtu 9000
+nv set interface swp1s0 link fec rs
 nv set interface swp1s0 qos pfc-watchdog
 nv set interface swp1s1 description 'stor-svc-a uplink'
 nv set interface swp1s1 link speed 200G
 nv set interface swp1s1 link mtu 9000
+nv set interface swp1s1 link fec rs
 nv set interface swp1s1 qos pfc-watchdog
 nv set interface swp1s2 description 'stor-svc-a uplink'
 nv set interface swp1s2 link speed 200G
 nv set interface swp1s2 link mtu 9000
+nv set interface swp1s2 link fec rs
 nv set interface swp1s2 qos pfc-watchdog
 nv set interface swp1s3 description 'stor-svc-a uplink'
 nv set interface swp1s3 link speed 200G
 nv set interface swp1s3 link mtu 9000
+nv set interface swp1s3 link fec rs
 nv set interface swp1s3 qos pfc-watchdog
 nv set interface swp2s0 description 'stor-svc-b uplink'
 nv set interface swp2s0 link speed 200G
 nv set interface swp2s0 link mtu 9000
+nv set interface swp2s0 link fec rs
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s1 description 'stor-svc-b uplink'
 nv set interface swp2s1 link speed 200G
 nv set interface swp2s1 link mtu 9000
+nv set interface swp2s1 link fec rs
 nv set interface swp2s1 qos pfc-watchdog
 nv set interface swp2s2 description 'stor-svc-b uplink'
 nv set interface swp2s2 link speed 200G
 nv set interface swp2s2 link mtu 9000
+nv set interface swp2s2 link fec rs
 nv set interface swp2s2 qos pfc-watchdog
 nv set interface swp2s3 description 'stor-svc-b uplink'
 nv set interface swp2s3 link speed 200G
 nv set interface swp2s3 link mtu 9000
+nv set interface swp2s3 link fec rs
 nv set interface swp2s3 qos pfc-watchdog
 nv set interface swp3s0 description 'stor-su1-1-a uplink'
 nv set interface swp3s0 link speed 200G
 nv set interface swp3s0 link mtu 9000
+nv set interface swp3s0 link fec rs
 nv set interface swp3s0 qos pfc-watchdog
 nv set interface swp3s1 description 'stor-su1-1-a uplink'
 nv set interface swp3s1 link speed 200G
 nv set interface swp3s1 link mtu 9000
+nv set interface swp3s1 link fec rs
 nv set interface swp3s1 qos pfc-watchdog
 nv set interface swp3s2 description 'stor-su1-1-a uplink'
 nv set interface swp3s2 link speed 200G
 nv set interface swp3s2 link mtu 9000
+nv set interface swp3s2 link fec rs
 nv set interface swp3s2 qos pfc-watchdog
 nv set interface swp3s3 description 'stor-su1-1-a uplink'
 nv set interface swp3s3 link speed 200G
 nv set interface swp3s3 link mtu 9000
+nv set interface swp3s3 link fec rs
 nv set interface swp3s3 qos pfc-watchdog
 nv set interface swp4s0 description 'stor-su1-1-b uplink'
 nv set interface swp4s0 link speed 200G
 nv set interface swp4s0 link mtu 9000
+nv set interface swp4s0 link fec rs
 nv set interface swp4s0 qos pfc-watchdog
 nv set interface swp4s1 description 'stor-su1-1-b uplink'
 nv set interface swp4s1 link speed 200G
 nv set interface swp4s1 link mtu 9000
+nv set interface swp4s1 link fec rs
 nv set interface swp4s1 qos pfc-watchdog
 nv set interface swp4s2 description 'stor-su1-1-b uplink'
 nv set interface swp4s2 link speed 200G
 nv set interface swp4s2 link mtu 9000
+nv set interface swp4s2 link fec rs
 nv set interface swp4s2 qos pfc-watchdog
 nv set interface swp4s3 description 'stor-su1-1-b uplink'
 nv set interface swp4s3 link speed 200G
 nv set interface swp4s3 link mtu 9000
+nv set interface swp4s3 link fec rs
 nv set interface swp4s3 qos pfc-watchdog
 nv set interface swp64s2 description 'stor-spine-a peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s2 qos pfc-watchdog
 nv set interface swp64s3 description 'stor-spine-a peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set interface swp64s3 qos pfc-watchdog
 nv set bridge domain br_default vlan 201
 nv set bridge domain br_default vlan 202

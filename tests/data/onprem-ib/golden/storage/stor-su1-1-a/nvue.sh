@@ -24,213 +24,273 @@ nv set interface swp64 link breakout 4x
 nv set interface swp1s0 description 'dgx01 storage'
 nv set interface swp1s0 link speed 200G
 nv set interface swp1s0 link mtu 9000
+nv set interface swp1s0 link fec rs
 nv set interface swp1s0 qos pfc-watchdog
 nv set interface swp1s1 description 'dgx01 inband'
 nv set interface swp1s1 link speed 100G
 nv set interface swp1s1 link mtu 1500
+nv set interface swp1s1 link fec rs
 nv set interface swp1s2 description 'dgx02 storage'
 nv set interface swp1s2 link speed 200G
 nv set interface swp1s2 link mtu 9000
+nv set interface swp1s2 link fec rs
 nv set interface swp1s2 qos pfc-watchdog
 nv set interface swp1s3 description 'dgx02 inband'
 nv set interface swp1s3 link speed 100G
 nv set interface swp1s3 link mtu 1500
+nv set interface swp1s3 link fec rs
 nv set interface swp2s0 description 'dgx03 storage'
 nv set interface swp2s0 link speed 200G
 nv set interface swp2s0 link mtu 9000
+nv set interface swp2s0 link fec rs
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s1 description 'dgx03 inband'
 nv set interface swp2s1 link speed 100G
 nv set interface swp2s1 link mtu 1500
+nv set interface swp2s1 link fec rs
 nv set interface swp2s2 description 'dgx04 storage'
 nv set interface swp2s2 link speed 200G
 nv set interface swp2s2 link mtu 9000
+nv set interface swp2s2 link fec rs
 nv set interface swp2s2 qos pfc-watchdog
 nv set interface swp2s3 description 'dgx04 inband'
 nv set interface swp2s3 link speed 100G
 nv set interface swp2s3 link mtu 1500
+nv set interface swp2s3 link fec rs
 nv set interface swp3s0 description 'dgx05 storage'
 nv set interface swp3s0 link speed 200G
 nv set interface swp3s0 link mtu 9000
+nv set interface swp3s0 link fec rs
 nv set interface swp3s0 qos pfc-watchdog
 nv set interface swp3s1 description 'dgx05 inband'
 nv set interface swp3s1 link speed 100G
 nv set interface swp3s1 link mtu 1500
+nv set interface swp3s1 link fec rs
 nv set interface swp3s2 description 'dgx06 storage'
 nv set interface swp3s2 link speed 200G
 nv set interface swp3s2 link mtu 9000
+nv set interface swp3s2 link fec rs
 nv set interface swp3s2 qos pfc-watchdog
 nv set interface swp3s3 description 'dgx06 inband'
 nv set interface swp3s3 link speed 100G
 nv set interface swp3s3 link mtu 1500
+nv set interface swp3s3 link fec rs
 nv set interface swp4s0 description 'dgx07 storage'
 nv set interface swp4s0 link speed 200G
 nv set interface swp4s0 link mtu 9000
+nv set interface swp4s0 link fec rs
 nv set interface swp4s0 qos pfc-watchdog
 nv set interface swp4s1 description 'dgx07 inband'
 nv set interface swp4s1 link speed 100G
 nv set interface swp4s1 link mtu 1500
+nv set interface swp4s1 link fec rs
 nv set interface swp4s2 description 'dgx08 storage'
 nv set interface swp4s2 link speed 200G
 nv set interface swp4s2 link mtu 9000
+nv set interface swp4s2 link fec rs
 nv set interface swp4s2 qos pfc-watchdog
 nv set interface swp4s3 description 'dgx08 inband'
 nv set interface swp4s3 link speed 100G
 nv set interface swp4s3 link mtu 1500
+nv set interface swp4s3 link fec rs
 nv set interface swp5s0 description 'dgx09 storage'
 nv set interface swp5s0 link speed 200G
 nv set interface swp5s0 link mtu 9000
+nv set interface swp5s0 link fec rs
 nv set interface swp5s0 qos pfc-watchdog
 nv set interface swp5s1 description 'dgx09 inband'
 nv set interface swp5s1 link speed 100G
 nv set interface swp5s1 link mtu 1500
+nv set interface swp5s1 link fec rs
 nv set interface swp5s2 description 'dgx10 storage'
 nv set interface swp5s2 link speed 200G
 nv set interface swp5s2 link mtu 9000
+nv set interface swp5s2 link fec rs
 nv set interface swp5s2 qos pfc-watchdog
 nv set interface swp5s3 description 'dgx10 inband'
 nv set interface swp5s3 link speed 100G
 nv set interface swp5s3 link mtu 1500
+nv set interface swp5s3 link fec rs
 nv set interface swp6s0 description 'dgx11 storage'
 nv set interface swp6s0 link speed 200G
 nv set interface swp6s0 link mtu 9000
+nv set interface swp6s0 link fec rs
 nv set interface swp6s0 qos pfc-watchdog
 nv set interface swp6s1 description 'dgx11 inband'
 nv set interface swp6s1 link speed 100G
 nv set interface swp6s1 link mtu 1500
+nv set interface swp6s1 link fec rs
 nv set interface swp6s2 description 'dgx12 storage'
 nv set interface swp6s2 link speed 200G
 nv set interface swp6s2 link mtu 9000
+nv set interface swp6s2 link fec rs
 nv set interface swp6s2 qos pfc-watchdog
 nv set interface swp6s3 description 'dgx12 inband'
 nv set interface swp6s3 link speed 100G
 nv set interface swp6s3 link mtu 1500
+nv set interface swp6s3 link fec rs
 nv set interface swp7s0 description 'dgx13 storage'
 nv set interface swp7s0 link speed 200G
 nv set interface swp7s0 link mtu 9000
+nv set interface swp7s0 link fec rs
 nv set interface swp7s0 qos pfc-watchdog
 nv set interface swp7s1 description 'dgx13 inband'
 nv set interface swp7s1 link speed 100G
 nv set interface swp7s1 link mtu 1500
+nv set interface swp7s1 link fec rs
 nv set interface swp7s2 description 'dgx14 storage'
 nv set interface swp7s2 link speed 200G
 nv set interface swp7s2 link mtu 9000
+nv set interface swp7s2 link fec rs
 nv set interface swp7s2 qos pfc-watchdog
 nv set interface swp7s3 description 'dgx14 inband'
 nv set interface swp7s3 link speed 100G
 nv set interface swp7s3 link mtu 1500
+nv set interface swp7s3 link fec rs
 nv set interface swp8s0 description 'dgx15 storage'
 nv set interface swp8s0 link speed 200G
 nv set interface swp8s0 link mtu 9000
+nv set interface swp8s0 link fec rs
 nv set interface swp8s0 qos pfc-watchdog
 nv set interface swp8s1 description 'dgx15 inband'
 nv set interface swp8s1 link speed 100G
 nv set interface swp8s1 link mtu 1500
+nv set interface swp8s1 link fec rs
 nv set interface swp8s2 description 'dgx16 storage'
 nv set interface swp8s2 link speed 200G
 nv set interface swp8s2 link mtu 9000
+nv set interface swp8s2 link fec rs
 nv set interface swp8s2 qos pfc-watchdog
 nv set interface swp8s3 description 'dgx16 inband'
 nv set interface swp8s3 link speed 100G
 nv set interface swp8s3 link mtu 1500
+nv set interface swp8s3 link fec rs
 nv set interface swp9s0 description 'dgx17 storage'
 nv set interface swp9s0 link speed 200G
 nv set interface swp9s0 link mtu 9000
+nv set interface swp9s0 link fec rs
 nv set interface swp9s0 qos pfc-watchdog
 nv set interface swp9s1 description 'dgx17 inband'
 nv set interface swp9s1 link speed 100G
 nv set interface swp9s1 link mtu 1500
+nv set interface swp9s1 link fec rs
 nv set interface swp9s2 description 'dgx18 storage'
 nv set interface swp9s2 link speed 200G
 nv set interface swp9s2 link mtu 9000
+nv set interface swp9s2 link fec rs
 nv set interface swp9s2 qos pfc-watchdog
 nv set interface swp9s3 description 'dgx18 inband'
 nv set interface swp9s3 link speed 100G
 nv set interface swp9s3 link mtu 1500
+nv set interface swp9s3 link fec rs
 nv set interface swp10s0 description 'dgx19 storage'
 nv set interface swp10s0 link speed 200G
 nv set interface swp10s0 link mtu 9000
+nv set interface swp10s0 link fec rs
 nv set interface swp10s0 qos pfc-watchdog
 nv set interface swp10s1 description 'dgx19 inband'
 nv set interface swp10s1 link speed 100G
 nv set interface swp10s1 link mtu 1500
+nv set interface swp10s1 link fec rs
 nv set interface swp10s2 description 'dgx20 storage'
 nv set interface swp10s2 link speed 200G
 nv set interface swp10s2 link mtu 9000
+nv set interface swp10s2 link fec rs
 nv set interface swp10s2 qos pfc-watchdog
 nv set interface swp10s3 description 'dgx20 inband'
 nv set interface swp10s3 link speed 100G
 nv set interface swp10s3 link mtu 1500
+nv set interface swp10s3 link fec rs
 nv set interface swp11s0 description 'dgx21 storage'
 nv set interface swp11s0 link speed 200G
 nv set interface swp11s0 link mtu 9000
+nv set interface swp11s0 link fec rs
 nv set interface swp11s0 qos pfc-watchdog
 nv set interface swp11s1 description 'dgx21 inband'
 nv set interface swp11s1 link speed 100G
 nv set interface swp11s1 link mtu 1500
+nv set interface swp11s1 link fec rs
 nv set interface swp11s2 description 'dgx22 storage'
 nv set interface swp11s2 link speed 200G
 nv set interface swp11s2 link mtu 9000
+nv set interface swp11s2 link fec rs
 nv set interface swp11s2 qos pfc-watchdog
 nv set interface swp11s3 description 'dgx22 inband'
 nv set interface swp11s3 link speed 100G
 nv set interface swp11s3 link mtu 1500
+nv set interface swp11s3 link fec rs
 nv set interface swp12s0 description 'dgx23 storage'
 nv set interface swp12s0 link speed 200G
 nv set interface swp12s0 link mtu 9000
+nv set interface swp12s0 link fec rs
 nv set interface swp12s0 qos pfc-watchdog
 nv set interface swp12s1 description 'dgx23 inband'
 nv set interface swp12s1 link speed 100G
 nv set interface swp12s1 link mtu 1500
+nv set interface swp12s1 link fec rs
 nv set interface swp12s2 description 'dgx24 storage'
 nv set interface swp12s2 link speed 200G
 nv set interface swp12s2 link mtu 9000
+nv set interface swp12s2 link fec rs
 nv set interface swp12s2 qos pfc-watchdog
 nv set interface swp12s3 description 'dgx24 inband'
 nv set interface swp12s3 link speed 100G
 nv set interface swp12s3 link mtu 1500
+nv set interface swp12s3 link fec rs
 nv set interface swp13s0 description 'dgx25 storage'
 nv set interface swp13s0 link speed 200G
 nv set interface swp13s0 link mtu 9000
+nv set interface swp13s0 link fec rs
 nv set interface swp13s0 qos pfc-watchdog
 nv set interface swp13s1 description 'dgx25 inband'
 nv set interface swp13s1 link speed 100G
 nv set interface swp13s1 link mtu 1500
+nv set interface swp13s1 link fec rs
 nv set interface swp13s2 description 'dgx26 storage'
 nv set interface swp13s2 link speed 200G
 nv set interface swp13s2 link mtu 9000
+nv set interface swp13s2 link fec rs
 nv set interface swp13s2 qos pfc-watchdog
 nv set interface swp13s3 description 'dgx26 inband'
 nv set interface swp13s3 link speed 100G
 nv set interface swp13s3 link mtu 1500
+nv set interface swp13s3 link fec rs
 nv set interface swp14s0 description 'dgx27 storage'
 nv set interface swp14s0 link speed 200G
 nv set interface swp14s0 link mtu 9000
+nv set interface swp14s0 link fec rs
 nv set interface swp14s0 qos pfc-watchdog
 nv set interface swp14s1 description 'dgx27 inband'
 nv set interface swp14s1 link speed 100G
 nv set interface swp14s1 link mtu 1500
+nv set interface swp14s1 link fec rs
 nv set interface swp14s2 description 'dgx28 storage'
 nv set interface swp14s2 link speed 200G
 nv set interface swp14s2 link mtu 9000
+nv set interface swp14s2 link fec rs
 nv set interface swp14s2 qos pfc-watchdog
 nv set interface swp14s3 description 'dgx28 inband'
 nv set interface swp14s3 link speed 100G
 nv set interface swp14s3 link mtu 1500
+nv set interface swp14s3 link fec rs
 nv set interface swp15s0 description 'dgx29 storage'
 nv set interface swp15s0 link speed 200G
 nv set interface swp15s0 link mtu 9000
+nv set interface swp15s0 link fec rs
 nv set interface swp15s0 qos pfc-watchdog
 nv set interface swp15s1 description 'dgx29 inband'
 nv set interface swp15s1 link speed 100G
 nv set interface swp15s1 link mtu 1500
+nv set interface swp15s1 link fec rs
 nv set interface swp15s2 description 'dgx30 storage'
 nv set interface swp15s2 link speed 200G
 nv set interface swp15s2 link mtu 9000
+nv set interface swp15s2 link fec rs
 nv set interface swp15s2 qos pfc-watchdog
 nv set interface swp15s3 description 'dgx30 inband'
 nv set interface swp15s3 link speed 100G
 nv set interface swp15s3 link mtu 1500
+nv set interface swp15s3 link fec rs
 nv set interface swp16s1 description 'sm01 inband'
 nv set interface swp16s1 link speed 25G
 nv set interface swp16s1 link mtu 1500
@@ -240,42 +300,52 @@ nv set interface swp16s3 link mtu 1500
 nv set interface swp64s2 description 'stor-su1-1-b peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s2 qos pfc-watchdog
 nv set interface swp64s3 description 'stor-su1-1-b peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set interface swp64s3 qos pfc-watchdog
 nv set interface swp62s2 description 'stor-spine-a uplink'
 nv set interface swp62s2 link speed 200G
 nv set interface swp62s2 link mtu 9000
+nv set interface swp62s2 link fec rs
 nv set interface swp62s2 qos pfc-watchdog
 nv set interface swp62s3 description 'stor-spine-a uplink'
 nv set interface swp62s3 link speed 200G
 nv set interface swp62s3 link mtu 9000
+nv set interface swp62s3 link fec rs
 nv set interface swp62s3 qos pfc-watchdog
 nv set interface swp63s0 description 'stor-spine-a uplink'
 nv set interface swp63s0 link speed 200G
 nv set interface swp63s0 link mtu 9000
+nv set interface swp63s0 link fec rs
 nv set interface swp63s0 qos pfc-watchdog
 nv set interface swp63s1 description 'stor-spine-a uplink'
 nv set interface swp63s1 link speed 200G
 nv set interface swp63s1 link mtu 9000
+nv set interface swp63s1 link fec rs
 nv set interface swp63s1 qos pfc-watchdog
 nv set interface swp63s2 description 'stor-spine-b uplink'
 nv set interface swp63s2 link speed 200G
 nv set interface swp63s2 link mtu 9000
+nv set interface swp63s2 link fec rs
 nv set interface swp63s2 qos pfc-watchdog
 nv set interface swp63s3 description 'stor-spine-b uplink'
 nv set interface swp63s3 link speed 200G
 nv set interface swp63s3 link mtu 9000
+nv set interface swp63s3 link fec rs
 nv set interface swp63s3 qos pfc-watchdog
 nv set interface swp64s0 description 'stor-spine-b uplink'
 nv set interface swp64s0 link speed 200G
 nv set interface swp64s0 link mtu 9000
+nv set interface swp64s0 link fec rs
 nv set interface swp64s0 qos pfc-watchdog
 nv set interface swp64s1 description 'stor-spine-b uplink'
 nv set interface swp64s1 link speed 200G
 nv set interface swp64s1 link mtu 9000
+nv set interface swp64s1 link fec rs
 nv set interface swp64s1 qos pfc-watchdog
 nv set bridge domain br_default vlan 201
 nv set bridge domain br_default vlan 202

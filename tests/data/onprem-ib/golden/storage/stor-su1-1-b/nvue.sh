@@ -23,162 +23,202 @@ nv set interface swp64 link breakout 4x
 nv set interface swp1s0 description 'dgx01 storage'
 nv set interface swp1s0 link speed 200G
 nv set interface swp1s0 link mtu 9000
+nv set interface swp1s0 link fec rs
 nv set interface swp1s0 qos pfc-watchdog
 nv set interface swp1s2 description 'dgx02 storage'
 nv set interface swp1s2 link speed 200G
 nv set interface swp1s2 link mtu 9000
+nv set interface swp1s2 link fec rs
 nv set interface swp1s2 qos pfc-watchdog
 nv set interface swp2s0 description 'dgx03 storage'
 nv set interface swp2s0 link speed 200G
 nv set interface swp2s0 link mtu 9000
+nv set interface swp2s0 link fec rs
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s2 description 'dgx04 storage'
 nv set interface swp2s2 link speed 200G
 nv set interface swp2s2 link mtu 9000
+nv set interface swp2s2 link fec rs
 nv set interface swp2s2 qos pfc-watchdog
 nv set interface swp3s0 description 'dgx05 storage'
 nv set interface swp3s0 link speed 200G
 nv set interface swp3s0 link mtu 9000
+nv set interface swp3s0 link fec rs
 nv set interface swp3s0 qos pfc-watchdog
 nv set interface swp3s2 description 'dgx06 storage'
 nv set interface swp3s2 link speed 200G
 nv set interface swp3s2 link mtu 9000
+nv set interface swp3s2 link fec rs
 nv set interface swp3s2 qos pfc-watchdog
 nv set interface swp4s0 description 'dgx07 storage'
 nv set interface swp4s0 link speed 200G
 nv set interface swp4s0 link mtu 9000
+nv set interface swp4s0 link fec rs
 nv set interface swp4s0 qos pfc-watchdog
 nv set interface swp4s2 description 'dgx08 storage'
 nv set interface swp4s2 link speed 200G
 nv set interface swp4s2 link mtu 9000
+nv set interface swp4s2 link fec rs
 nv set interface swp4s2 qos pfc-watchdog
 nv set interface swp5s0 description 'dgx09 storage'
 nv set interface swp5s0 link speed 200G
 nv set interface swp5s0 link mtu 9000
+nv set interface swp5s0 link fec rs
 nv set interface swp5s0 qos pfc-watchdog
 nv set interface swp5s2 description 'dgx10 storage'
 nv set interface swp5s2 link speed 200G
 nv set interface swp5s2 link mtu 9000
+nv set interface swp5s2 link fec rs
 nv set interface swp5s2 qos pfc-watchdog
 nv set interface swp6s0 description 'dgx11 storage'
 nv set interface swp6s0 link speed 200G
 nv set interface swp6s0 link mtu 9000
+nv set interface swp6s0 link fec rs
 nv set interface swp6s0 qos pfc-watchdog
 nv set interface swp6s2 description 'dgx12 storage'
 nv set interface swp6s2 link speed 200G
 nv set interface swp6s2 link mtu 9000
+nv set interface swp6s2 link fec rs
 nv set interface swp6s2 qos pfc-watchdog
 nv set interface swp7s0 description 'dgx13 storage'
 nv set interface swp7s0 link speed 200G
 nv set interface swp7s0 link mtu 9000
+nv set interface swp7s0 link fec rs
 nv set interface swp7s0 qos pfc-watchdog
 nv set interface swp7s2 description 'dgx14 storage'
 nv set interface swp7s2 link speed 200G
 nv set interface swp7s2 link mtu 9000
+nv set interface swp7s2 link fec rs
 nv set interface swp7s2 qos pfc-watchdog
 nv set interface swp8s0 description 'dgx15 storage'
 nv set interface swp8s0 link speed 200G
 nv set interface swp8s0 link mtu 9000
+nv set interface swp8s0 link fec rs
 nv set interface swp8s0 qos pfc-watchdog
 nv set interface swp8s2 description 'dgx16 storage'
 nv set interface swp8s2 link speed 200G
 nv set interface swp8s2 link mtu 9000
+nv set interface swp8s2 link fec rs
 nv set interface swp8s2 qos pfc-watchdog
 nv set interface swp9s0 description 'dgx17 storage'
 nv set interface swp9s0 link speed 200G
 nv set interface swp9s0 link mtu 9000
+nv set interface swp9s0 link fec rs
 nv set interface swp9s0 qos pfc-watchdog
 nv set interface swp9s2 description 'dgx18 storage'
 nv set interface swp9s2 link speed 200G
 nv set interface swp9s2 link mtu 9000
+nv set interface swp9s2 link fec rs
 nv set interface swp9s2 qos pfc-watchdog
 nv set interface swp10s0 description 'dgx19 storage'
 nv set interface swp10s0 link speed 200G
 nv set interface swp10s0 link mtu 9000
+nv set interface swp10s0 link fec rs
 nv set interface swp10s0 qos pfc-watchdog
 nv set interface swp10s2 description 'dgx20 storage'
 nv set interface swp10s2 link speed 200G
 nv set interface swp10s2 link mtu 9000
+nv set interface swp10s2 link fec rs
 nv set interface swp10s2 qos pfc-watchdog
 nv set interface swp11s0 description 'dgx21 storage'
 nv set interface swp11s0 link speed 200G
 nv set interface swp11s0 link mtu 9000
+nv set interface swp11s0 link fec rs
 nv set interface swp11s0 qos pfc-watchdog
 nv set interface swp11s2 description 'dgx22 storage'
 nv set interface swp11s2 link speed 200G
 nv set interface swp11s2 link mtu 9000
+nv set interface swp11s2 link fec rs
 nv set interface swp11s2 qos pfc-watchdog
 nv set interface swp12s0 description 'dgx23 storage'
 nv set interface swp12s0 link speed 200G
 nv set interface swp12s0 link mtu 9000
+nv set interface swp12s0 link fec rs
 nv set interface swp12s0 qos pfc-watchdog
 nv set interface swp12s2 description 'dgx24 storage'
 nv set interface swp12s2 link speed 200G
 nv set interface swp12s2 link mtu 9000
+nv set interface swp12s2 link fec rs
 nv set interface swp12s2 qos pfc-watchdog
 nv set interface swp13s0 description 'dgx25 storage'
 nv set interface swp13s0 link speed 200G
 nv set interface swp13s0 link mtu 9000
+nv set interface swp13s0 link fec rs
 nv set interface swp13s0 qos pfc-watchdog
 nv set interface swp13s2 description 'dgx26 storage'
 nv set interface swp13s2 link speed 200G
 nv set interface swp13s2 link mtu 9000
+nv set interface swp13s2 link fec rs
 nv set interface swp13s2 qos pfc-watchdog
 nv set interface swp14s0 description 'dgx27 storage'
 nv set interface swp14s0 link speed 200G
 nv set interface swp14s0 link mtu 9000
+nv set interface swp14s0 link fec rs
 nv set interface swp14s0 qos pfc-watchdog
 nv set interface swp14s2 description 'dgx28 storage'
 nv set interface swp14s2 link speed 200G
 nv set interface swp14s2 link mtu 9000
+nv set interface swp14s2 link fec rs
 nv set interface swp14s2 qos pfc-watchdog
 nv set interface swp15s0 description 'dgx29 storage'
 nv set interface swp15s0 link speed 200G
 nv set interface swp15s0 link mtu 9000
+nv set interface swp15s0 link fec rs
 nv set interface swp15s0 qos pfc-watchdog
 nv set interface swp15s2 description 'dgx30 storage'
 nv set interface swp15s2 link speed 200G
 nv set interface swp15s2 link mtu 9000
+nv set interface swp15s2 link fec rs
 nv set interface swp15s2 qos pfc-watchdog
 nv set interface swp64s2 description 'stor-su1-1-a peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s2 qos pfc-watchdog
 nv set interface swp64s3 description 'stor-su1-1-a peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set interface swp64s3 qos pfc-watchdog
 nv set interface swp62s2 description 'stor-spine-a uplink'
 nv set interface swp62s2 link speed 200G
 nv set interface swp62s2 link mtu 9000
+nv set interface swp62s2 link fec rs
 nv set interface swp62s2 qos pfc-watchdog
 nv set interface swp62s3 description 'stor-spine-a uplink'
 nv set interface swp62s3 link speed 200G
 nv set interface swp62s3 link mtu 9000
+nv set interface swp62s3 link fec rs
 nv set interface swp62s3 qos pfc-watchdog
 nv set interface swp63s0 description 'stor-spine-a uplink'
 nv set interface swp63s0 link speed 200G
 nv set interface swp63s0 link mtu 9000
+nv set interface swp63s0 link fec rs
 nv set interface swp63s0 qos pfc-watchdog
 nv set interface swp63s1 description 'stor-spine-a uplink'
 nv set interface swp63s1 link speed 200G
 nv set interface swp63s1 link mtu 9000
+nv set interface swp63s1 link fec rs
 nv set interface swp63s1 qos pfc-watchdog
 nv set interface swp63s2 description 'stor-spine-b uplink'
 nv set interface swp63s2 link speed 200G
 nv set interface swp63s2 link mtu 9000
+nv set interface swp63s2 link fec rs
 nv set interface swp63s2 qos pfc-watchdog
 nv set interface swp63s3 description 'stor-spine-b uplink'
 nv set interface swp63s3 link speed 200G
 nv set interface swp63s3 link mtu 9000
+nv set interface swp63s3 link fec rs
 nv set interface swp63s3 qos pfc-watchdog
 nv set interface swp64s0 description 'stor-spine-b uplink'
 nv set interface swp64s0 link speed 200G
 nv set interface swp64s0 link mtu 9000
+nv set interface swp64s0 link fec rs
 nv set interface swp64s0 qos pfc-watchdog
 nv set interface swp64s1 description 'stor-spine-b uplink'
 nv set interface swp64s1 link speed 200G
 nv set interface swp64s1 link mtu 9000
+nv set interface swp64s1 link fec rs
 nv set interface swp64s1 qos pfc-watchdog
 nv set bridge domain br_default vlan 201
 nv set bridge domain br_default vlan 202

@@ -11,10 +11,12 @@ nv set interface swp64 link breakout 4x
 nv set interface swp1s0 description 'nas01 storage'
 nv set interface swp1s0 link speed 200G
 nv set interface swp1s0 link mtu 9000
+nv set interface swp1s0 link fec rs
 nv set interface swp1s0 qos pfc-watchdog
 nv set interface swp1s2 description 'stor01 storage'
 nv set interface swp1s2 link speed 200G
 nv set interface swp1s2 link mtu 9000
+nv set interface swp1s2 link fec rs
 nv set interface swp1s2 qos pfc-watchdog
 nv set interface swp1s3 description 'stor01 inband'
 nv set interface swp1s3 link speed 25G
@@ -22,6 +24,7 @@ nv set interface swp1s3 link mtu 1500
 nv set interface swp2s0 description 'stor02 storage'
 nv set interface swp2s0 link speed 200G
 nv set interface swp2s0 link mtu 9000
+nv set interface swp2s0 link fec rs
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s1 description 'stor02 inband'
 nv set interface swp2s1 link speed 25G
@@ -29,6 +32,7 @@ nv set interface swp2s1 link mtu 1500
 nv set interface swp2s2 description 'stor03 storage'
 nv set interface swp2s2 link speed 200G
 nv set interface swp2s2 link mtu 9000
+nv set interface swp2s2 link fec rs
 nv set interface swp2s2 qos pfc-watchdog
 nv set interface swp2s3 description 'stor03 inband'
 nv set interface swp2s3 link speed 25G
@@ -36,6 +40,7 @@ nv set interface swp2s3 link mtu 1500
 nv set interface swp3s0 description 'stor04 storage'
 nv set interface swp3s0 link speed 200G
 nv set interface swp3s0 link mtu 9000
+nv set interface swp3s0 link fec rs
 nv set interface swp3s0 qos pfc-watchdog
 nv set interface swp3s1 description 'stor04 inband'
 nv set interface swp3s1 link speed 25G
@@ -43,42 +48,52 @@ nv set interface swp3s1 link mtu 1500
 nv set interface swp64s2 description 'stor-svc-b peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s2 qos pfc-watchdog
 nv set interface swp64s3 description 'stor-svc-b peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set interface swp64s3 qos pfc-watchdog
 nv set interface swp62s2 description 'stor-spine-a uplink'
 nv set interface swp62s2 link speed 200G
 nv set interface swp62s2 link mtu 9000
+nv set interface swp62s2 link fec rs
 nv set interface swp62s2 qos pfc-watchdog
 nv set interface swp62s3 description 'stor-spine-a uplink'
 nv set interface swp62s3 link speed 200G
 nv set interface swp62s3 link mtu 9000
+nv set interface swp62s3 link fec rs
 nv set interface swp62s3 qos pfc-watchdog
 nv set interface swp63s0 description 'stor-spine-a uplink'
 nv set interface swp63s0 link speed 200G
 nv set interface swp63s0 link mtu 9000
+nv set interface swp63s0 link fec rs
 nv set interface swp63s0 qos pfc-watchdog
 nv set interface swp63s1 description 'stor-spine-a uplink'
 nv set interface swp63s1 link speed 200G
 nv set interface swp63s1 link mtu 9000
+nv set interface swp63s1 link fec rs
 nv set interface swp63s1 qos pfc-watchdog
 nv set interface swp63s2 description 'stor-spine-b uplink'
 nv set interface swp63s2 link speed 200G
 nv set interface swp63s2 link mtu 9000
+nv set interface swp63s2 link fec rs
 nv set interface swp63s2 qos pfc-watchdog
 nv set interface swp63s3 description 'stor-spine-b uplink'
 nv set interface swp63s3 link speed 200G
 nv set interface swp63s3 link mtu 9000
+nv set interface swp63s3 link fec rs
 nv set interface swp63s3 qos pfc-watchdog
 nv set interface swp64s0 description 'stor-spine-b uplink'
 nv set interface swp64s0 link speed 200G
 nv set interface swp64s0 link mtu 9000
+nv set interface swp64s0 link fec rs
 nv set interface swp64s0 qos pfc-watchdog
 nv set interface swp64s1 description 'stor-spine-b uplink'
 nv set interface swp64s1 link speed 200G
 nv set interface swp64s1 link mtu 9000
+nv set interface swp64s1 link fec rs
 nv set interface swp64s1 qos pfc-watchdog
 nv set bridge domain br_default vlan 201
 nv set bridge domain br_default vlan 202

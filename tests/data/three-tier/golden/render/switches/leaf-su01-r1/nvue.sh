@@ -30,31 +30,37 @@ nv set interface swp2 link breakout 2x
 nv set interface swp1s0 description 'gpu01:enp27s0np0'
 nv set interface swp1s0 link mtu 9216
 nv set interface swp1s0 link speed 400G
+nv set interface swp1s0 link fec rs
 nv set interface swp1s0 ip address 10.0.0.0/31
 nv set interface swp1s0 qos pfc-watchdog
 nv set interface swp1s1 description 'gpu02:enp27s0np0'
 nv set interface swp1s1 link mtu 9216
 nv set interface swp1s1 link speed 400G
+nv set interface swp1s1 link fec rs
 nv set interface swp1s1 ip address 10.0.0.8/31
 nv set interface swp1s1 qos pfc-watchdog
 nv set interface swp2s0 description 'gpu03:enp27s0np0'
 nv set interface swp2s0 link mtu 9216
 nv set interface swp2s0 link speed 400G
+nv set interface swp2s0 link fec rs
 nv set interface swp2s0 ip address 10.0.0.16/31
 nv set interface swp2s0 qos pfc-watchdog
 nv set interface swp2s1 description 'gpu04:enp27s0np0'
 nv set interface swp2s1 link mtu 9216
 nv set interface swp2s1 link speed 400G
+nv set interface swp2s1 link fec rs
 nv set interface swp2s1 ip address 10.0.0.24/31
 nv set interface swp2s1 qos pfc-watchdog
 nv set interface swp3 description 'pod01-spine01:swp1'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 800G
+nv set interface swp3 link fec rs
 nv set interface swp3 ip address 10.254.0.1/31
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'pod01-spine02:swp1'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 800G
+nv set interface swp4 link fec rs
 nv set interface swp4 ip address 10.254.0.3/31
 nv set interface swp4 qos pfc-watchdog
 nv set qos roce mode lossless

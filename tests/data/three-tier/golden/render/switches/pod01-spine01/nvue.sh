@@ -28,41 +28,49 @@ nv set interface lo ip address 10.255.0.1/32
 nv set interface swp1 description 'leaf-su01-r1:swp3'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 800G
+nv set interface swp1 link fec rs
 nv set interface swp1 ip address 10.254.0.0/31
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'leaf-su01-r2:swp3'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 800G
+nv set interface swp2 link fec rs
 nv set interface swp2 ip address 10.254.1.0/31
 nv set interface swp2 qos pfc-watchdog
 nv set interface swp3 description 'leaf-su01-r3:swp3'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 800G
+nv set interface swp3 link fec rs
 nv set interface swp3 ip address 10.254.2.0/31
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'leaf-su01-r4:swp3'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 800G
+nv set interface swp4 link fec rs
 nv set interface swp4 ip address 10.254.3.0/31
 nv set interface swp4 qos pfc-watchdog
 nv set interface swp5 description 'superspine01-01:swp1'
 nv set interface swp5 link mtu 9216
 nv set interface swp5 link speed 800G
+nv set interface swp5 link fec rs
 nv set interface swp5 ip address 10.252.0.1/31
 nv set interface swp5 qos pfc-watchdog
 nv set interface swp6 description 'superspine01-01:swp2'
 nv set interface swp6 link mtu 9216
 nv set interface swp6 link speed 800G
+nv set interface swp6 link fec rs
 nv set interface swp6 ip address 10.252.0.3/31
 nv set interface swp6 qos pfc-watchdog
 nv set interface swp7 description 'superspine01-01:swp3'
 nv set interface swp7 link mtu 9216
 nv set interface swp7 link speed 800G
+nv set interface swp7 link fec rs
 nv set interface swp7 ip address 10.252.0.5/31
 nv set interface swp7 qos pfc-watchdog
 nv set interface swp8 description 'superspine01-01:swp4'
 nv set interface swp8 link mtu 9216
 nv set interface swp8 link speed 800G
+nv set interface swp8 link fec rs
 nv set interface swp8 ip address 10.252.0.7/31
 nv set interface swp8 qos pfc-watchdog
 nv set qos roce mode lossless

@@ -28,81 +28,97 @@ nv set interface lo ip address 10.255.255.254/32
 nv set interface swp1 description 'pod01-spine01:swp5'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 800G
+nv set interface swp1 link fec rs
 nv set interface swp1 ip address 10.252.0.0/31
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'pod01-spine01:swp6'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 800G
+nv set interface swp2 link fec rs
 nv set interface swp2 ip address 10.252.0.2/31
 nv set interface swp2 qos pfc-watchdog
 nv set interface swp3 description 'pod01-spine01:swp7'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 800G
+nv set interface swp3 link fec rs
 nv set interface swp3 ip address 10.252.0.4/31
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'pod01-spine01:swp8'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 800G
+nv set interface swp4 link fec rs
 nv set interface swp4 ip address 10.252.0.6/31
 nv set interface swp4 qos pfc-watchdog
 nv set interface swp5 description 'pod02-spine01:swp5'
 nv set interface swp5 link mtu 9216
 nv set interface swp5 link speed 800G
+nv set interface swp5 link fec rs
 nv set interface swp5 ip address 10.252.1.0/31
 nv set interface swp5 qos pfc-watchdog
 nv set interface swp6 description 'pod02-spine01:swp6'
 nv set interface swp6 link mtu 9216
 nv set interface swp6 link speed 800G
+nv set interface swp6 link fec rs
 nv set interface swp6 ip address 10.252.1.2/31
 nv set interface swp6 qos pfc-watchdog
 nv set interface swp7 description 'pod02-spine01:swp7'
 nv set interface swp7 link mtu 9216
 nv set interface swp7 link speed 800G
+nv set interface swp7 link fec rs
 nv set interface swp7 ip address 10.252.1.4/31
 nv set interface swp7 qos pfc-watchdog
 nv set interface swp8 description 'pod02-spine01:swp8'
 nv set interface swp8 link mtu 9216
 nv set interface swp8 link speed 800G
+nv set interface swp8 link fec rs
 nv set interface swp8 ip address 10.252.1.6/31
 nv set interface swp8 qos pfc-watchdog
 nv set interface swp9 description 'pod03-spine01:swp5'
 nv set interface swp9 link mtu 9216
 nv set interface swp9 link speed 800G
+nv set interface swp9 link fec rs
 nv set interface swp9 ip address 10.252.2.0/31
 nv set interface swp9 qos pfc-watchdog
 nv set interface swp10 description 'pod03-spine01:swp6'
 nv set interface swp10 link mtu 9216
 nv set interface swp10 link speed 800G
+nv set interface swp10 link fec rs
 nv set interface swp10 ip address 10.252.2.2/31
 nv set interface swp10 qos pfc-watchdog
 nv set interface swp11 description 'pod03-spine01:swp7'
 nv set interface swp11 link mtu 9216
 nv set interface swp11 link speed 800G
+nv set interface swp11 link fec rs
 nv set interface swp11 ip address 10.252.2.4/31
 nv set interface swp11 qos pfc-watchdog
 nv set interface swp12 description 'pod03-spine01:swp8'
 nv set interface swp12 link mtu 9216
 nv set interface swp12 link speed 800G
+nv set interface swp12 link fec rs
 nv set interface swp12 ip address 10.252.2.6/31
 nv set interface swp12 qos pfc-watchdog
 nv set interface swp13 description 'pod04-spine01:swp5'
 nv set interface swp13 link mtu 9216
 nv set interface swp13 link speed 800G
+nv set interface swp13 link fec rs
 nv set interface swp13 ip address 10.252.3.0/31
 nv set interface swp13 qos pfc-watchdog
 nv set interface swp14 description 'pod04-spine01:swp6'
 nv set interface swp14 link mtu 9216
 nv set interface swp14 link speed 800G
+nv set interface swp14 link fec rs
 nv set interface swp14 ip address 10.252.3.2/31
 nv set interface swp14 qos pfc-watchdog
 nv set interface swp15 description 'pod04-spine01:swp7'
 nv set interface swp15 link mtu 9216
 nv set interface swp15 link speed 800G
+nv set interface swp15 link fec rs
 nv set interface swp15 ip address 10.252.3.4/31
 nv set interface swp15 qos pfc-watchdog
 nv set interface swp16 description 'pod04-spine01:swp8'
 nv set interface swp16 link mtu 9216
 nv set interface swp16 link speed 800G
+nv set interface swp16 link fec rs
 nv set interface swp16 ip address 10.252.3.6/31
 nv set interface swp16 qos pfc-watchdog
 nv set qos roce mode lossless

@@ -28,18 +28,22 @@ nv set interface lo ip address 10.255.0.2/32
 nv set interface swp1 description 'leaf01:swp4'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 100G
+nv set interface swp1 link fec rs
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'leaf02:swp4'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 100G
+nv set interface swp2 link fec rs
 nv set interface swp2 qos pfc-watchdog
 nv set interface swp3 description 'superspine02-01:swp1'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 100G
+nv set interface swp3 link fec rs
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'superspine02-01:swp2'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 100G
+nv set interface swp4 link fec rs
 nv set interface swp4 qos pfc-watchdog
 nv set qos roce mode lossless
 nv set qos mapping default-global trust l3

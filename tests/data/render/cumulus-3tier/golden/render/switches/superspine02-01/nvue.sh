@@ -28,18 +28,22 @@ nv set interface lo ip address 10.255.255.253/32
 nv set interface swp1 description 'pod01-spine02:swp3'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 100G
+nv set interface swp1 link fec rs
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'pod01-spine02:swp4'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 100G
+nv set interface swp2 link fec rs
 nv set interface swp2 qos pfc-watchdog
 nv set interface swp3 description 'pod02-spine02:swp3'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 100G
+nv set interface swp3 link fec rs
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'pod02-spine02:swp4'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 100G
+nv set interface swp4 link fec rs
 nv set interface swp4 qos pfc-watchdog
 nv set qos roce mode lossless
 nv set qos mapping default-global trust l3

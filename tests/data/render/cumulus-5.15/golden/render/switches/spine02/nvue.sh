@@ -29,10 +29,12 @@ nv set interface lo ipv4 address 10.255.0.2/32
 nv set interface swp1 description 'leaf01:swp4'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 100G
+nv set interface swp1 link fec rs
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'leaf02:swp4'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 100G
+nv set interface swp2 link fec rs
 nv set interface swp2 qos pfc-watchdog
 nv set qos roce mode lossless
 nv set qos mapping default-global trust l3

@@ -20,9 +20,11 @@ nv set interface swp2s3 link mtu 1500
 nv set interface swp64s2 description 'stor-b peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s3 description 'stor-b peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set bridge domain br_default vlan 101
 nv set bridge domain br_default vlan 102
 nv set interface peerlink bond member swp64s2

@@ -6,9 +6,11 @@ nv set interface swp64 link breakout 4x
 nv set interface swp64s2 description 'stor-a peerlink'
 nv set interface swp64s2 link speed 200G
 nv set interface swp64s2 link mtu 9000
+nv set interface swp64s2 link fec rs
 nv set interface swp64s3 description 'stor-a peerlink'
 nv set interface swp64s3 link speed 200G
 nv set interface swp64s3 link mtu 9000
+nv set interface swp64s3 link fec rs
 nv set bridge domain br_default vlan 101
 nv set bridge domain br_default vlan 102
 nv set interface peerlink bond member swp64s2

@@ -18,21 +18,25 @@ nv set interface lo ip address 10.255.1.1/32
 nv set interface swp1 description 'node1:eth1'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 100G
+nv set interface swp1 link fec rs
 nv set interface swp1 ip address 10.100.0.0/31
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'node2:eth1'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 100G
+nv set interface swp2 link fec rs
 nv set interface swp2 ip address 10.100.0.2/31
 nv set interface swp2 qos pfc-watchdog
 nv set interface swp3 description 'spine01:swp1'
 nv set interface swp3 link mtu 9216
 nv set interface swp3 link speed 100G
+nv set interface swp3 link fec rs
 nv set interface swp3 ip address 10.254.0.1/31
 nv set interface swp3 qos pfc-watchdog
 nv set interface swp4 description 'spine02:swp1'
 nv set interface swp4 link mtu 9216
 nv set interface swp4 link speed 100G
+nv set interface swp4 link fec rs
 nv set interface swp4 ip address 10.254.0.3/31
 nv set interface swp4 qos pfc-watchdog
 nv set qos roce mode lossless

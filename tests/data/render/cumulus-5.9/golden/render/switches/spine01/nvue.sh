@@ -18,11 +18,13 @@ nv set interface lo ip address 10.255.0.1/32
 nv set interface swp1 description 'leaf01:swp3'
 nv set interface swp1 link mtu 9216
 nv set interface swp1 link speed 100G
+nv set interface swp1 link fec rs
 nv set interface swp1 ip address 10.254.0.0/31
 nv set interface swp1 qos pfc-watchdog
 nv set interface swp2 description 'leaf02:swp3'
 nv set interface swp2 link mtu 9216
 nv set interface swp2 link speed 100G
+nv set interface swp2 link fec rs
 nv set interface swp2 ip address 10.254.0.128/31
 nv set interface swp2 qos pfc-watchdog
 nv set qos roce mode lossless
