@@ -216,10 +216,9 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
 def _unproven(plan: ClusterPlan, configs: Mapping[str, str | None]) -> list[tuple[str, int, str]]:
     """Every rendered line only an UNPROVEN command form matches (fabric/lint/forms), per device: notes, not findings."""
     from fabric.lint.forms import unproven_commands
+    from fabric.lint.phys import switch_inventory
 
-    nos = {s.name: s.nos for s in plan.fabric.switches} if plan.fabric is not None else {}
-    nos |= {s.name: s.nos for network in plan.storage for s in network.switches}
-    nos |= {s.name: s.nos for s in plan.oob.switches} if plan.oob is not None else {}
+    nos = {name: kind for name, (_, kind) in switch_inventory(plan).items()}
     return [(name, n, command) for name, text in sorted(configs.items()) if text for n, command in unproven_commands(nos.get(name, ""), text)]
 
 
