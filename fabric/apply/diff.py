@@ -5,6 +5,8 @@ Pure: text in, text out. The same function gives the rollback (running-after →
 
 from __future__ import annotations
 
+import re
+
 from hier_config import Platform, WorkflowRemediation, get_hconfig
 
 _NOISE = frozenset({"exit", "exit-address-family", "end", "exit-vrf"})
@@ -46,7 +48,56 @@ def remediation(running: str, candidate: str) -> list[str]:
             lines += [target, *(_negate(child.text) for child in existing.children), "  exit"]
             continue
         lines += [_free_text_negation(line) for line in str(section).splitlines() if line.strip()]
-    return lines
+    return _reset_bfd_timers(lines)
+
+
+# FRR's BFD timers have no ``no`` form: ``vtysh --dryrun`` on Debian's FRR 8.4.4 answers "% Unknown command" to
+# ``no transmit-interval 200`` and ``no detect-multiplier 5`` under ``bfd`` / ``profile``. A timer is reset by setting
+# its default, which the FRR user guide states: "detect-multiplier (2-255) ... The default value is 3", "receive-interval
+# (10-60000) ... The default value is 300 milliseconds", likewise transmit-interval; "echo receive-interval" and
+# "echo transmit-interval" default to 50 (https://docs.frrouting.org/en/stable-8.4/bfd.html, BFD Peer and Profile
+# Configuration).
+_BFD_TIMER_DEFAULTS = {
+    "detect-multiplier": 3,
+    "receive-interval": 300,
+    "transmit-interval": 300,
+    "echo receive-interval": 50,
+    "echo transmit-interval": 50,
+    "echo-interval": 50,
+}
+_BFD_TIMERS = "|".join(map(re.escape, sorted(_BFD_TIMER_DEFAULTS, key=len, reverse=True)))
+_BFD_TIMER_NEGATION = re.compile(rf"^(?P<indent>\s*)no (?P<timer>{_BFD_TIMERS}) \d+$")
+
+
+def _reset_bfd_timers(lines: list[str]) -> list[str]:
+    """``no <timer> <value>`` becomes nothing where the same block sets the timer anew, else ``<timer> <default>``.
+
+    Example:
+        >>> _reset_bfd_timers(["bfd", " profile F", "  no transmit-interval 200", "  exit"])
+        ['bfd', ' profile F', '  transmit-interval 300', '  exit']
+        >>> _reset_bfd_timers(["bfd", " profile F", "  no transmit-interval 200", "  transmit-interval 150", "  exit"])
+        ['bfd', ' profile F', '  transmit-interval 150', '  exit']
+    """
+    kept: list[str] = []
+    for index, line in enumerate(lines):
+        match = _BFD_TIMER_NEGATION.match(line)
+        if match is None:
+            kept.append(line)
+            continue
+        indent, timer = match["indent"], match["timer"]
+        if not any(other.startswith(f"{indent}{timer} ") for other in _same_block(lines, index + 1, indent)):
+            kept.append(f"{indent}{timer} {_BFD_TIMER_DEFAULTS[timer]}")
+    return kept
+
+
+def _same_block(lines: list[str], start: int, indent: str) -> list[str]:
+    """The lines after ``start`` up to the first one indented less than ``indent`` (the end of the block)."""
+    block: list[str] = []
+    for line in lines[start:]:
+        if len(line) - len(line.lstrip()) < len(indent):
+            break
+        block.append(line)
+    return block
 
 
 def _negate(line: str) -> str:
