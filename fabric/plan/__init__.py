@@ -8,6 +8,7 @@ from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
+from fabric.plan.buffers import SwitchBuffers, switch_buffers
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
 from fabric.plan.compute.pods import check_pods, size_pods
@@ -115,6 +116,10 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     findings = findings + oob_findings + storage_findings + rack_findings
     if any(f.severity == "error" for f in oob_findings + storage_findings + rack_findings):
         return findings, None
+    try:
+        buffers = _buffers(spec, fabric)
+    except PlanError as exc:
+        return [*findings, Finding(("roce", "ecn"), str(exc))], None
     plan = ClusterPlan(
         name=spec.name,
         target=spec.target,
@@ -128,9 +133,23 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         storage=storage,
         hardware=_hardware(spec),
         positions=positions,
+        buffers=buffers,
     )
     _assert_unique_addresses(plan)
     return findings, plan
+
+
+def _buffers(spec: ClusterSpec, fabric: FabricPlan | None) -> tuple[SwitchBuffers, ...]:
+    """Each compute-fabric switch's ECN thresholds and PFC headroom, from its RoCE ports (both ends of a fabric link)."""
+    if fabric is None or fabric.link_layer != "ethernet" or spec.planes.compute.transport != "roce":
+        return ()
+    ports: dict[str, list[tuple[int, int, int]]] = {s.name: [] for s in fabric.switches}
+    for link in fabric.links:
+        ports[link.a_device].append((link.speed_gbps, link.cable_m, fabric.mtu))
+        if link.kind == "fabric":
+            ports[link.b_device].append((link.speed_gbps, link.cable_m, fabric.mtu))
+    found = (switch_buffers(name, spec.roce.ecn, lossless) for name, lossless in ports.items())
+    return tuple(b for b in found if b is not None)
 
 
 def _hardware(spec: ClusterSpec) -> tuple[HardwarePlan, ...]:

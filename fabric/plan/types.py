@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
+from fabric.plan.buffers import SwitchBuffers
 from fabric.plan.cables import Cable
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.quick_init import quick_init
@@ -222,6 +223,12 @@ class ClusterPlan:
     """The node profiles the groups use, by name (bare metal only)."""
     positions: tuple[tuple[str, str, int], ...] = ()
     """(device, rack, lowest U) of every device the definition places (``racks``), by device name."""
+    buffers: tuple[SwitchBuffers, ...] = ()
+    """ECN thresholds and PFC headroom of every compute-fabric switch with lossless ports (``fabric.plan.buffers``)."""
+
+    def buffers_of(self, switch: str) -> SwitchBuffers | None:
+        """One switch's derived buffers (None: no lossless port, or not a compute-fabric switch)."""
+        return next((b for b in self.buffers if b.switch == switch), None)
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
         """The profile facts of a node's hardware (None on cloud nodes)."""

@@ -15,6 +15,7 @@ from typing import Literal
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
+from fabric.plan.buffers import resolved_roce
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
@@ -147,7 +148,7 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
             fabric_prefixes=prefixes,
             underlay=fabric.underlay,
             management=_management(plan, switch),
-            roce=plan.roce if lossless else None,
+            roce=resolved_roce(plan.roce, plan.buffers_of(switch.name)) if lossless else None,
             infiniband=plan.infiniband,
             sm_priority=_sm_priority(plan.infiniband, switch.name),
         )
