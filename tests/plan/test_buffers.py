@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +14,10 @@ from fabric.errors import InputError, PlanError
 from fabric.model import load_cluster
 from fabric.model.qos import EcnSpec
 from fabric.plan import plan_cluster
-from fabric.plan.buffers import ecn_thresholds, pfc_headroom, xoff_bytes
+from fabric.plan.buffers import XOFF_FORMULA, ecn_thresholds, pfc_headroom, xoff_bytes
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
-from tests.conftest import DATA
+from tests.conftest import DATA, ROOT
 
 
 def _plan(case: str, tmp_path: Path, ecn: dict[str, Any] | None = None, **fabric: Any) -> ClusterPlan:
@@ -87,3 +89,10 @@ def test_plan_shows_each_switch_headroom_with_its_inputs(tmp_path: Path) -> None
     ]
     cumulus = render_configs(plan)["switches/leaf01/nvue.sh"]
     assert "nv set qos pfc default-global cable-length 100" in cumulus  # the switch sizes the headroom the plan shows
+
+
+def test_plan_command_prints_each_derived_value_with_its_formula() -> None:
+    lab = str(ROOT / "inventories" / "lab" / "cluster.yaml")
+    out = subprocess.run([sys.executable, "-m", "fabric", "plan", lab], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert "ecn_min 150000 B = NVIDIA's qos roce default at every speed [4 switches]" in out
+    assert f"pfc_headroom 63767 B = {XOFF_FORMULA} with speed 100 Gb/s, cable 40 m, MTU 9216 B" in out
