@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
+from fabric.model.load_balancing import NO_LOAD_BALANCING
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.buffers import SwitchBuffers, switch_buffers
@@ -16,6 +17,7 @@ from fabric.plan.compute.sizing import fabric_members, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
+from fabric.plan.load_balancing import refusals
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
@@ -120,6 +122,9 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         buffers = _buffers(spec, fabric)
     except PlanError as exc:
         return [*findings, Finding(("roce", "ecn"), str(exc))], None
+    tiers = {k: (t.nos, t.model) for k, t in spec.fabric.tier_specs.items()} if spec.fabric is not None else {}
+    if spec.fabric is not None and (refused := refusals(spec.fabric.load_balancing, tiers)):
+        return findings + refused, None
     plan = ClusterPlan(
         name=spec.name,
         target=spec.target,
@@ -134,6 +139,7 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         hardware=_hardware(spec),
         positions=positions,
         buffers=buffers,
+        load_balancing=spec.fabric.load_balancing if spec.fabric is not None else NO_LOAD_BALANCING,
     )
     _assert_unique_addresses(plan)
     return findings, plan
