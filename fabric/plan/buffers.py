@@ -163,8 +163,17 @@ def switch_buffers(switch: str, ecn: EcnSpec, ports: Iterable[tuple[int, int, in
 
 
 def resolved_roce(roce: RoceSpec, buffers: SwitchBuffers | None) -> RoceSpec:
-    """The contract one switch renders: its ECN thresholds filled in from its buffers (pins stay as given)."""
+    """The contract one switch renders: its ECN thresholds filled in from its buffers (pins stay as given); a switch
+    without a lossless port (so no speed to derive at) gets the pins or NVIDIA's default, never an empty threshold.
+
+    Example:
+        >>> r = resolved_roce(RoceSpec(), None)
+        >>> r.ecn.min_threshold_bytes, r.ecn.max_threshold_bytes
+        (150000, 1500000)
+    """
     if buffers is None:
-        return roce
-    ecn = roce.ecn.model_copy(update={"min_threshold_bytes": buffers.ecn_min.value, "max_threshold_bytes": buffers.ecn_max.value})
+        low, high = roce.ecn.min_threshold_bytes or NVIDIA_ECN_MIN_BYTES, roce.ecn.max_threshold_bytes or NVIDIA_ECN_MAX_BYTES
+    else:
+        low, high = buffers.ecn_min.value, buffers.ecn_max.value
+    ecn = roce.ecn.model_copy(update={"min_threshold_bytes": low, "max_threshold_bytes": high})
     return roce.model_copy(update={"ecn": ecn})

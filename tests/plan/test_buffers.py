@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from fabric.errors import InputError, PlanError
+from fabric.lint.rules import lint_configs
 from fabric.model import load_cluster
 from fabric.model.qos import EcnSpec
 from fabric.plan import plan_cluster
@@ -96,3 +97,19 @@ def test_plan_command_prints_each_derived_value_with_its_formula() -> None:
     out = subprocess.run([sys.executable, "-m", "fabric", "plan", lab], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert "ecn_min 150000 B = NVIDIA's qos roce default at every speed [4 switches]" in out
     assert f"pfc_headroom 63767 B = {XOFF_FORMULA} with speed 100 Gb/s, cable 40 m, MTU 9216 B" in out
+
+
+def test_lint_explains_the_derived_threshold_a_hand_edit_contradicts(tmp_path: Path) -> None:
+    plan = _plan("cumulus", tmp_path, {"derive": "queue-delay"})
+    files = render_configs(plan)
+    configs: dict[str, str | None] = {s.name: files[f"switches/{s.name}/nvue.sh"] for s in plan.fabric.switches} if plan.fabric else {}
+    text = configs["leaf01"] or ""
+    configs["leaf01"] = text.replace("traffic-class 3 max-threshold 375000", "traffic-class 3 max-threshold 1500000")
+    assert configs["leaf01"] != text
+    found = [str(f) for f in lint_configs(plan, configs)]
+    assert found == [
+        "leaf01: ecn traffic-class 3: ECN marking on the lossless queue differs from the contract; ecn_min 38000 B = "
+        "delay_us * speed_Gbps * 125, up to 1000 B with min_delay_us 3, speed 100 Gb/s; ecn_max 375000 B = delay_us * "
+        "speed_Gbps * 125, up to 1000 B with max_delay_us 30, speed 100 Gb/s (expected 38000-375000 B at 100%, found "
+        "38000-1500000 B at 100%)"
+    ]
