@@ -16,6 +16,7 @@ from fabric.lint.parse.qos import CONFIG_FILE, PARSERS, SwitchQos
 from fabric.lint.watchdog import watchdog_findings
 from fabric.model.qos import RoceSpec
 from fabric.model.rules.transport import ETHERNET_OVERHEAD
+from fabric.plan.buffers import SwitchBuffers, xoff_bytes
 from fabric.plan.compute.facts import PortFacts, SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
 
@@ -76,7 +77,7 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
     for name, qos in observed.items():
         fact = facts[name]
         if fact.roce is not None and qos.qos_modelled:
-            findings.extend(_contract(qos, fact.roce))
+            findings.extend(_contract(qos, fact.roce, plan.buffers_of(name)))
             for where, expected, found in watchdog_findings(fact.switch.nos, configs.get(name) or "", fact.roce.pfc_watchdog):
                 findings.append(LintFinding(name, where, expected, found, "the PFC watchdog must act as the contract says"))
         findings.extend(_ports(qos, fact, observed=observed, host_mtu=plan.plane("compute").mtu, roce=fact.roce))
@@ -105,10 +106,10 @@ def schema_findings(device: str, nos: str, release: str, text: str) -> list[Lint
 
 def contract_findings(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
     """Where a switch's parsed QoS breaks the RoCE contract (the storage linter checks RoCE storage switches with it too)."""
-    return _contract(qos, roce)
+    return _contract(qos, roce, None)
 
 
-def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
+def _contract(qos: SwitchQos, roce: RoceSpec, buffers: SwitchBuffers | None) -> Iterator[LintFinding]:
     dev = qos.device
     if not qos.trust_dscp:
         yield LintFinding(dev, "qos trust", "dscp", "not trusted", "the switch does not classify by DSCP, so RoCE lands in the default class")
@@ -129,9 +130,10 @@ def _contract(qos: SwitchQos, roce: RoceSpec) -> Iterator[LintFinding]:
     want_ecn = f"{roce.ecn.min_threshold_bytes}-{roce.ecn.max_threshold_bytes} B at {roce.ecn.probability}%"
     got_ecn = f"{ecn.min_bytes}-{ecn.max_bytes} B at {ecn.probability}%" if ecn else "no ECN"
     if want_ecn != got_ecn:
-        yield LintFinding(
-            dev, f"ecn traffic-class {roce.traffic_class}", want_ecn, got_ecn, "ECN marking on the lossless queue differs from the contract"
-        )
+        why = "ECN marking on the lossless queue differs from the contract"
+        if buffers is not None:  # say how the contract's thresholds were reached (fabric.plan.buffers)
+            why += f"; {buffers.ecn_min.explain()}; {buffers.ecn_max.explain()}"
+        yield LintFinding(dev, f"ecn traffic-class {roce.traffic_class}", want_ecn, got_ecn, why)
     cnp = qos.dscp_to_tc.get(roce.cnp.dscp)
     if cnp != roce.cnp.traffic_class:
         yield LintFinding(dev, f"dscp {roce.cnp.dscp}", f"traffic-class {roce.cnp.traffic_class}", _tc(cnp), "CNPs must reach their own class")
@@ -152,12 +154,25 @@ def _ports(qos: SwitchQos, fact: SwitchFacts, *, observed: Mapping[str, SwitchQo
             yield LintFinding(qos.device, where, "PFC on", "PFC off", "a RoCE port without PFC drops on congestion")
         if roce is not None and roce.pfc_watchdog.enabled and got.pfc and not got.watchdog:
             yield LintFinding(qos.device, where, "watchdog on", "watchdog off", "PFC without a watchdog can spread a pause storm")
+        if roce is not None and got.cable_m is not None and got.cable_m < port.cable_m:
+            yield _headroom(qos.device, where, port, got.cable_m)
         limit = SWITCH_MODELS[fact.switch.model].max_mtu(fact.switch.nos) if fact.switch.model in SWITCH_MODELS else None
         if got.mtu is not None and limit is not None and got.mtu > limit:
             yield LintFinding(
                 qos.device, where, f"mtu <= {limit}", f"mtu {got.mtu}", f"{fact.switch.nos} on {fact.switch.model} refuses an MTU above {limit}"
             )
         yield from _mtu(qos.device, where, port, mtu=got.mtu, observed=observed, host_mtu=host_mtu)
+
+
+def _headroom(device: str, where: str, port: PortFacts, told_m: int) -> LintFinding:
+    """A switch told a shorter cable than the plan's sizes too little PFC headroom: the explanation names both sizes."""
+    need, sized = xoff_bytes(port.speed_gbps, port.cable_m, port.mtu), xoff_bytes(port.speed_gbps, told_m, port.mtu)
+    why = (
+        f"the switch sizes PFC headroom for {told_m} m ({sized} B), but the cable is {port.cable_m} m and needs {need} B: "
+        f"xoff = (301 + 216*cable_m/100) * {port.speed_gbps} Gb/s + 272*{port.mtu}/100 (Linux mlx5 calculate_xoff, NVIDIA); "
+        "frames in flight after PAUSE are dropped"
+    )
+    return LintFinding(device, f"{where} cable-length", f"cable-length >= {port.cable_m} m", f"cable-length {told_m} m", why)
 
 
 def _mtu(device: str, where: str, port: PortFacts, *, mtu: int | None, observed: Mapping[str, SwitchQos], host_mtu: int) -> Iterator[LintFinding]:

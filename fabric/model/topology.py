@@ -12,6 +12,7 @@ from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
 from fabric.errors import Finding
 from fabric.model.base import Asn, SpecModel, unknown_choice
+from fabric.model.load_balancing import LoadBalancingSpec
 from fabric.model.strings import CatalogKey, DomainName
 
 # A NOS release train as NOS_RELEASES spells it: 5.14, 4.33, 10.4, 202411 (which releases are supported is a rule's job).
@@ -256,6 +257,9 @@ class FabricSpec(SpecModel):
     underlay: UnderlaySpec = UnderlaySpec()
     cable_length_m: CableLengthSpec = CableLengthSpec()
     management: ManagementSpec = ManagementSpec()
+    load_balancing: LoadBalancingSpec = Field(
+        default=LoadBalancingSpec(), description="ECMP hash fields, adaptive routing and the NCCL queue pairs to match (RoCE fabrics)."
+    )
 
     @field_validator("oversubscription")
     @classmethod

@@ -6,8 +6,10 @@ from collections.abc import Iterator
 
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
+from fabric.model.load_balancing import NO_LOAD_BALANCING
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
+from fabric.plan.buffers import SwitchBuffers, switch_buffers
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
 from fabric.plan.compute.pods import check_pods, size_pods
@@ -15,6 +17,7 @@ from fabric.plan.compute.sizing import fabric_members, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
+from fabric.plan.load_balancing import refusals
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
@@ -115,6 +118,13 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     findings = findings + oob_findings + storage_findings + rack_findings
     if any(f.severity == "error" for f in oob_findings + storage_findings + rack_findings):
         return findings, None
+    try:
+        buffers = _buffers(spec, fabric)
+    except PlanError as exc:
+        return [*findings, Finding(("roce", "ecn"), str(exc))], None
+    tiers = {k: (t.nos, t.model) for k, t in spec.fabric.tier_specs.items()} if spec.fabric is not None else {}
+    if spec.fabric is not None and (refused := refusals(spec.fabric.load_balancing, tiers)):
+        return findings + refused, None
     plan = ClusterPlan(
         name=spec.name,
         target=spec.target,
@@ -128,9 +138,24 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         storage=storage,
         hardware=_hardware(spec),
         positions=positions,
+        buffers=buffers,
+        load_balancing=spec.fabric.load_balancing if spec.fabric is not None else NO_LOAD_BALANCING,
     )
     _assert_unique_addresses(plan)
     return findings, plan
+
+
+def _buffers(spec: ClusterSpec, fabric: FabricPlan | None) -> tuple[SwitchBuffers, ...]:
+    """Each compute-fabric switch's ECN thresholds and PFC headroom, from its RoCE ports (both ends of a fabric link)."""
+    if fabric is None or fabric.link_layer != "ethernet" or spec.planes.compute.transport != "roce":
+        return ()
+    ports: dict[str, list[tuple[int, int, int]]] = {s.name: [] for s in fabric.switches}
+    for link in fabric.links:
+        ports[link.a_device].append((link.speed_gbps, link.cable_m, fabric.mtu))
+        if link.kind == "fabric":
+            ports[link.b_device].append((link.speed_gbps, link.cable_m, fabric.mtu))
+    found = (switch_buffers(name, spec.roce.ecn, lossless) for name, lossless in ports.items())
+    return tuple(b for b in found if b is not None)
 
 
 def _hardware(spec: ClusterSpec) -> tuple[HardwarePlan, ...]:

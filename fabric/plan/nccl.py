@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fabric.model.load_balancing import LoadBalancingSpec
 from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.types import ClusterPlan, HostInterface, NodePlan
 
@@ -91,4 +92,28 @@ def nccl_env(plan: ClusterPlan, group: NcclGroup) -> dict[str, str]:
         env["NCCL_IB_TC"] = str(plan.roce.effective_tos)
     if plan.fabric is not None and plan.fabric.topology == "rail-optimized":
         env["NCCL_CROSS_NIC"] = str(RAIL_OPTIMIZED_CROSS_NIC)
+    env.update(load_balancing_env(plan.load_balancing, group.transport))
+    return env
+
+
+def load_balancing_env(lb: LoadBalancingSpec, transport: str) -> dict[str, str]:
+    """The NCCL side of the fabric's load balancing (``fabric.load_balancing``); nothing the definition leaves unset.
+
+    NCCL's defaults (``src/transport/net_ib``): ``IB_QPS_PER_CONNECTION`` 1 and ``IB_SPLIT_DATA_ON_QPS`` 0
+    (``NCCL_PARAM(IbQpsPerConn, "IB_QPS_PER_CONNECTION", 1)``, ``NCCL_PARAM(IbSplitDataOnQps, "IB_SPLIT_DATA_ON_QPS", 0)``);
+    ``IB_ADAPTIVE_ROUTING`` -2, which NCCL turns on for InfiniBand only (NCCL env docs: "Default: 1 on IB networks, 0 on
+    RoCE networks"), so a RoCE fabric whose switches route adaptively sets it to 1. More queue pairs give the switches
+    more UDP source ports, so more flows, to spread over the ECMP paths.
+
+    Example:
+        >>> load_balancing_env(LoadBalancingSpec(adaptive_routing=True, nccl_qps_per_connection=4, nccl_split_data_on_qps=False), "roce")
+        {'NCCL_IB_QPS_PER_CONNECTION': '4', 'NCCL_IB_SPLIT_DATA_ON_QPS': '0', 'NCCL_IB_ADAPTIVE_ROUTING': '1'}
+    """
+    env: dict[str, str] = {}
+    if lb.nccl_qps_per_connection is not None:
+        env["NCCL_IB_QPS_PER_CONNECTION"] = str(lb.nccl_qps_per_connection)
+    if lb.nccl_split_data_on_qps is not None:
+        env["NCCL_IB_SPLIT_DATA_ON_QPS"] = "1" if lb.nccl_split_data_on_qps else "0"
+    if lb.adaptive_routing and transport == "roce":
+        env["NCCL_IB_ADAPTIVE_ROUTING"] = "1"
     return env

@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from fabric.model.infiniband import InfinibandSpec
+from fabric.model.load_balancing import NO_LOAD_BALANCING, LoadBalancingSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import ManagementSpec, UnderlaySpec
+from fabric.plan.buffers import SwitchBuffers
 from fabric.plan.cables import Cable
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.quick_init import quick_init
@@ -222,6 +224,14 @@ class ClusterPlan:
     """The node profiles the groups use, by name (bare metal only)."""
     positions: tuple[tuple[str, str, int], ...] = ()
     """(device, rack, lowest U) of every device the definition places (``racks``), by device name."""
+    buffers: tuple[SwitchBuffers, ...] = ()
+    """ECN thresholds and PFC headroom of every compute-fabric switch with lossless ports (``fabric.plan.buffers``)."""
+    load_balancing: LoadBalancingSpec = NO_LOAD_BALANCING
+    """The compute fabric's load-balancing intent (``fabric.plan.load_balancing`` says what each NOS renders)."""
+
+    def buffers_of(self, switch: str) -> SwitchBuffers | None:
+        """One switch's derived buffers (None: no lossless port, or not a compute-fabric switch)."""
+        return next((b for b in self.buffers if b.switch == switch), None)
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
         """The profile facts of a node's hardware (None on cloud nodes)."""

@@ -158,6 +158,18 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
         f"({fabric.bisection_both_directions_gbps / 1000:g} Tb/s both directions); oversubscription {fabric.oversubscription}",
         highlight=False,
     )
+    _print_buffers(console, plan)
+
+
+def _print_buffers(console: Console, plan: ClusterPlan) -> None:
+    """Each distinct derived ECN threshold and PFC headroom: value, formula and inputs, and how many switches use it."""
+    alike: Counter[str] = Counter()
+    for b in plan.buffers:
+        alike.update(d.explain() for d in (b.ecn_min, b.ecn_max, *b.headroom))
+    if alike:
+        console.print("buffers (fabric.plan.buffers; sources in plan.json):", highlight=False)
+        for line, count in alike.items():
+            console.print(f"  {line} [{count} switch{'es' if count != 1 else ''}]", highlight=False, markup=False)
 
 
 def _print_oob(console: Console, oob: OobPlan) -> None:

@@ -19,7 +19,7 @@ from fabric.lint.parse.qos import CONFIG_FILE
 from fabric.lint.storage import lint_storage, storage_config_files
 from fabric.plan.natural import natural_key
 from fabric.plan.oob.types import OobPlan
-from fabric.plan.types import ClusterPlan, FabricPlan, Link
+from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 from fabric.render import render_configs
 from fabric.reports.console import summary_line
 
@@ -180,10 +180,16 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
     if fabric.link_layer != "ethernet" or plan.plane("compute").transport != "roce":
         return []
     r = plan.roce
-    ecn = f"marks TC {r.traffic_class} at {r.ecn.min_threshold_bytes}-{r.ecn.max_threshold_bytes} B, {r.ecn.probability} %"
+
+    def ecn_of(switches: tuple[SwitchPlan, ...]) -> str:
+        b = plan.buffers_of(switches[0].name) if switches else None
+        thresholds = f"{b.ecn_min.value}-{b.ecn_max.value} B" if b is not None else r.ecn.describe()
+        return f"marks TC {r.traffic_class} at {thresholds}, {r.ecn.probability} %"
+
     watchdog = f"{r.pfc_watchdog.detection_ms} ms, {r.pfc_watchdog.action}" if r.pfc_watchdog.enabled else "off"
     pfc = f"PFC on priorities {list(r.pfc_priorities)}"
     mtu = plan.plane("compute").mtu
+    tiers = (fabric.leaves, fabric.spines)
     rows: list[list[object]] = [
         [
             "link speed",
@@ -195,7 +201,7 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
         ["RoCE marking", f"DSCP {r.dscp} (ToS {r.effective_tos}), priority {r.priority}", "trust DSCP", "trust DSCP"],
         ["classification", "-", f"DSCP {r.dscp} → TC {r.traffic_class}, DSCP {r.cnp.dscp} → TC {r.cnp.traffic_class}", "same as leaf"],
         ["lossless", pfc, f"{pfc} on host ports and uplinks", f"{pfc} on every port"],
-        ["congestion", f"DCQCN: sends CNP at DSCP {r.cnp.dscp}, priority {r.cnp.priority}", f"ECN {ecn}", f"ECN {ecn}"],
+        ["congestion", f"DCQCN: sends CNP at DSCP {r.cnp.dscp}, priority {r.cnp.priority}", *(f"ECN {ecn_of(t)}" for t in tiers)],
         [
             "scheduling",
             "-",
@@ -208,7 +214,29 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
         "<h2>RoCE contract end to end</h2>",
         f"<p>{escape(r.summary())}</p>",
         _table(["", "NIC", f"leaf ({fabric.leaves[0].nos})", f"spine ({fabric.spines[0].nos})" if fabric.spines else "spine"], rows),
+        *_buffers(plan),
     ]
+
+
+def _buffers(plan: ClusterPlan) -> list[str]:
+    """Every derived ECN threshold and PFC headroom with its formula, inputs and source; switches alike share a row."""
+    alike: dict[tuple[str, int, bool, str, str, str], list[str]] = {}
+    for b in plan.buffers:
+        for d in (b.ecn_min, b.ecn_max, *b.headroom):
+            alike.setdefault((d.name, d.value, d.pinned, d.formula, d.inputs, d.source), []).append(b.switch)
+    if not alike:
+        return []
+    rows: list[list[object]] = [
+        [name, f"{value} B" + (" (pinned)" if pinned else ""), formula, inputs or "-", source, _names(switches)]
+        for (name, value, pinned, formula, inputs, source), switches in alike.items()
+    ]
+    return ["<h3>Buffers: derived ECN thresholds and PFC headroom</h3>", _table(["value", "bytes", "formula", "inputs", "source", "switches"], rows)]
+
+
+def _names(switches: list[str]) -> str:
+    """``leaf01, leaf02 and 30 more``: a few names, then a count."""
+    shown = ", ".join(switches[:3])
+    return shown if len(switches) <= 3 else f"{shown} and {len(switches) - 3} more"
 
 
 def _ports(fabric: FabricPlan, oob: OobPlan | None) -> list[str]:

@@ -69,7 +69,9 @@ BREAKS = [
         "maximum-threshold 1500 kbytes",
         "maximum-threshold 3000 kbytes",
         [
-            "leaf02: ecn traffic-class 3: ECN marking on the lossless queue differs from the contract (expected 150000-1500000 B at 100%, found 150000-3000000 B at 100%)"
+            "leaf02: ecn traffic-class 3: ECN marking on the lossless queue differs from the contract; ecn_min 150000 B = NVIDIA's qos roce "
+            "default at every speed; ecn_max 1500000 B = NVIDIA's qos roce default at every speed (expected 150000-1500000 B at 100%, "
+            "found 150000-3000000 B at 100%)"
         ],
     ),
     (
@@ -162,6 +164,32 @@ BREAKS = [
         "nv set qos egress-scheduler default-global traffic-class 6 mode strict",
         "nv set qos egress-scheduler default-global traffic-class 6 mode dwrr",
         ["leaf01: scheduler traffic-class 6: CNPs must be served first (expected strict, found not strict)"],
+    ),
+]
+
+
+_XOFF = "xoff = (301 + 216*cable_m/100) * 100 Gb/s + 272*9216/100 (Linux mlx5 calculate_xoff, NVIDIA); frames in flight after PAUSE are dropped"
+BREAKS += [  # a switch told a shorter cable than the plan's reserves too little PFC headroom (fabric.plan.buffers)
+    (
+        "render/cumulus",
+        "leaf01",
+        "cable-length 40",
+        "cable-length 10",
+        [
+            f"leaf01: port {port} ({peer}:swp1) cable-length: the switch sizes PFC headroom for 10 m (57267 B), but the cable is 40 m "
+            f"and needs 63767 B: {_XOFF} (expected cable-length >= 40 m, found cable-length 10 m)"
+            for port, peer in (("swp3", "spine01"), ("swp4", "spine02"))
+        ],
+    ),
+    (
+        "render/sonic",
+        "leaf01",
+        '"Ethernet10": "40m"',
+        '"Ethernet10": "5m"',
+        [
+            "leaf01: port Ethernet10 (spine02:Ethernet0) cable-length: the switch sizes PFC headroom for 5 m (56167 B), but the cable "
+            f"is 40 m and needs 63767 B: {_XOFF} (expected cable-length >= 40 m, found cable-length 5 m)"
+        ],
     ),
 ]
 

@@ -112,3 +112,16 @@ def test_report_lists_validation_warnings() -> None:
 
 def test_report_is_byte_identical_across_runs() -> None:
     assert read("onprem-roce")[1] == read("onprem-roce")[1]
+
+
+def test_report_shows_each_derived_buffer_value_with_formula_and_inputs() -> None:
+    page, _, _ = read("lab")  # the lab pins no ECN threshold: every value is derived (fabric.plan.buffers)
+    table = next(t for t in page.tables if t[0] == ["value", "bytes", "formula", "inputs", "source", "switches"])
+    rows = {(row[0], row[3]): row for row in table[1:]}
+    headroom = rows[("pfc_headroom", "speed 100 Gb/s, cable 40 m, MTU 9216 B, 2 ports")]
+    assert headroom[1] == "63767 B"
+    assert headroom[2].startswith("(301 + 216*cable_m/100) * speed_Gbps + 272*MTU/100")
+    assert "calculate_xoff" in headroom[4]
+    assert rows[("ecn_min", "-")][1:3] == ["150000 B", "NVIDIA's qos roce default at every speed"]
+    roce = {row[0]: row[1:] for row in next(t for t in page.tables if t[0][0] == "" and t[0][1] == "NIC")}
+    assert roce["congestion"][1] == "ECN marks TC 3 at 150000-1500000 B, 100 %"

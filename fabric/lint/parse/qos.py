@@ -33,6 +33,7 @@ class PortQos:
     mtu: int | None = None
     pfc: bool = False
     watchdog: bool = False
+    cable_m: int | None = None  # the cable length the switch sizes this port's PFC headroom for (Cumulus, SONiC)
 
 
 @dataclass(slots=True)
@@ -164,6 +165,9 @@ def parse_sonic(device: str, text: str) -> SwitchQos:
             qos.ecn[tc] = Ecn(int(profile["green_min_threshold"]), int(profile["green_max_threshold"]), int(profile["green_drop_probability"]))
         if schedulers.get(queue.get("scheduler"), {}).get("type") == "STRICT":
             qos.strict_tcs.add(tc)
+    for name, length in db.get("CABLE_LENGTH", {}).get("AZURE", {}).items():  # "40m", as fabric/render/nos/sonic/qos.py writes it
+        if name in qos.ports and (m := re.fullmatch(r"(\d+)m", str(length))):
+            qos.ports[name].cable_m = int(m.group(1))
     return qos
 
 
@@ -194,6 +198,8 @@ _NVUE_ECN_KEYS = {"min-threshold": "min", "max-threshold": "max", "probability":
 def parse_nvue(device: str, text: str) -> SwitchQos:
     """Cumulus NVUE ``nv set`` commands: mapping, egress-queue mapping, PFC, congestion control, scheduler, interfaces."""
     qos = SwitchQos(device, "cumulus")
+    cable = re.search(r"^nv set qos pfc default-global cable-length (\d+)$", text, re.MULTILINE)
+    cable_m = int(cable.group(1)) if cable else None
     dscp_to_sp: dict[int, int] = {}
     sp_to_tc: dict[int, int] = {}
     ecn: dict[int, dict[str, int]] = {}
@@ -224,6 +230,7 @@ def parse_nvue(device: str, text: str) -> SwitchQos:
     qos.ecn = {tc: Ecn(v["min"], v["max"], v["p"]) for tc, v in ecn.items() if {"on", "min", "max", "p"} <= v.keys()}
     for port in qos.ports.values():
         port.pfc = bool(qos.pfc_priorities)  # NVUE's PFC is global (default-global profile on every port)
+        port.cable_m = cable_m  # so is its cable length
     return qos
 
 

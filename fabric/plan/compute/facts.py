@@ -13,8 +13,10 @@ from ipaddress import IPv4Interface
 from typing import Literal
 
 from fabric.model.infiniband import InfinibandSpec
+from fabric.model.load_balancing import NO_LOAD_BALANCING, LoadBalancingSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
+from fabric.plan.buffers import resolved_roce
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
@@ -90,6 +92,7 @@ class SwitchFacts:
     roce: RoceSpec | None
     infiniband: InfinibandSpec | None
     sm_priority: int | None
+    load_balancing: LoadBalancingSpec = NO_LOAD_BALANCING
 
     @property
     def router_id(self) -> str | None:
@@ -147,9 +150,10 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
             fabric_prefixes=prefixes,
             underlay=fabric.underlay,
             management=_management(plan, switch),
-            roce=plan.roce if lossless else None,
+            roce=resolved_roce(plan.roce, plan.buffers_of(switch.name)) if lossless else None,
             infiniband=plan.infiniband,
             sm_priority=_sm_priority(plan.infiniband, switch.name),
+            load_balancing=plan.load_balancing,
         )
         for switch in fabric.switches
         if switch.name in wanted

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.model.qos import RoceSpec
+from fabric.plan.buffers import resolved_roce, switch_buffers
 from fabric.plan.storage.types import StorageLink, StorageNetworkPlan, StorageSegment, StorageSwitchPlan
 from fabric.plan.types import ClusterPlan
 
@@ -171,9 +172,15 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
     mac = MLAG_MAC_BASE + 256 * index + pair_number
     return StorageSwitchFacts(
         plan.name, switch, switch.nos_version, net.segments, tuple(ports), built, peer_mgmt,
-        ":".join(f"{(mac >> s) & 0xFF:02x}" for s in range(40, -8, -8)), plan.roce if lossless else None,
+        ":".join(f"{(mac >> s) & 0xFF:02x}" for s in range(40, -8, -8)), _roce(plan, switch.name, ports) if lossless else None,
         plan.plane("oob").gateway, _breakouts(switch, net.speed_gbps, {p.name for p in ports}),
     )  # fmt: skip
+
+
+def _roce(plan: ClusterPlan, name: str, ports: list[StoragePort]) -> RoceSpec:
+    """The contract this storage switch renders: ECN thresholds derived from its own lossless ports (fabric.plan.buffers)."""
+    lossless = [(p.speed_gbps, p.cable_m, p.mtu) for p in ports if p.lossless]
+    return resolved_roce(plan.roce, switch_buffers(name, plan.roce.ecn, lossless))
 
 
 def _breakouts(switch: StorageSwitchPlan, speed: int, used: set[str]) -> tuple[tuple[str, int], ...]:

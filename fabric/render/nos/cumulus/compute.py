@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.load_balancing import cumulus_hash_lines
 from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.sections import Section, render_sections
@@ -17,6 +18,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("cumulus/gnmi.j2"),  # CL >= 5.13 only (the facts give no gNMI port before): the gNMI server on the mgmt address
     Section("cumulus/interfaces.j2"),
     Section("cumulus/qos.j2"),
+    # fabric.plan.load_balancing: ECMP hash and adaptive routing; CL 5.15 turns adaptive routing on with `state enabled`
+    Section("cumulus/load-balancing.j2", {"5.15": "cumulus/load-balancing-state.j2"}),
     Section("cumulus/policy.j2"),  # prefix list and route map before the peer group's outbound policy names them
     Section("cumulus/bgp.j2"),  # the peer group before BFD and the neighbors that join it
     Section("cumulus/bfd.j2", {"5.15": "cumulus/bfd-profile.j2"}),  # CL 5.15: BFD timers live in a profile
@@ -29,6 +32,8 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     context: dict[str, object] = {"facts": facts, "mgmt": facts.management, "roce": facts.roce, "breakouts": breakouts(facts)}
     context["nv"] = nvue_words(facts.switch.nos_version)
     context["rs_fec"] = rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports])
+    context["lb"] = facts.load_balancing
+    context["ecmp_hash"] = cumulus_hash_lines(facts.load_balancing, (context["nv"].on, context["nv"].off))
     context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
 

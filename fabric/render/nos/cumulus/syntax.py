@@ -29,12 +29,15 @@ class NvueWords:
         ip: the IPv4 object under an interface (``ip`` up to 5.14, ``ipv4`` from 5.15): ``… {ip} address``, ``… {ip} vrr``.
         ip_vrf: an interface's VRF sits under ``ip`` (``ip vrf <name>``, up to 5.14); from 5.15 it is ``vrf <name>``.
             A flag, not the words: a template expression renders one word (``fabric.render._jinja``).
-        on: a switch turned on where 5.15 changed on/off to enabled/disabled (aspath-ignore, STP edge / BPDU guard).
+        on: a switch turned on where 5.15 changed on/off to enabled/disabled (aspath-ignore, STP edge / BPDU guard,
+            ``system forwarding ecmp-hash <field>``).
+        off: the same switch turned off.
     """
 
     ip: str
     ip_vrf: bool
     on: str
+    off: str = "off"
 
 
 def nvue_words(release: str) -> NvueWords:
@@ -46,4 +49,4 @@ def nvue_words(release: str) -> NvueWords:
     """
     new_ip = release_key(release) >= release_key(IPV4_SINCE)
     enabled = release_key(release) >= release_key(ENABLED_SINCE)
-    return NvueWords("ipv4" if new_ip else "ip", not new_ip, "enabled" if enabled else "on")
+    return NvueWords("ipv4" if new_ip else "ip", not new_ip, "enabled" if enabled else "on", "disabled" if enabled else "off")

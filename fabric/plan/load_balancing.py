@@ -1,0 +1,100 @@
+"""Load-balancing intent (``fabric.load_balancing``) per NOS: what each tier's NOS, release and ASIC can render, and the
+reason (with its source) where it cannot.
+
+Rendered:
+- Cumulus Linux ECMP hash: ``nv set system forwarding ecmp-hash <field> on|off`` (CL <= 5.14) / ``enabled|disabled``
+  (CL 5.15); fields and values from NVIDIA's NVUE OpenAPI schema per release (``nvueschema`` models v5_9..v5_15, the
+  check ``fabric/lint/nvue_schema.py`` runs on every rendered line).
+- Cumulus Linux adaptive routing: ``nv set router adaptive-routing enable on`` and per fabric port ``nv set interface
+  <swp> router adaptive-routing enable on`` (CL <= 5.14) / ``state enabled`` (CL 5.15; NVUE reference "Adaptive
+  Routing": "In Cumulus Linux 5.14 and earlier, you specify enable on or enable off instead of state enabled or state
+  disabled"), on Spectrum-4 only (NVUE reference: "Cumulus Linux 5.6 supports adaptive routing on Spectrum-4. Cumulus
+  Linux 5.5 and earlier supports adaptive routing on Spectrum-3 and Spectrum-2 as a beta feature").
+Refused: see ``REFUSED``.
+"""
+
+from __future__ import annotations
+
+from fabric.catalog.switches import SWITCH_MODELS
+from fabric.errors import Finding
+from fabric.model.load_balancing import LoadBalancingSpec
+
+NVUE_SCHEMA = "NVIDIA NVUE OpenAPI schema, nvueschema models v5_0..v5_18"
+# (nos, feature) -> why it is not rendered, with the source.
+REFUSED: dict[tuple[str, str], str] = {
+    ("cumulus", "bth-destination-qp"): f"NVUE's `system forwarding ecmp-hash` has no BTH or queue-pair field in any release ({NVUE_SCHEMA})",
+    ("sonic", "ecmp_hash"): (
+        "the SONiC hash table (SWITCH_HASH, sonic-hash.yang) is not among the YANG models this project validates "
+        "config_db.json against (tests/data/sonic-yang/<release>), so no line of it could pass the external check"
+    ),
+    ("sonic", "adaptive_routing"): (
+        "community SONiC 202405/202411 carry no adaptive-routing table in the YANG models this project validates against "
+        "(tests/data/sonic-yang/<release>); NVIDIA's Spectrum-X adaptive routing ships in NVIDIA's own SONiC builds"
+    ),
+    ("eos", "ecmp_hash"): (
+        "pyavd 6.4's eos_cli_config_gen schema has no key for ECMP hash fields (`load_balance_policies` are WAN path-selection "
+        "policies), so the line could not pass the pyavd check every EOS render goes through"
+    ),
+    ("eos", "adaptive_routing"): "pyavd 6.4's eos_cli_config_gen schema has no DLB/flowlet key, so no DLB line could pass the pyavd check",
+    ("nxos", "ecmp_hash"): (
+        "no parser this project checks NX-OS against (cisco.nxos 11.1.0 resource modules, tests/render/test_vendor_parsers.py) "
+        "reads `ip load-sharing`, so the line would be unproven"
+    ),
+    ("nxos", "adaptive_routing"): "NX-OS DLB is platform-specific and no parser this project checks NX-OS against reads it",
+    ("frr", "ecmp_hash"): "the lab's FRR twin forwards in the Linux kernel and has no ASIC hash to set",
+    ("frr", "adaptive_routing"): "the lab's FRR twin has no adaptive routing",
+}
+ADAPTIVE_ROUTING_ASIC = "Spectrum-4"  # the catalog model's description names its ASIC (fabric/catalog/data/switches)
+
+
+def refusals(lb: LoadBalancingSpec, tiers: dict[str, tuple[str, str]]) -> list[Finding]:
+    """Every load-balancing wish a tier's NOS or ASIC cannot render, as errors naming the tier, the reason and the fix.
+
+    Args:
+        lb: the intent.
+        tiers: tier field name -> (NOS, switch model).
+
+    Example:
+        >>> lb = LoadBalancingSpec(ecmp_hash=("source-ip", "bth-destination-qp"), adaptive_routing=True)
+        >>> for f in refusals(lb, {"leaf": ("cumulus", "sn4600c"), "spine": ("cumulus", "sn5600")}):
+        ...     print(f.message.split(" is not rendered")[0])
+        leaf (cumulus on sn4600c): bth-destination-qp
+        leaf (cumulus on sn4600c): adaptive routing
+        spine (cumulus on sn5600): bth-destination-qp
+    """
+    found: list[Finding] = []
+    for tier, (nos, model) in tiers.items():
+        wanted: list[tuple[str, str]] = []
+        if lb.ecmp_hash is not None:
+            wanted.append(("ecmp_hash", "ecmp_hash"))
+            wanted += [("ecmp_hash", "bth-destination-qp")] if "bth-destination-qp" in lb.ecmp_hash else []
+        if lb.adaptive_routing:
+            wanted.append(("adaptive_routing", "adaptive_routing"))
+        for key, feature in wanted:
+            reason = REFUSED.get((nos, feature)) or (None if nos == "cumulus" else f"{nos} has no rendered form of it")
+            if reason is None and feature == "adaptive_routing":
+                description = SWITCH_MODELS[model].description if model in SWITCH_MODELS else model
+                if ADAPTIVE_ROUTING_ASIC not in description:
+                    reason = (
+                        f"{model} ({description}) is not {ADAPTIVE_ROUTING_ASIC}; Cumulus Linux 5.6 and later support adaptive "
+                        "routing on Spectrum-4 only (NVUE reference, Adaptive Routing)"
+                    )
+            if reason is not None:
+                what = feature if feature != key else key.replace("_", " ")
+                msg = f"{tier} ({nos} on {model}): {what} is not rendered: {reason}; remove it or choose a switch that has it"
+                found.append(Finding(("fabric", "load_balancing", key), msg))
+    return found
+
+
+def cumulus_hash_lines(lb: LoadBalancingSpec, release_words: tuple[str, str]) -> list[tuple[str, str]]:
+    """(NVUE ecmp-hash field, value) for the five fields NVUE has: the wanted ones on, the rest off.
+
+    Example:
+        >>> cumulus_hash_lines(LoadBalancingSpec(ecmp_hash=("source-ip", "destination-ip")), ("on", "off"))[:3]
+        [('source-ip', 'on'), ('destination-ip', 'on'), ('ip-protocol', 'off')]
+    """
+    if lb.ecmp_hash is None:
+        return []
+    on, off = release_words
+    five = ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port")
+    return [(field, on if field in lb.ecmp_hash else off) for field in five]

@@ -1,0 +1,93 @@
+"""Load-balancing intent (fabric.load_balancing): Cumulus renders ECMP hash and Spectrum-4 adaptive routing, every line on
+NVIDIA's NVUE schema of its release; other NOSes and ASICs refuse it with the reason; NCCL exports the queue pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fabric.errors import InputError
+from fabric.export.nccl import export_nccl
+from fabric.lint.nvue_schema import available
+from fabric.lint.rules import schema_findings
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.plan.types import ClusterPlan
+from fabric.render import render_configs
+from tests.conftest import DATA, ROOT
+
+FIVE = ["source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"]
+
+
+def _plan(tmp_path: Path, source: Path, lb: dict[str, Any], **tiers: dict[str, Any]) -> ClusterPlan:
+    data = yaml.safe_load(source.read_text())
+    data["fabric"]["load_balancing"] = lb
+    for tier, fields in tiers.items():
+        data["fabric"][tier].update(fields)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return plan_cluster(load_cluster(path))
+
+
+RELEASES = [("5.9", "on", "off", "enable on"), ("5.14", "on", "off", "enable on"), ("5.15", "enabled", "disabled", "state enabled")]
+
+
+@pytest.mark.parametrize(("release", "on", "off", "ar"), RELEASES)
+def test_cumulus_renders_hash_and_adaptive_routing_the_schema_accepts(tmp_path: Path, release: str, on: str, off: str, ar: str) -> None:
+    tier = {"model": "sn5600", "nos": "cumulus", "nos_version": release}
+    lb = {"ecmp_hash": ["source-ip", "destination-ip", "source-port"], "adaptive_routing": True}
+    plan = _plan(tmp_path, DATA / "render" / "cumulus" / "cluster.yaml", lb, leaf=tier, spine=tier)
+    text = render_configs(plan)["switches/leaf01/nvue.sh"]
+    lines = text.splitlines()
+    hashed = [line for line in lines if "ecmp-hash" in line]
+    assert hashed == [f"nv set system forwarding ecmp-hash {f} {on if f in lb['ecmp_hash'] else off}" for f in FIVE]
+    assert f"nv set router adaptive-routing {ar}" in lines
+    fabric_ports = [p for p in plan.fabric.links if p.kind == "fabric" and p.a_device == "leaf01"] if plan.fabric else []
+    assert fabric_ports
+    assert [line for line in lines if line.endswith(f"router adaptive-routing {ar}") and "interface" in line] == [
+        f"nv set interface {link.a_port} router adaptive-routing {ar}" for link in fabric_ports
+    ]
+    if available():  # NVIDIA's NVUE OpenAPI schema of the release (requirements-dev.txt: nvueschema)
+        assert schema_findings("leaf01", "cumulus", release, text) == []
+
+
+def test_nothing_is_rendered_or_exported_without_intent() -> None:
+    plan = plan_cluster(load_cluster(DATA / "render" / "cumulus" / "cluster.yaml"))
+    assert "ecmp-hash" not in render_configs(plan)["switches/leaf01/nvue.sh"]
+    assert "adaptive-routing" not in render_configs(plan)["switches/leaf01/nvue.sh"]
+
+
+@pytest.mark.parametrize(
+    ("case", "lb", "tier", "reason"),
+    [
+        ("cumulus", {"adaptive_routing": True}, {}, "sn4600c (NVIDIA Spectrum-3 SN4600C, 64 x 100GbE QSFP28) is not Spectrum-4"),
+        ("cumulus", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "NVUE's `system forwarding ecmp-hash` has no BTH"),
+        ("eos", {"ecmp_hash": FIVE}, {}, "pyavd 6.4's eos_cli_config_gen schema has no key for ECMP hash fields"),
+        ("eos", {"adaptive_routing": True}, {}, "no DLB/flowlet key"),
+        ("nxos", {"ecmp_hash": FIVE}, {}, "reads `ip load-sharing`"),
+        ("sonic", {"adaptive_routing": True}, {}, "community SONiC 202405/202411 carry no adaptive-routing table"),
+        ("sonic", {"ecmp_hash": FIVE}, {}, "SWITCH_HASH, sonic-hash.yang"),
+    ],
+)
+def test_a_nos_without_the_feature_refuses_it_with_the_reason(
+    tmp_path: Path, case: str, lb: dict[str, Any], tier: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InputError) as raised:
+        _plan(tmp_path, DATA / "render" / case / "cluster.yaml", lb, leaf=tier)
+    messages = [f.message for f in raised.value.findings]
+    assert any(reason in m and m.startswith("leaf (") for m in messages), messages
+    assert all(f.dotted_path.startswith("fabric.load_balancing.") for f in raised.value.findings)
+
+
+def test_nccl_exports_the_queue_pairs_and_adaptive_routing(tmp_path: Path) -> None:
+    lb = {"nccl_qps_per_connection": 4, "nccl_split_data_on_qps": False, "adaptive_routing": True}
+    tier = {"model": "sn5600", "nos": "cumulus"}
+    plan = _plan(tmp_path, ROOT / "inventories" / "onprem-roce" / "cluster.yaml", lb, leaf=tier, spine=tier)
+    env = export_nccl(plan)["nccl/gpu.env"].splitlines()
+    assert {"NCCL_IB_QPS_PER_CONNECTION=4", "NCCL_IB_SPLIT_DATA_ON_QPS=0", "NCCL_IB_ADAPTIVE_ROUTING=1"} <= set(env)
+    plain = export_nccl(plan_cluster(load_cluster(ROOT / "inventories" / "onprem-roce" / "cluster.yaml")))["nccl/gpu.env"]
+    assert "QPS_PER_CONNECTION" not in plain
+    assert "ADAPTIVE_ROUTING" not in plain
