@@ -55,7 +55,8 @@ def test_azure_nd_node_runs_the_images_health_checks_and_fails_named_on_a_failed
         assert healthy.ok, explain(healthy)
         assert "exit code: 0." in node.read("/var/log/gpufabric-aznhc.log")
         again, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False)
-        assert again.ok and changed(again) == {HOST: 0}, "the checks read the node and change nothing"
+        assert again.ok, explain(again)
+        assert changed(again) == {HOST: 0}, "the checks read the node and change nothing"
 
         node.run(f"touch {FAIL_FLAG}")
         sick, _ = run(inventory, node, tmp_path, UBUNTU_2204, check=False)
