@@ -33,6 +33,7 @@ COVERAGE: dict[str, Covered] = {
             "tests/cloud/test_shared_fs.py::test_the_stack_exports_the_file_system_it_created_as_one_cluster_variable",
             "tests/roles/test_shared_fs_plans.py::test_each_provider_plans_its_client_source_options_and_fstab",
             "tests/roles/test_shared_fs_plans.py::test_a_client_the_os_has_none_of_or_a_partial_variable_is_refused_with_the_reason",
+            "tests/roles/test_shared_fs_plans.py::test_fsx_on_a_rhel_kernel_aws_builds_no_client_for_is_refused_naming_the_kernels",
             "tests/roles/test_shared_fs_mount.py::test_the_file_system_is_mounted_persisted_and_read_back_and_a_lost_option_fails_named",
         ),
         ("roles/cloud_fabric/defaults/main.yml", "sudo mount -t lustre -o relatime,flock"),
@@ -69,6 +70,7 @@ COVERAGE: dict[str, Covered] = {
         (
             "tests/cloud/test_shared_fs.py::test_azure_exports_the_amlfs_mgs_address_and_lustre_version_to_every_host",
             "tests/roles/test_shared_fs_plans.py::test_each_provider_plans_its_client_source_options_and_fstab",
+            "tests/roles/test_shared_fs_plans.py::test_microsofts_key_is_trusted_only_with_its_pinned_fingerprint",
         ),
         ("roles/cloud_fabric/defaults/main.yml", "client-install-plan support matrix"),
     ),
