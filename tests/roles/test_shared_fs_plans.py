@@ -15,7 +15,8 @@ from tests.conftest import ROOT
 from tests.roles.role_logic import facts, render, role_vars, task
 
 FSX_REPO = "deb [signed-by=/etc/apt/keyrings/gpufabric-fsx.asc] https://fsx-lustre-client-repo.s3.amazonaws.com/ubuntu jammy main"
-AMLFS_REPO = "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main"
+AMLFS_REPO = "deb [signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main"
+AMLFS_JAMMY = "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-jammy/ jammy main"
 GOOGLE_REPO = "https://us-apt.pkg.dev/projects/lustre-client-binaries lustre-client-ubuntu-jammy main"
 UBUNTU_22 = facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-1073-azure", release="jammy")
 UBUNTU_24 = facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-1026-azure", release="noble")
@@ -82,7 +83,7 @@ def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
         # Azure: 22.04 and RHEL/Alma take the 2.15 build, 24.04 the 2.16 one; the Microsoft key is pinned
         (AMLFS, UBUNTU_22, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                             "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
-                            "repository": AMLFS_REPO.replace("noble", "jammy"), "key": MICROSOFT_KEY,
+                            "repository": AMLFS_JAMMY, "key": MICROSOFT_KEY,
                             "packages": ["amlfs-lustre-client-2.15.6-39-g3e00a10=5.15.0-1073-azure"]}),
         (AMLFS, ALMA_9, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                          "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
@@ -139,6 +140,25 @@ def test_fsx_on_a_rhel_kernel_aws_builds_no_client_for_is_refused_naming_the_ker
     assert not ok
     assert "no fsx-lustre client for kernel 5.14.0-284.30.1.el9_2.x86_64 (Rocky 9.2): AWS builds its Red Hat / Rocky client" in message
     assert "5.14.0-427*, 5.14.0-362*" in message
+
+
+def architecture_preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
+    check = task("cloud_fabric", "preflight.yml", "Preflight | the provider builds its client for this architecture")["ansible.builtin.assert"]
+    found = variables(fs, os_facts)
+    return bool(render("{{ " + check["that"] + " }}", found)), " ".join(render(check["fail_msg"], found).split())
+
+
+def test_amlfs_on_arm64_is_built_for_ubuntu_24_04_only() -> None:
+    """Microsoft's matrix: only Ubuntu 24.04 ships arm64 AMLFS clients (ND GB200 v6 is arm64): its repository line names
+    no architecture; 22.04 on arm64 is refused, named."""
+    arm_24 = {**UBUNTU_24, "architecture": "aarch64"}
+    assert architecture_preflight(AMLFS, arm_24)[0]
+    assert plan(AMLFS, arm_24)["repository"] == AMLFS_REPO
+    ok, message = architecture_preflight(AMLFS, {**UBUNTU_22, "architecture": "aarch64"})
+    assert not ok
+    assert "no amlfs client for aarch64 on Ubuntu 22.04: the provider builds it for x86_64 only there" in message
+    assert architecture_preflight(AMLFS, UBUNTU_22)[0]
+    assert architecture_preflight(FSX, {**UBUNTU_22, "architecture": "aarch64"})[0], "FSx builds Graviton clients too"
 
 
 def key_problems(fs: dict[str, str], os_facts: dict[str, str], served: bytes) -> list[str]:
