@@ -24,7 +24,9 @@ REFUSED_TYPES: Mapping[str, Mapping[str, str]] = {
     "azure": {
         # The size name exists (azhpc-images tests standard_nd128isr_gb300_v6), but no Microsoft size page for
         # ND GB300 v6 was readable; only announcements ("800 Gb/s per GPU", Quantum-X800), which do not give the
-        # InfiniBand ports per VM the scale-set plan and NCCL topology need.
+        # InfiniBand ports per VM the scale-set plan and NCCL topology need. Searched again for issue 31 (2026-11-27):
+        # the only new source is .NET Aspire's AKS size list (microsoft/aspire AksNodeVmSizes.cs: "Standard_ND128isr_GB300_v6
+        # -- 128 vCPUs -- 864 GB RAM -- Premium SSD"), which names no GPU, InfiniBand port or speed either.
         "Standard_ND128isr_GB300_v6": (
             "ND GB300 v6 has no Microsoft size page read here (InfiniBand ports and speed per VM unknown; the "
             "announcements speak only of 800 Gb/s per GPU on Quantum-X800), so its InfiniBand layout cannot be planned. "

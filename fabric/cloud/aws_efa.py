@@ -11,6 +11,7 @@ from fabric.cloud._args import CloudClusterArgs
 from fabric.cloud._shared_fs import reported
 from fabric.cloud._tokens import token
 from fabric.cloud.aws_asg import autoscaling_key_grant, host_group, scaled_host
+from fabric.cloud.aws_block import checked_block
 from fabric.inventory import cloud_inventory, inventory_yaml
 from fabric.model.cloud import AwsSpec
 from fabric.plan.cloud.aws import SSM_ENDPOINTS
@@ -250,8 +251,11 @@ class EfaCluster(pulumi.ComponentResource):
         ]
         capacity = self._aws.capacity
         reserved = group.fabric and capacity.reservation_id is not None
-        target = aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(capacity_reservation_id=capacity.reservation_id)
         market = "capacity-block" if group.fabric and capacity.type == "capacity-block" else "spot" if capacity.type == "spot" else None
+        reservation: pulumi.Input[str] | None = capacity.reservation_id
+        if market == "capacity-block" and capacity.reservation_id is not None:
+            reservation = checked_block(capacity.reservation_id, self)  # an ended block stops the program, named
+        target = aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(capacity_reservation_id=reservation)
         name = f"{self._name}-{group.group}"
         encryption = self._aws.encryption
         root = aws.ec2.LaunchTemplateBlockDeviceMappingArgs(

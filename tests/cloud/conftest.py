@@ -45,6 +45,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
     created: list[Registered] = field(default_factory=list)
     calls: list[Invoked] = field(default_factory=list)
     replaced: dict[str, str] = field(default_factory=dict)  # auto-scaling group → id of the instance that replaced its first
+    block_state: str = "active"  # what EC2 reports for a Capacity Block (getCapacityBlockReservation)
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         self.created.append(Registered(args.typ, args.name, dict(args.inputs)))
@@ -77,6 +78,8 @@ class RecordingMocks(pulumi.runtime.Mocks):
         self.calls.append(Invoked(args.token, dict(args.args)))
         if args.token == "aws:ec2/getAmi:getAmi":
             return {"id": "ami", "rootDeviceName": ROOT_DEVICE, "filters": args.args.get("filters")}, []
+        if args.token == "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation":
+            return {"id": args.args["id"], "state": self.block_state, "endDate": "2026-12-04T11:30:00Z", "instanceCount": 64}, []
         if args.token == "aws:ssm/getParameter:getParameter":
             return {"id": args.args["name"], "name": args.args["name"], "type": "String", "value": BASTION_AMI}, []
         if args.token == "aws:ec2/getInstances:getInstances":
@@ -106,6 +109,7 @@ def _fresh_record() -> None:
     MOCKS.created.clear()
     MOCKS.calls.clear()
     MOCKS.replaced.clear()
+    MOCKS.block_state = "active"
     getattr(pulumi.runtime.settings.get_monitor(), "resources", {}).clear()
 
 

@@ -128,6 +128,28 @@ def test_capacity_block_sets_market_type_and_reservation_without_placement_group
     assert "instanceMarketOptions" not in login, "only the GPU group consumes the Capacity Block"
 
 
+def test_the_capacity_block_is_read_from_aws_before_anything_launches_on_it() -> None:
+    mocks = built("aws-p5")
+    blocks = [c for c in mocks.calls if c.token == "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation"]
+    assert [c.args["id"] for c in blocks] == ["cr-0123456789abcdef0"]
+
+
+@pytest.mark.parametrize("state", ["expired", "cancelled", "failed", "payment-failed"])
+def test_an_ended_capacity_block_stops_the_program_naming_it_and_the_fix(state: str) -> None:
+    """EC2: "When a Capacity Block expires, all instances in the Capacity Block are terminated"; the next pulumi up
+    must not try to launch on it again (audit 2026-11, Capacity Block end)."""
+    MOCKS.block_state = state
+    with pytest.raises(Exception, match=f"Capacity Block cr-0123456789abcdef0 is {state} .*set the GPU group's count: 0"):
+        build(example_plan("aws-p5"))
+
+
+@pytest.mark.parametrize("state", ["active", "scheduled", "payment-pending"])
+def test_a_live_or_coming_capacity_block_builds(state: str) -> None:
+    MOCKS.block_state = state
+    mocks = build(example_plan("aws-p5"))
+    assert len(mocks.of_type("aws:ec2/instance:Instance")) > 0
+
+
 def test_on_demand_efa_cluster_gets_a_cluster_placement_group() -> None:
     mocks = build(with_type("p5.48xlarge", capacity={"type": "on-demand"}, placement_group={"enabled": True}))
     (group,) = mocks.of_type("aws:ec2/placementGroup:PlacementGroup")

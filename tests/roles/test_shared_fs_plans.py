@@ -3,6 +3,8 @@ rendered from the role's own files (tests/roles/role_logic.py) with the variable
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,11 +15,21 @@ from tests.conftest import ROOT
 from tests.roles.role_logic import facts, render, role_vars, task
 
 FSX_REPO = "deb [signed-by=/etc/apt/keyrings/gpufabric-fsx.asc] https://fsx-lustre-client-repo.s3.amazonaws.com/ubuntu jammy main"
-AMLFS_REPO = "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main"
+AMLFS_REPO = "deb [signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-noble/ noble main"
+AMLFS_JAMMY = "deb [arch=amd64 signed-by=/etc/apt/keyrings/gpufabric-microsoft.asc] https://packages.microsoft.com/repos/amlfs-jammy/ jammy main"
 GOOGLE_REPO = "https://us-apt.pkg.dev/projects/lustre-client-binaries lustre-client-ubuntu-jammy main"
 UBUNTU_22 = facts("Ubuntu", "22.04", "Debian", kernel="5.15.0-1073-azure", release="jammy")
 UBUNTU_24 = facts("Ubuntu", "24.04", "Debian", kernel="6.8.0-1026-azure", release="noble")
 ROCKY_9 = facts("Rocky", "9.4", "RedHat", kernel="5.14.0-427.13.1.el9_4.x86_64")
+ROCKY_92 = facts("Rocky", "9.2", "RedHat", kernel="5.14.0-284.30.1.el9_2.x86_64")
+RHEL_8 = facts("RedHat", "8.10", "RedHat", kernel="4.18.0-553.22.1.el8_10.x86_64")
+ALMA_9 = facts("AlmaLinux", "9.5", "RedHat", kernel="5.14.0-503.14.1.el9_5.x86_64")
+AL2023 = facts("Amazon", "2023", "RedHat", kernel="6.1.115-126.197.amzn2023.x86_64")
+DEBIAN_12 = facts("Debian", "12", "Debian", kernel="6.1.0-26-cloud-amd64", release="bookworm")
+FSX_DEB_KEY = {"url": "https://fsx-lustre-client-repo-public-keys.s3.amazonaws.com/fsx-ubuntu-public-key.asc", "fingerprints": "unpinned"}
+FSX_RPM_KEY = {"url": "https://fsx-lustre-client-repo-public-keys.s3.amazonaws.com/fsx-rpm-public-key.asc", "fingerprints": "unpinned"}
+MICROSOFT = "BC528686B50D79E339D3721CEB3E94ADBE1229CF"  # learn.microsoft.com/linux/packages
+MICROSOFT_KEY = {"url": "https://packages.microsoft.com/keys/microsoft.asc", "fingerprints": [MICROSOFT]}
 FSX = shared_fs("fsx-lustre", "fs-0abc.fsx.us-east-1.amazonaws.com", "x7bb3bev", "2.15")
 AMLFS = shared_fs("amlfs", "10.40.4.4", "lustrefs", "2.15.7")
 MANAGED = shared_fs("managed-lustre", "10.137.8.2", "lustrefs")
@@ -41,7 +53,7 @@ def plan(fs: dict[str, str], os_facts: dict[str, str]) -> dict[str, Any]:
 
 
 def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
-    check = task("cloud_fabric", "preflight.yml", "Preflight")["ansible.builtin.assert"]
+    check = task("cloud_fabric", "preflight.yml", "Preflight | a provider")["ansible.builtin.assert"]
     found = variables(fs, os_facts)
     return all(render("{{ " + c + " }}", found) for c in check["that"]), " ".join(render(check["fail_msg"], found).split())
 
@@ -52,21 +64,46 @@ def preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
         (FSX, UBUNTU_22, {"source": "fs-0abc.fsx.us-east-1.amazonaws.com@tcp:/x7bb3bev", "type": "lustre", "mount_point": "/fsx",
                           "options": "noatime,flock,_netdev,x-systemd.automount,x-systemd.requires=network.service",
                           "lustre_version": "2.15", "fstab": True,
-                          "repository": FSX_REPO,
+                          "repository": FSX_REPO, "key": FSX_DEB_KEY,
                           "packages": ["lustre-client-modules-5.15.0-1073-azure"]}),
+        # AWS: RHEL/Rocky from AWS's yum repository at the release of the running kernel; AL2023 from its own repositories
+        (FSX, ROCKY_9, {"source": "fs-0abc.fsx.us-east-1.amazonaws.com@tcp:/x7bb3bev", "type": "lustre", "mount_point": "/fsx",
+                        "options": "noatime,flock,_netdev,x-systemd.automount,x-systemd.requires=network.service",
+                        "lustre_version": "2.15", "fstab": True, "key": FSX_RPM_KEY,
+                        "repository": "https://fsx-lustre-client-repo.s3.amazonaws.com/el/9.4/$basearch",
+                        "packages": ["kmod-lustre-client", "lustre-client"]}),
+        (FSX, RHEL_8, {"source": "fs-0abc.fsx.us-east-1.amazonaws.com@tcp:/x7bb3bev", "type": "lustre", "mount_point": "/fsx",
+                       "options": "noatime,flock,_netdev,x-systemd.automount,x-systemd.requires=network.service",
+                       "lustre_version": "2.15", "fstab": True, "key": FSX_RPM_KEY,
+                       "repository": "https://fsx-lustre-client-repo.s3.amazonaws.com/el/8/$basearch",
+                       "packages": ["kmod-lustre-client", "lustre-client"]}),
+        (FSX, AL2023, {"source": "fs-0abc.fsx.us-east-1.amazonaws.com@tcp:/x7bb3bev", "type": "lustre", "mount_point": "/fsx",
+                       "options": "noatime,flock,_netdev,x-systemd.automount,x-systemd.requires=network.service",
+                       "lustre_version": "2.15", "fstab": True, "key": None, "repository": "", "packages": ["lustre-client"]}),
+        # Azure: 22.04 and RHEL/Alma take the 2.15 build, 24.04 the 2.16 one; the Microsoft key is pinned
+        (AMLFS, UBUNTU_22, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
+                            "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
+                            "repository": AMLFS_JAMMY, "key": MICROSOFT_KEY,
+                            "packages": ["amlfs-lustre-client-2.15.6-39-g3e00a10=5.15.0-1073-azure"]}),
+        (AMLFS, ALMA_9, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
+                         "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
+                         "repository": "https://packages.microsoft.com/yumrepos/amlfs-el9", "key": MICROSOFT_KEY,
+                         "packages": ["amlfs-lustre-client-2.15.6_39_g3e00a10-5.14.0.503.14.1.el9.5-1"]}),
         (AMLFS, UBUNTU_24, {"source": "10.40.4.4@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                             "options": "noatime,flock,_netdev,x-systemd.automount", "lustre_version": "2.15.7", "fstab": True,
-                            "repository": AMLFS_REPO,
+                            "repository": AMLFS_REPO, "key": MICROSOFT_KEY,
                             "packages": ["amlfs-lustre-client-2.16.1-14-gbc76088=6.8.0-1026-azure"]}),
         (MANAGED, UBUNTU_22, {"source": "10.137.8.2@tcp:/lustrefs", "type": "lustre", "mount_point": "/lustre",
                               "options": "_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
                               "repository": "deb [signed-by=/etc/apt/trusted.gpg.d/gpufabric-google-artifact-registry.asc] " + GOOGLE_REPO,
+                              "key": None,
                               "packages": ["lustre-client-modules-5.15.0-1073-azure", "lustre-client-utils"]}),
         (FILESTORE, ROCKY_9, {"source": "10.129.8.2:/shared", "type": "nfs", "mount_point": "/shared",
                               "options": "hard,_netdev,x-systemd.automount", "lustre_version": None, "fstab": True,
-                              "repository": "", "packages": ["nfs-utils"]}),
+                              "repository": "", "key": None, "packages": ["nfs-utils"]}),
     ],
-    ids=["fsx-ubuntu22", "amlfs-ubuntu24", "managed-lustre-ubuntu22", "filestore-rocky9"],
+    ids=["fsx-ubuntu22", "fsx-rocky94", "fsx-rhel810", "fsx-al2023", "amlfs-ubuntu22", "amlfs-alma95", "amlfs-ubuntu24",
+         "managed-lustre-ubuntu22", "filestore-rocky9"],
 )  # fmt: skip
 def test_each_provider_plans_its_client_source_options_and_fstab(fs: dict[str, str], os_facts: dict[str, str], expected: dict[str, Any]) -> None:
     assert plan(fs, os_facts) == {**expected, "server": fs["server"], "name": fs["name"]}
@@ -77,8 +114,8 @@ def test_each_provider_plans_its_client_source_options_and_fstab(fs: dict[str, s
     ("fs", "os_facts", "reason"),
     [
         (MANAGED, UBUNTU_24, "no managed-lustre client for Ubuntu 24.04 (kernel 6.8.0-1026-azure): the provider builds it for Ubuntu-22 only."),
-        (FSX, ROCKY_9, "no fsx-lustre client for Rocky 9.4 (kernel 5.14.0-427.13.1.el9_4.x86_64): "
-                       "the provider builds it for Ubuntu-22, Ubuntu-24 only."),
+        (FSX, DEBIAN_12, "no fsx-lustre client for Debian 12 (kernel 6.1.0-26-cloud-amd64): "
+                         "the provider builds it for Ubuntu-22, Ubuntu-24, Amazon-2023, RedHat-8, RedHat-9, Rocky-8, Rocky-9 only."),
         ({k: v for k, v in FSX.items() if k != "source"}, UBUNTU_22, "gpufabric_shared_fs lacks source (use the inventory the cloud stack exports)."),
     ],
 )  # fmt: skip
@@ -88,6 +125,62 @@ def test_a_client_the_os_has_none_of_or_a_partial_variable_is_refused_with_the_r
     ok, message = preflight(fs, os_facts)
     assert not ok
     assert reason in message
+
+
+def kernel_preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
+    check = task("cloud_fabric", "preflight.yml", "Preflight | the provider builds its client for this kernel")["ansible.builtin.assert"]
+    found = variables(fs, os_facts)
+    return bool(render("{{ " + check["that"] + " }}", found)), " ".join(render(check["fail_msg"], found).split())
+
+
+def test_fsx_on_a_rhel_kernel_aws_builds_no_client_for_is_refused_naming_the_kernels() -> None:
+    assert kernel_preflight(FSX, ROCKY_9)[0]
+    assert kernel_preflight(AMLFS, ROCKY_92)[0], "only FSx's repository is per kernel"
+    ok, message = kernel_preflight(FSX, ROCKY_92)
+    assert not ok
+    assert "no fsx-lustre client for kernel 5.14.0-284.30.1.el9_2.x86_64 (Rocky 9.2): AWS builds its Red Hat / Rocky client" in message
+    assert "5.14.0-427*, 5.14.0-362*" in message
+
+
+def architecture_preflight(fs: dict[str, str], os_facts: dict[str, str]) -> tuple[bool, str]:
+    check = task("cloud_fabric", "preflight.yml", "Preflight | the provider builds its client for this architecture")["ansible.builtin.assert"]
+    found = variables(fs, os_facts)
+    return bool(render("{{ " + check["that"] + " }}", found)), " ".join(render(check["fail_msg"], found).split())
+
+
+def test_amlfs_on_arm64_is_built_for_ubuntu_24_04_only() -> None:
+    """Microsoft's matrix: only Ubuntu 24.04 ships arm64 AMLFS clients (ND GB200 v6 is arm64): its repository line names
+    no architecture; 22.04 on arm64 is refused, named."""
+    arm_24 = {**UBUNTU_24, "architecture": "aarch64"}
+    assert architecture_preflight(AMLFS, arm_24)[0]
+    assert plan(AMLFS, arm_24)["repository"] == AMLFS_REPO
+    ok, message = architecture_preflight(AMLFS, {**UBUNTU_22, "architecture": "aarch64"})
+    assert not ok
+    assert "no amlfs client for aarch64 on Ubuntu 22.04: the provider builds it for x86_64 only there" in message
+    assert architecture_preflight(AMLFS, UBUNTU_22)[0]
+    assert architecture_preflight(FSX, {**UBUNTU_22, "architecture": "aarch64"})[0], "FSx builds Graviton clients too"
+
+
+def key_problems(fs: dict[str, str], os_facts: dict[str, str], served: bytes) -> list[str]:
+    check = task("cloud_fabric", "shared_fs.yml", "Shared file system | every key in the file is one of its pinned fingerprints")
+    found = variables(fs, os_facts, _cloud_fabric_fs_key={"content": base64.b64encode(served).decode()})
+    return list(render(check["vars"]["_problems"], found))
+
+
+def test_microsofts_key_is_trusted_only_with_its_pinned_fingerprint() -> None:
+    """A key file that is not Microsoft's (here the tests' own key) is refused, naming what it holds; pinned, it passes."""
+    other = (Path(__file__).parent / "data" / "test-key.asc").read_bytes()
+    [problem] = key_problems(AMLFS, ALMA_9, other)
+    assert "3DDC1D98307B802BAB1029A8693EFF6594C2D8DE" in problem
+    assert "https://packages.microsoft.com/keys/microsoft.asc" in problem
+    pinned = {**variables(AMLFS, ALMA_9)["cloud_fabric_fs_clients"]}
+    pinned["amlfs"]["AlmaLinux-9"] = {
+        **pinned["amlfs"]["AlmaLinux-9"],
+        "key": {**MICROSOFT_KEY, "dest": "/k.asc", "fingerprints": ["3DDC1D98307B802BAB1029A8693EFF6594C2D8DE"]},
+    }
+    check = task("cloud_fabric", "shared_fs.yml", "Shared file system | every key in the file is one of its pinned fingerprints")
+    found = variables(AMLFS, ALMA_9, cloud_fabric_fs_clients=pinned, _cloud_fabric_fs_key={"content": base64.b64encode(other).decode()})
+    assert list(render(check["vars"]["_problems"], found)) == []
 
 
 def read_back(fs: dict[str, str], found: dict[str, Any]) -> str:
