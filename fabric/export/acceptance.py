@@ -82,7 +82,7 @@ def sbatch(acceptance: AcceptancePlan) -> str:
         "#!/bin/bash",
         HEADER,
         f"# {acceptance.cluster}: {summary(acceptance)}.",
-        "# Pinned paths need the routes of pins.csv on the switches first; see fabric/plan/acceptance.py.",
+        "# Pinned paths need each round's routes of pins.csv on the switches during that round; see fabric/plan/acceptance.py.",
         f"#SBATCH --job-name=gpufabric-acceptance-{acceptance.cluster}",
         f"#SBATCH --nodelist={hostlist(nodes)}",
         f"#SBATCH --nodes={len(nodes)}",
@@ -111,9 +111,10 @@ def sbatch(acceptance: AcceptancePlan) -> str:
 
 
 def pins_csv(acceptance: AcceptancePlan) -> str:
-    """The per-test routes: pair, device, destination, egress port."""
-    rows = ["pair,device,destination,port"]
-    rows += [f"{p.name},{pin.device},{pin.destination},{pin.port}" for p in acceptance.pairs for pin in p.pins]
+    """The per-test routes: round, pair, device, destination, egress port. Install one round's routes at a time (the
+    pairs of a round never route one destination two ways; two rounds may)."""
+    rows = ["round,pair,device,destination,port"]
+    rows += [f"{p.round},{p.name},{pin.device},{pin.destination},{pin.port}" for p in acceptance.pairs for pin in p.pins]
     return "\n".join(rows) + "\n"
 
 
