@@ -124,7 +124,6 @@ def cumulus_link_paths(version: str) -> list[str]:
     return [f"{phy}/rs-fec-uncorrectable-blocks", f"{phy}/corrected-bits", CUMULUS_RX_POWER, CUMULUS_TEMPERATURE]
 
 
-
 def _sample(paths: list[str], target: str = "") -> dict[str, object]:
     return {**({"target": target} if target else {}), "paths": paths, "mode": "stream", "stream-mode": "sample", "sample-interval": SAMPLE_INTERVAL}
 

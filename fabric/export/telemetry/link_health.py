@@ -154,7 +154,8 @@ def link_rules(plan: ClusterPlan) -> list[dict[str, object]]:
                 f"{value} > {FEC_UNCORRECTABLE_IN_10M}",
                 "0s",
                 "critical",
-                f"{WHERE}: {{{{ $value }}}} frames FEC could not correct in 10 minutes (frames lost: reseat or replace the cable or optic)",
+                f'{WHERE}: {{{{ $value | printf "%.0f" }}}} frames FEC could not correct in 10 minutes'
+                " (frames lost: reseat or replace the cable or optic)",
             )
         )
     if s.corrected_bits:
@@ -176,7 +177,7 @@ def link_rules(plan: ClusterPlan) -> list[dict[str, object]]:
                 f"{_labelled(_sum(s.flaps, 'increase({}[10m])'))} > {FLAPS_IN_10M}",
                 "0s",
                 "warning",
-                f"{WHERE} changed carrier {{{{ $value }}}} times in 10 minutes",
+                f'{WHERE} changed carrier about {{{{ $value | printf "%.0f" }}}} times in 10 minutes',
             )
         )
     if s.rx_power:
