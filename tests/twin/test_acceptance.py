@@ -18,8 +18,8 @@ import yaml
 
 from fabric.model import ClusterSpec
 from fabric.plan import ClusterPlan, plan_cluster
-from fabric.plan.acceptance import fabric_links, follow_up, link_id, plan_acceptance
-from fabric.plan.acceptance_localise import localise
+from fabric.plan.acceptance import BandwidthPair, fabric_links, follow_up, link_id, plan_acceptance
+from fabric.plan.acceptance_localise import localise, slow_pairs
 from fabric.render import render_configs
 from fabric.twin.acceptance import converged, measure, throttle, unthrottle
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up
@@ -28,6 +28,15 @@ from tests.conftest import ROOT
 CLUSTER = f"gfa{os.getpid()}"
 SLOW = 0.25  # a pair below a quarter of the best is slow: 50 Mb/s throttled against Gb/s veth streams
 BUDGET_S = 240
+
+
+def _measure(plan: ClusterPlan, pairs: tuple[BandwidthPair, ...]) -> dict[str, float]:
+    """Each pair's Gb/s; a pair that looks slow is measured once more and keeps its better figure (the machine's two
+    cores are shared: a stream can lose its CPU for a moment, a throttled cable stays slow)."""
+    first = measure(plan, pairs)
+    again = [p for p in pairs if p.name in slow_pairs(first, threshold=SLOW)]
+    second = measure(plan, again) if again else {}
+    return {name: max(gbps, second.get(name, 0.0)) for name, gbps in first.items()}
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +76,16 @@ def test_a_throttled_cable_is_named_by_the_localiser(four_leaves: ClusterPlan, r
     acceptance = plan_acceptance(plan)
     assert acceptance is not None
     assert (len(acceptance.pairs), len(acceptance.links)) == (4, 8)
-    healthy = measure(plan, acceptance.pairs)
+    healthy = _measure(plan, acceptance.pairs)
     assert localise(acceptance.pairs, healthy, threshold=SLOW).slow == (), f"an untouched twin has a slow pair: {healthy}"
     bad = next(link for link in fabric_links(plan.fabric) if link.a_device == "leaf01" and link.b_device == "spine01")
     ends = throttle(plan, bad)
     try:
-        first = measure(plan, acceptance.pairs)
+        first = _measure(plan, acceptance.pairs)
         round_one = localise(acceptance.pairs, first, threshold=SLOW)
         assert link_id(bad) in round_one.suspects, (first, round_one)
         extra = follow_up(plan, acceptance, round_one.suspects, round_one.proven)
-        second = measure(plan, extra)
+        second = _measure(plan, extra)
     finally:
         unthrottle(ends)
     final = localise(acceptance.pairs + extra, first | second, threshold=SLOW)
