@@ -137,11 +137,9 @@ def fabric_check_vars(acceptance: AcceptancePlan) -> str:
     return f"{HEADER}\n# {summary(acceptance)}\nfabric_check_acceptance_pairs:\n{body}\n"
 
 
-def export_acceptance(plan: ClusterPlan) -> dict[str, str]:
-    """``acceptance/{plan.json,acceptance.sbatch,pins.csv,fabric_check.yml}``; nothing for a cloud cluster."""
-    acceptance = plan_acceptance(plan)
-    if acceptance is None:
-        return {}
+def acceptance_files(acceptance: AcceptancePlan) -> dict[str, str]:
+    """``acceptance/{plan.json,acceptance.sbatch,pins.csv,fabric_check.yml}`` of a set of pairs (a first round or a
+    follow-up)."""
     ports = _ports(acceptance)
     data = {
         "cluster": acceptance.cluster,
@@ -160,3 +158,9 @@ def export_acceptance(plan: ClusterPlan) -> dict[str, str]:
         "acceptance/pins.csv": pins_csv(acceptance),
         "acceptance/fabric_check.yml": fabric_check_vars(acceptance),
     }
+
+
+def export_acceptance(plan: ClusterPlan) -> dict[str, str]:
+    """The acceptance files of ``plan``'s compute fabric; nothing for a cloud cluster."""
+    acceptance = plan_acceptance(plan)
+    return {} if acceptance is None else acceptance_files(acceptance)
