@@ -23,8 +23,10 @@ Series (gnmic's names, ``telemetry_switch`` docstring; SONiC's after ``telemetry
   cumulus-linux-515 Whats-New, "Updated gNMI PHY metric names"); flaps are ``carrier-transitions`` (already in the
   fabric subscription); optics ``/components/component[name=*]/transceiver/physical-channels/channel[index=*]/state/
   input-power/instant`` (dBm) and ``/components/component[name=*]/state/temperature/instant`` (°C) (cumulus-linux-516
-  "gNMI Streaming", Platform metrics). The transceiver component's name is matched to the plan's port as it is; the
-  documents do not show the component names a Spectrum switch gives, so optics alerts may come without plan labels.
+  "gNMI Streaming", Platform metrics). The input power is OpenConfig's ``decimal64`` dBm with two fraction digits
+  ("in units of 0.01dBm" in the model's words), read as dBm. Transceiver components are named
+  ``transceiver+panelport#`` in the 5.9 document's Platform table: the name is matched to the plan's port as it is,
+  which a real switch's names may not be, so optics alerts may come without the plan's labels (unverified on a switch).
 """
 
 from __future__ import annotations
