@@ -93,8 +93,13 @@ def sbatch(acceptance: AcceptancePlan) -> str:
         'OUT="${OUT:-acceptance-${SLURM_JOB_ID:-local}}"',
         'mkdir -p "$OUT"',
     ]
+    if acceptance.pinned:
+        lines.append("# PIN_HOOK: a command run as `$PIN_HOOK install N` before round N and `$PIN_HOOK remove N` after it (pins.csv)")
+        lines.append('PIN_HOOK="${PIN_HOOK:-}"')
     for number in range(1, acceptance.rounds + 1):
         lines.append(f"echo 'round {number}'")
+        if acceptance.pinned:
+            lines.append(f'[ -z "$PIN_HOOK" ] || $PIN_HOOK install {number}')
         members = [p for p in acceptance.pairs if p.round == number]
         for pair in members:
             server = _perftest(pair.server, ports[pair.name], ethernet)
@@ -106,6 +111,8 @@ def sbatch(acceptance: AcceptancePlan) -> str:
             lines.append(f"# {pair.name}: {pair.client.node} {pair.client.interface} -> {pair.server.node} {pair.server.interface} via {path}")
             lines.append(f'srun --nodes=1 --ntasks=1 --overlap -w {pair.client.node} {client} > "$OUT/{pair.name}.txt" 2>&1 &')
         lines.append("wait")
+        if acceptance.pinned:
+            lines.append(f'[ -z "$PIN_HOOK" ] || $PIN_HOOK remove {number}')
     lines.append('echo "results in $OUT; localise with the pairs of plan.json"')
     return "\n".join(lines) + "\n"
 

@@ -38,6 +38,7 @@ def test_the_slurm_job_serves_then_connects_every_pair_round_by_round() -> None:
             rf"-w {pair.client.node} ib_write_bw -d {pair.client.hca} -p \d+ -b .* {pair.server.node} > \"\$OUT/{pair.name}.txt\"", script
         )
     assert "-x" not in script, "InfiniBand needs no RoCE GID index"
+    assert "$PIN_HOOK install" not in script
     assert script.count("\nwait\n") == acceptance.rounds
     assert files["acceptance/pins.csv"] == "round,pair,device,destination,port\n", "the subnet manager routes InfiniBand: no pins"
 
@@ -49,6 +50,7 @@ def test_pins_csv_lists_every_route_of_every_pair() -> None:
     assert acceptance is not None
     rows = files["acceptance/pins.csv"].splitlines()[1:]
     assert len(rows) == sum(len(p.pins) for p in acceptance.pairs) == 8 * len(acceptance.pairs)  # 4 hops, both ways
+    assert '[ -z "$PIN_HOOK" ] || $PIN_HOOK install 1' in files["acceptance/acceptance.sbatch"]
     data = json.loads(files["acceptance/plan.json"])
     assert (data["pairs"], data["links"], data["lower_bound"]) == (16, 64, 16)
     assert data["summary"].startswith("16 pairs cover 64 of 64 fabric cables")
