@@ -2,7 +2,8 @@
 
 ``init`` (``fabric.cli.init``) · ``validate``, ``plan``, ``schema`` (``fabric.cli.validate``) · ``render``, ``report``,
 ``lint`` (``fabric.cli.render``, the worker processes in ``fabric.cli.render_workers``) · ``lab`` (``fabric.cli.twin``) · ``diff``, ``push``,
-``rollback``, ``verify`` (``fabric.cli.apply``) · ``nodes`` (``fabric.cli.nodes``) · ``export`` (``fabric.cli.export``).
+``rollback``, ``verify`` (``fabric.cli.apply``) · ``nodes`` (``fabric.cli.nodes``) · ``export`` (``fabric.cli.export``) ·
+``accept`` (``fabric.cli.accept``).
 A group's module is imported only when one of its commands runs (or for the full help).
 
 Exit codes: 0 success; 2 invalid definition or arguments (nothing written); 1 any other failure, and lint findings;
@@ -40,6 +41,7 @@ GROUPS = {  # command -> the module that registers and runs it, in help order
     "verify": "apply",
     "nodes": "nodes",
     "export": "export",
+    "accept": "accept",
     "schema": "validate",  # registered last (``add_schema``); named here so that ``schema`` imports no other group
 }
 Handler = Callable[[argparse.Namespace, Console, Console], int]

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from fabric.cli.output import refuse_links, write_files
 from fabric.errors import Finding, InputError
+from fabric.export.acceptance import export_acceptance
 from fabric.export.k8s import export_k8s
 from fabric.export.nccl import export_nccl
 from fabric.export.slurm import export_slurm
@@ -20,6 +21,7 @@ from fabric.plan.types import ClusterPlan
 from fabric.validate import validate_file
 
 EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
+    "acceptance": export_acceptance,
     "k8s": export_k8s,
     "nccl": export_nccl,
     "slurm": export_slurm,
@@ -27,7 +29,7 @@ EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
 }
 HELP = (
     "derive workload settings from the definition: Network/GPU Operator objects and Kueue topology, NCCL env per node group, "
-    "Slurm topology/nodes/gres, Prometheus alerts"
+    "Slurm topology/nodes/gres, Prometheus alerts, acceptance test pairs"
 )
 
 
@@ -38,6 +40,7 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
         "kind",
         choices=sorted(EXPORTERS),
         help=(
+            "acceptance: acceptance/{plan.json,acceptance.sbatch,pins.csv,fabric_check.yml}, bandwidth pairs crossing every fabric cable; "
             "k8s: k8s/*.yaml; nccl: nccl/<group>.env; slurm: slurm/{topology,nodes,gres}.conf; "
             "telemetry: telemetry/{alerts,prometheus}.yml + a Grafana dashboard"
         ),
@@ -62,6 +65,8 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"[yellow]nothing to export[/]: {args.kind} has no settings for this cluster", highlight=False)
     else:
         out.print(f"[green]exported[/] {len(files)} {args.kind} files into {target}", highlight=False)
+        if args.kind == "acceptance":
+            out.print(json.loads(files["acceptance/plan.json"])["summary"], highlight=False)
     return 0
 
 

@@ -203,6 +203,8 @@ def bandwidth_runs(
     port: int = 18515,
     cuda: Mapping[str, bool] | None = None,
     gpus: int = 0,
+    pairs: Sequence[Mapping[str, Any]] = (),
+    round_: int = 1,
 ) -> list[dict[str, Any]]:
     """This host's side of the pairwise ``ib_write_bw`` runs: hosts in sorted order pair up (1st with 2nd, 3rd with
     4th, …; an odd one out has no partner), the first of a pair serves and the second connects. One run per compute
@@ -227,6 +229,8 @@ def bandwidth_runs(
         >>> [r["args"][-1] for r in bandwidth_runs(ports, ["a", "b"], "b", gid_index={"p0": 3}, cuda={"a": False, "b": True}, gpus=8)]
         ['3']
     """
+    if pairs:
+        return _pair_runs(interfaces, me, pairs, round_, gid_index=gid_index, cuda=cuda, gpus=gpus)
     ring = sorted(hosts)
     position = ring.index(me) if me in ring else len(ring)
     partner = position + 1 if position % 2 == 0 else position - 1
@@ -245,6 +249,47 @@ def bandwidth_runs(
             args.append(f"--use_cuda={int(interface['index']) % gpus}")
         role = "server" if position % 2 == 0 else "client"
         runs.append({"role": role, "peer": ring[partner], "interface": interface["name"], "hca": interface["hca"], "args": args})
+    return runs
+
+
+def _pair_runs(
+    interfaces: Sequence[Mapping[str, Any]],
+    me: str,
+    pairs: Sequence[Mapping[str, Any]],
+    round_: int,
+    *,
+    gid_index: Mapping[str, int],
+    cuda: Mapping[str, bool] | None,
+    gpus: int,
+) -> list[dict[str, Any]]:
+    """This host's runs among the acceptance pairs of round ``round_`` (``fabric export acceptance``): the planned
+    ports, the pair's TCP port, both directions (``-b``); a RoCE port without its GID index is left out.
+
+    Example:
+        >>> port = {"name": "p0", "plane": "compute", "index": 0, "hca": "mlx5_0", "link_layer": "ethernet"}
+        >>> pair = {"name": "p001", "round": 1, "port": 18516, "server": "b", "server_interface": "p0", "client": "a", "client_interface": "p0"}
+        >>> [(r["role"], r["peer"], r["args"]) for r in bandwidth_runs([port], ["a", "b"], "a", gid_index={"p0": 3}, pairs=[pair])]
+        [('client', 'b', ['-d', 'mlx5_0', '-p', '18516', '-b', '-x', '3'])]
+        >>> bandwidth_runs([port], ["a", "b"], "a", gid_index={"p0": 3}, pairs=[pair], round_=2)
+        []
+    """
+    by_name = {i["name"]: i for i in interfaces}
+    runs: list[dict[str, Any]] = []
+    for pair in pairs:
+        if int(pair["round"]) != round_ or me not in (pair["server"], pair["client"]):
+            continue
+        role, peer = ("server", pair["client"]) if pair["server"] == me else ("client", pair["server"])
+        interface = by_name.get(pair[f"{role}_interface"])
+        if interface is None or not interface.get("hca"):
+            continue
+        args = ["-d", str(interface["hca"]), "-p", str(pair["port"]), "-b"]
+        if interface.get("link_layer") == "ethernet":
+            if interface["name"] not in gid_index:
+                continue
+            args += ["-x", str(gid_index[interface["name"]])]
+        if gpus > 0 and cuda and cuda.get(me) and cuda.get(peer):
+            args.append(f"--use_cuda={int(interface['index']) % gpus}")
+        runs.append({"role": role, "peer": peer, "interface": interface["name"], "hca": interface["hca"], "args": args, "pair": pair["name"]})
     return runs
 
 

@@ -55,6 +55,8 @@ def _produced(files: dict[str, str]) -> tuple[set[str], set[str], set[str]]:
     gnmic = gnmic_series(files["telemetry/gnmic.yaml"], scrape) if "telemetry/gnmic.yaml" in files else set()
     rules = yaml.safe_load(files["telemetry/alerts.yml"])["groups"]
     recorded = {r["record"] for g in rules for r in g["rules"] if "record" in r}
+    # the plan's link labels (telemetry/link-labels.prom, served by a textfile collector): what its samples are named
+    recorded |= set(re.findall(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)\{", files.get("telemetry/link-labels.prom", ""), re.MULTILINE))
     jobs = {j["job_name"] for j in yaml.safe_load(scrape)["scrape_configs"]}
     return gnmic, recorded, jobs
 

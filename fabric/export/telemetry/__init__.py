@@ -9,7 +9,8 @@ Metric names are the exporters' own:
     ``node_infiniband_port_errors_received_total``. node_exporter rdma collector (``collector/rdma_linux.go``,
     ``--collector.rdma``): ``node_rdma_mlx5_np_ecn_marked_roce_packets_total``, ``node_rdma_mlx5_port_rcv_packets_total``.
     frr_exporter (tynany/frr_exporter ``collector/bgp.go``): ``frr_bgp_peer_state`` (0 down, 1 established, 2 admin down).
-The switch-side rules (gnmic's series for the ``gnmic.yaml`` subscriptions) are ``telemetry_switch.switch_rules``.
+The switch-side rules (gnmic's series for the ``gnmic.yaml`` subscriptions) are ``telemetry_switch.switch_rules``; link
+health (FEC, pre-FEC BER, flaps, optics, labelled from the plan) is ``telemetry_link_health``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import yaml
 
 from fabric.export.telemetry.dashboard import dashboard_json
 from fabric.export.telemetry.gnmi import gnmic_config
+from fabric.export.telemetry.link_health import link_labels, link_rules
 from fabric.export.telemetry.rails import rail_rules
 from fabric.export.telemetry.scrape import scrape_config
 from fabric.export.telemetry.switch import switch_rules
@@ -115,6 +117,9 @@ def alert_rules(plan: ClusterPlan) -> str:
     switches = switch_rules(plan)
     if switches:
         groups.append({"name": f"gpufabric-{plan.name}-switches", "rules": switches})
+    links = link_rules(plan)
+    if links:
+        groups.append({"name": f"gpufabric-{plan.name}-links", "rules": links})
     rails = rail_rules(plan)
     if rails:
         groups.append({"name": f"gpufabric-{plan.name}-rails", "rules": rails})
@@ -136,4 +141,6 @@ def export_telemetry(plan: ClusterPlan) -> dict[str, str]:
     gnmic = gnmic_config(plan)
     if gnmic:
         files["telemetry/gnmic.yaml"] = gnmic
+    if link_rules(plan):  # the plan's labels for the link-health alerts (node_exporter textfile collector, one host)
+        files["telemetry/link-labels.prom"] = link_labels(plan)
     return dict(sorted(files.items()))

@@ -14,6 +14,7 @@ import re
 
 from fabric.export.telemetry.dashboard_switch import switch_rows
 from fabric.export.telemetry.layout import DATASOURCE_VARIABLE, SCHEMA_VERSION, Layout
+from fabric.export.telemetry.link_health import link_panels
 from fabric.export.telemetry.rails import RAIL_RECORD, rail_devices
 from fabric.plan.types import ClusterPlan
 
@@ -75,6 +76,11 @@ def dashboard(plan: ClusterPlan) -> dict[str, object]:
     layout = Layout()
     _rail_rows(plan, layout)
     switch_rows(plan, layout)
+    panels = link_panels(plan)
+    if panels:  # FEC, pre-FEC BER, flaps and optics per switch port, with the plan's labels (telemetry_link_health)
+        layout.row("Link health")
+        for title, unit, targets in panels:
+            layout.panel(title, unit, targets)
     if any(n.gpus for n in plan.nodes):
         layout.row("GPUs")
         layout.panel("GPU utilisation", "percent", [("avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL)", "{{Hostname}}")])

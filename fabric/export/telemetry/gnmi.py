@@ -95,6 +95,35 @@ SONIC_PROCESSORS: dict[str, dict[str, object]] = {
 }
 
 
+# Cumulus link health (telemetry_link_health): the PHY paths were renamed in 5.15 (CumulusNetworks/docs cumulus-linux-515
+# Whats-New, "Updated gNMI PHY metric names"); optics from cumulus-linux-516 "gNMI Streaming", Platform metrics
+_INTF = "/interfaces/interface[name=*]"
+CUMULUS_PHY_OLD = f"{_INTF}/ethernet/phy/state"
+CUMULUS_PHY_NEW = f"{_INTF}/phy/fec/state"
+CUMULUS_RX_POWER = "/components/component[name=*]/transceiver/physical-channels/channel[index=*]/state/input-power/instant"
+CUMULUS_TEMPERATURE = "/components/component[name=*]/state/temperature/instant"
+
+
+def cumulus_new_names(version: str) -> bool:
+    """Whether a Cumulus release uses the PHY path names of 5.15 on (see above; an unparsable version: the newest).
+
+    Example:
+        >>> [cumulus_new_names(v) for v in ("5.9", "5.14", "5.15", "5.16")]
+        [False, False, True, True]
+    """
+    major, _, minor = version.partition(".")
+    try:
+        return (int(major), int(minor or 0)) >= (5, 15)
+    except ValueError:
+        return True
+
+
+def cumulus_link_paths(version: str) -> list[str]:
+    """The link-health paths a Cumulus switch of ``version`` is subscribed to."""
+    phy = CUMULUS_PHY_NEW if cumulus_new_names(version) else CUMULUS_PHY_OLD
+    return [f"{phy}/rs-fec-uncorrectable-blocks", f"{phy}/corrected-bits", CUMULUS_RX_POWER, CUMULUS_TEMPERATURE]
+
+
 def _sample(paths: list[str], target: str = "") -> dict[str, object]:
     return {**({"target": target} if target else {}), "paths": paths, "mode": "stream", "stream-mode": "sample", "sample-interval": SAMPLE_INTERVAL}
 
@@ -124,6 +153,8 @@ def gnmic_metric_name(path: str, prefix: str = GNMIC_METRIC_PREFIX, subscription
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
     prio = plan.roce.priority
     counters = [f"SAI_PORT_STAT_PFC_{prio}_RX_PKTS", f"SAI_PORT_STAT_PFC_{prio}_TX_PKTS", "SAI_PORT_STAT_IF_IN_ERRORS"]
+    # link health: FEC frames not corrected / corrected and corrected bits (pre-FEC BER), telemetry_link_health
+    counters += [f"SAI_PORT_STAT_IF_IN_FEC_{c}" for c in ("NOT_CORRECTABLE_FRAMES", "CORRECTABLE_FRAMES", "CORRECTED_BITS")]
     # Queues: every queue's counters, the watchdog's fields of the guarded ones and the periodic watermark (telemetry_sonic)
     return _sample([*(f"COUNTERS/Ethernet*/{c}" for c in counters), SONIC_QUEUES_PATH], "COUNTERS_DB")
 
@@ -253,10 +284,12 @@ def gnmic_config(plan: ClusterPlan) -> str:
     subscriptions = {
         name: build(plan) for nos in covered for name, build in {f"{nos}-fabric": SUBSCRIPTIONS[nos], **EXTRA_SUBSCRIPTIONS.get(nos, {})}.items()
     }
+    links = {s.name: _link_subscription(s) for nos in covered for s in by_nos[nos]}
+    subscriptions |= {name: _sample(paths) for name, paths in links.values() if name}
     targets = {
         f"{s.mgmt_address.split('/', maxsplit=1)[0]}:{GNMI_PORTS[nos]}": {
             "name": s.name,
-            "subscriptions": [f"{nos}-fabric", *EXTRA_SUBSCRIPTIONS.get(nos, {})],
+            "subscriptions": [f"{nos}-fabric", *EXTRA_SUBSCRIPTIONS.get(nos, {}), *([links[s.name][0]] if links[s.name][0] else [])],
         }
         for nos in covered
         for s in sorted(by_nos[nos], key=lambda s: s.name)
@@ -273,6 +306,14 @@ def gnmic_config(plan: ClusterPlan) -> str:
         output["event-processors"] = list(SONIC_PROCESSORS)
         document["processors"] = SONIC_PROCESSORS
     return _header(by_nos, covered, off=off) + yaml.safe_dump(document, sort_keys=False, width=200)
+
+
+def _link_subscription(switch: SwitchPlan) -> tuple[str, list[str]]:
+    """A Cumulus switch's link-health subscription (FEC, corrected bits, optics), named after the PHY path names its
+    release uses (telemetry_link_health); ("", []) for other NOSes (SONiC's counters are in its fabric subscription)."""
+    if switch.nos != "cumulus":
+        return "", []
+    return ("cumulus-link-phy" if cumulus_new_names(switch.nos_version) else "cumulus-link-ethernet-phy"), cumulus_link_paths(switch.nos_version)
 
 
 def _header(by_nos: dict[str, list[SwitchPlan]], covered: list[str], *, off: bool) -> str:
