@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fabric.apply.cabling.parse import Seen
+from fabric.apply.cabling.ib import ib_port_number
+from fabric.apply.cabling.parse import UNKNOWN_PORT, Seen
 from fabric.plan.types import ClusterPlan, HostInterface
 
 FaultKind = Literal["swapped", "moved", "missing", "unexpected"]
@@ -112,6 +113,8 @@ def plan_names(plan: ClusterPlan, switch_aliases: Mapping[End, str] | None = Non
     ports = {End(n.hostname, i.name): i for n in plan.nodes for i in n.interfaces}
     aliases = {End(n.hostname, i.hca): i.name for n in plan.nodes for i in n.interfaces if i.hca} | dict(switch_aliases or {})
     cables = planned_cables(plan)
+    ib = {End(e.device, n): e.port for c in cables for e in (c.a, c.b) if (n := ib_port_number(e.port)) is not None}  # ibnetdiscover's numbers
+    aliases |= ib
     devices = frozenset({c.a.device for c in cables} | {c.b.device for c in cables} | {n.hostname for n in plan.nodes})
     rails = {s.name: s.rail for s in plan.fabric.switches if s.rail is not None} if plan.fabric else {}
     return Names(ports, aliases, devices, frozenset(n.hostname for n in plan.nodes), rails)
@@ -130,7 +133,12 @@ def compare(cables: Iterable[Planned], seen: Iterable[Seen], replied: Iterable[s
     others = {e for c in every for e in (c.a, c.b)} - partner.keys()
     observed: set[frozenset[End]] = set()
     for s in seen:
-        edge = frozenset({names.end(s.device, s.port), names.end(s.peer, s.peer_port)})
+        local = names.end(s.device, s.port)
+        far = names.end(s.peer, s.peer_port)
+        if s.peer_port == UNKNOWN_PORT:  # a neighbour known by its MAC: matched by device alone
+            want = partner.get(local)
+            far = want if want is not None and want.device == far.device else End(far.device, "(port unknown)")
+        edge = frozenset({local, far})
         if len(edge) == 2 and not edge & others:
             observed.add(edge)
     planned = {frozenset({c.a, c.b}) for c in cables}

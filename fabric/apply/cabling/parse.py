@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,8 @@ def _list(value: object, what: str) -> list[Any]:
     raise ValueError(f"{what}: expected a list or an object, got {type(value).__name__}")
 
 
-def _bounded(found: list[Seen]) -> list[Seen]:
+def bounded(found: list[Seen]) -> list[Seen]:
+    """``found`` without repeats, in order; refused over ``MAX_NEIGHBOURS``."""
     if len(found) > MAX_NEIGHBOURS:
         raise ValueError(f"{len(found)} neighbours, over the bound of {MAX_NEIGHBOURS}")
     return sorted(set(found))
@@ -100,10 +101,11 @@ def _lldpctl_port(port: dict[str, Any], where: str) -> str:
     """The neighbour's port: its id when the subtype is an interface name or local, else its description (lldpd sends
     the MAC as the id and the interface name as the description by default: lldpcli(8), ``portidsubtype``)."""
     ident = _dict(_list(port.get("id"), f"{where}.port.id")[0], f"{where}.port.id")
-    kind = ident.get("type")
-    if kind in ("ifname", "local") or "descr" not in port:
+    if ident.get("type") in ("ifname", "local"):
         return name(ident.get("value"), f"{where}.port.id.value")
-    return _value(port["descr"], f"{where}.port.descr")
+    descr = _value(port["descr"], f"{where}.port.descr") if "descr" in port else ""
+    value = ident.get("value")
+    return _port(value if isinstance(value, str) else "", descr, f"{where}.port.id.value")
 
 
 def _lldpctl_chassis(chassis: dict[str, Any], where: str) -> str:
@@ -139,55 +141,76 @@ def parse_lldpctl(text: str, device: str) -> list[Seen]:
             chassis = _dict(_list(body.get("chassis"), f"{where}.chassis")[0], f"{where}.chassis")
             port = _dict(_list(body.get("port"), f"{where}.port")[0], f"{where}.port")
             found.append(Seen(device, name(local, where), _lldpctl_chassis(chassis, where), _lldpctl_port(port, where)))
-    return _bounded(found)
+    return bounded(found)
 
 
-def _table_rows(text: str, header: str, what: str) -> Iterator[list[str]]:
-    """The whitespace-split rows under the dashed rule that follows the line starting with ``header``."""
+_MAC = re.compile(r"^[0-9A-Fa-f]{2}([:.-]?[0-9A-Fa-f]{2}){5}$")  # lldpd's default port id: the port's MAC (lldpcli(8) portidsubtype)
+UNKNOWN_PORT = ""
+"""A neighbour port known only by its MAC: ``fabric.apply.cabling.compare`` matches it by device alone."""
+
+
+def _port(port_id: str, descr: str, what: str) -> str:
+    """The neighbour's port: its id, or its description when the id is a MAC (``UNKNOWN_PORT`` without one)."""
+    if _MAC.match(port_id.strip()):
+        return name(descr, what) if descr.strip() else UNKNOWN_PORT
+    return name(port_id, what)
+
+
+def _table_rows(text: str, header: str, what: str) -> Iterator[tuple[int, list[str]]]:
+    """The cells of each row of a fixed-width table (tabulate's, NVUE's): the columns are the runs of dashes in the rule
+    under the line that starts with ``header``, so an empty cell or one with spaces stays in its column."""
     if len(text) > MAX_REPLY_BYTES:
         raise ValueError(f"reply of {len(text)} bytes is over the {MAX_REPLY_BYTES}-byte bound")
-    lines = text.splitlines()
+    lines = text.expandtabs().splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip().startswith(header)), None)
-    if start is None or start + 1 >= len(lines) or not set(lines[start + 1].strip()) <= {"-", " "}:
+    if start is None or start + 1 >= len(lines) or not lines[start + 1].strip() or set(lines[start + 1].strip()) - {"-", " "}:
         raise ValueError(f"no {what} table: expected a header line starting with {header!r} and a dashed rule under it")
-    for line in lines[start + 2 :]:
+    rule = lines[start + 1]
+    spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+    bounds = [(a, spans[k + 1][0] if k + 1 < len(spans) else None) for k, (a, _) in enumerate(spans)]
+    for n, line in enumerate(lines[start + 2 :], start=start + 3):
         stripped = line.strip()
         if not stripped:
             continue
         if set(stripped) <= {"-"} or stripped.startswith("Total entries"):
             break
-        yield stripped.split()
+        yield n, [line[a:b].strip() for a, b in bounds]
 
 
 def parse_sonic(text: str, device: str) -> list[Seen]:
-    """SONiC ``show lldp table``: ``LocalPort RemoteDevice RemotePortID Capability RemotePortDescr``.
+    """SONiC ``show lldp table`` (sonic-utilities ``scripts/lldpshow``): ``LocalPort RemoteDevice RemotePortID Capability
+    RemotePortDescr``. RemotePortID is the port id as sent; lldpd on a node sends its MAC there and the interface in
+    RemotePortDescr, which is then taken.
 
     Example:
-        >>> parse_sonic("LocalPort RemoteDevice RemotePortID Capability RemotePortDescr\\n---- ---- ---- ---- ----\\n"
-        ...             "Ethernet0 gpu001 enp24s0np0 O enp24s0np0\\n", "leaf01")
+        >>> parse_sonic("LocalPort  RemoteDevice  RemotePortID  Capability  RemotePortDescr\n"
+        ...             "---------  ------------  ------------  ----------  ---------------\n"
+        ...             "Ethernet0  gpu001        enp24s0np0    O           enp24s0np0\n", "leaf01")
         [Seen(device='leaf01', port='Ethernet0', peer='gpu001', peer_port='enp24s0np0')]
     """
     found: list[Seen] = []
-    for n, row in enumerate(_table_rows(text, "LocalPort", "show lldp table")):
-        if len(row) < 3:
-            raise ValueError(f"row {n + 1}: expected LocalPort, RemoteDevice and RemotePortID, got {' '.join(row)[:80]!r}")
+    for n, row in _table_rows(text, "LocalPort", "show lldp table"):
+        if len(row) < 5:
+            raise ValueError(f"line {n}: expected the five columns of show lldp table, got {len(row)}")
+        where = f"line {n}"
         found.append(
-            Seen(device, name(row[0], f"row {n + 1} LocalPort"), name(row[1], f"row {n + 1} RemoteDevice"), name(row[2], f"row {n + 1} RemotePortID"))
+            Seen(device, name(row[0], f"{where} LocalPort"), name(row[1], f"{where} RemoteDevice"), _port(row[2], row[4], f"{where} RemotePortID"))
         )
-    return _bounded(found)
+    return bounded(found)
 
 
 def parse_nvue(text: str, device: str) -> list[Seen]:
-    """Cumulus Linux ``nv show interface lldp``: ``Interface Speed Type Remote Host Remote Port``. The management port
-    (``eth0``, type ``eth``) is kept: the plan cables it too (OOB)."""
+    """Cumulus Linux ``nv show interface lldp``: ``Interface Speed Type Remote Host Remote Port`` (NVUE reference,
+    Cumulus Linux 5.0). A Remote Port that is a MAC (a server's lldpd) leaves the port unknown: matched by host."""
     found: list[Seen] = []
-    for n, row in enumerate(_table_rows(text, "Interface", "nv show interface lldp")):
+    for n, row in _table_rows(text, "Interface", "nv show interface lldp"):
         if len(row) < 5:
-            raise ValueError(f"row {n + 1}: expected Interface, Speed, Type, Remote Host and Remote Port, got {' '.join(row)[:80]!r}")
+            raise ValueError(f"line {n}: expected Interface, Speed, Type, Remote Host and Remote Port, got {len(row)} columns")
+        where = f"line {n}"
         found.append(
-            Seen(device, name(row[0], f"row {n + 1} Interface"), name(row[3], f"row {n + 1} Remote Host"), name(row[4], f"row {n + 1} Remote Port"))
+            Seen(device, name(row[0], f"{where} Interface"), name(row[3], f"{where} Remote Host"), _port(row[4], "", f"{where} Remote Port"))
         )
-    return _bounded(found)
+    return bounded(found)
 
 
 def parse_eos(text: str, device: str) -> list[Seen]:
@@ -209,7 +232,7 @@ def parse_eos(text: str, device: str) -> list[Seen]:
                     name(row.get("neighborPort"), f"{where}.neighborPort"),
                 )
             )
-        return _bounded(found)
+        return bounded(found)
     for local, body in _dict(neighbours, "lldpNeighbors").items():
         where = f"lldpNeighbors.{str(local)[:MAX_NAME]}"
         for n, info in enumerate(_list(_dict(body, where).get("lldpNeighborInfo", []), f"{where}.lldpNeighborInfo")):
@@ -218,9 +241,13 @@ def parse_eos(text: str, device: str) -> list[Seen]:
             kind = iface.get("interfaceIdType")
             # interfaceId_v2 is the id without EOS's quotes (EOS 4.23+); interfaceId quotes an interface name ("\"Ethernet2\"")
             ident = iface.get("interfaceId_v2", iface.get("interfaceId"))
-            port = ident.strip('"') if isinstance(ident, str) and kind in ("interfaceName", "local") else iface.get("interfaceDescription")
-            found.append(Seen(device, name(local, where), name(info.get("systemName"), f"{where}.systemName"), name(port, f"{where}.neighbour port")))
-    return _bounded(found)
+            descr = iface.get("interfaceDescription", "")
+            if kind in ("interfaceName", "local"):
+                port = name(ident.strip('"') if isinstance(ident, str) else ident, f"{where}.interfaceId")
+            else:  # a MAC (a server's lldpd): the interface is in the description
+                port = _port("00:00:00:00:00:00", descr if isinstance(descr, str) else "", f"{where}.interfaceDescription")
+            found.append(Seen(device, name(local, where), name(info.get("systemName"), f"{where}.systemName"), port))
+    return bounded(found)
 
 
 _NXOS_SHORT = re.compile(r"^Eth(?=\d)")  # NX-OS abbreviates its own ports in l_port_id: Eth1/49 is Ethernet1/49
@@ -239,16 +266,7 @@ def parse_nxos(text: str, device: str) -> list[Seen]:
         row = _dict(row, f"ROW[{n}]")  # noqa: PLW2901
         local = _NXOS_SHORT.sub("Ethernet", name(row.get("l_port_id"), f"ROW[{n}].l_port_id"))
         peer = row.get("sys_name") if detail else row.get("chassis_id")
-        found.append(Seen(device, local, name(peer, f"ROW[{n}].sys_name"), name(row.get("port_id"), f"ROW[{n}].port_id")))
-    return _bounded(found)
-
-
-Parser = Callable[[str, str], list[Seen]]
-FORMS: dict[str, Parser] = {
-    "lldpctl.json": parse_lldpctl,
-    "sonic.txt": parse_sonic,
-    "nvue.txt": parse_nvue,
-    "eos.json": parse_eos,
-    "nxos.json": parse_nxos,
-}
-"""File suffix → parser (``<device>.<suffix>`` under ``--from DIR``)."""
+        descr = row.get("port_desc", "")
+        port = _port(name(row.get("port_id"), f"ROW[{n}].port_id"), descr if isinstance(descr, str) else "", f"ROW[{n}].port_desc")
+        found.append(Seen(device, local, name(peer, f"ROW[{n}].sys_name"), port))
+    return bounded(found)
