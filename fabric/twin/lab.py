@@ -29,6 +29,7 @@ from pathlib import Path
 from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
+from fabric.twin.lldp import LLDPD, lldp_ports, lldpd_in, restart_lldpd, start_lldpd
 from fabric.twin.oob import cable_oob, oob_devices
 from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
 from fabric.twin.rehearse import IN_FRR, ZEBRA_MODULES, program_addresses, refuse_unrehearsable
@@ -83,9 +84,9 @@ def _preflight() -> None:
     if os.geteuid() != 0:
         msg = "the twin needs root (network namespaces, veth links); run it as root"
         raise LabError(msg)
-    missing = [str(p) for p in (FRR_BIN / "zebra", SSHD) if not p.exists()] + [t for t in ("ip", "ssh-keygen") if shutil.which(t) is None]
+    missing = [str(p) for p in (FRR_BIN / "zebra", SSHD, LLDPD) if not p.exists()] + [t for t in ("ip", "ssh-keygen") if shutil.which(t) is None]
     if missing:
-        msg = f"missing {', '.join(missing)}; ./dev installs frr and openssh-server when run as root"
+        msg = f"missing {', '.join(missing)}; ./dev installs frr, openssh-server and lldpd when run as root"
         raise LabError(msg)
 
 
@@ -171,8 +172,10 @@ def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] |
 def _restart(state: LabState, process: str, directory: Path) -> TwinProcess:
     """Start one recorded process again ("leaf01/bgpd", "leaf01/sshd"); its new identity."""
     name, daemon = process.split("/")
-    switch = state.switch(name)
     since = start_ticks(os.getpid()) or 0
+    if daemon == "lldpd":  # a node's or a switch's (fabric.twin.lldp)
+        return restart_lldpd(name, namespace(state.cluster, name), directory, since)
+    switch = state.switch(name)
     if daemon == "sshd":
         return identify(process, start_sshd(directory, [switch], state.station, _run, wait_pid)[0], SSHD, since)
     modules = ZEBRA_MODULES.get(switch.rehearses, ())
@@ -216,6 +219,9 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
     startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
+    for device, ports in lldp_ports(plan).items():  # LLDP on every compute cable, for verify --cabling (fabric.twin.lldp)
+        processes.append(start_lldpd(device, namespace(plan.name, device), ports, directory, since))
+        save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
     client_key, known_hosts = prepare_keys(directory, switches + l2, _run)
     ssh_pids = start_sshd(directory, switches + l2, station(plan), _run, wait_pid)
     processes += [identify(f"{s.name}/sshd", pid, SSHD, since) for s, pid in zip(switches + l2, ssh_pids, strict=True)]
@@ -321,14 +327,15 @@ def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> T
         state = None
         left.append(f"lab.json ignored: it was not written for {directory} (its token is not the marker's)")
     recorded = state.processes if state is not None and state.boot == boot_id() else ()
+    wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     found = started_from(marker.since, _own_daemons(directory)) if marker.boot == boot_id() else []
+    found += lldpd_in(wanted & _netns(), marker.since) if marker.boot == boot_id() else []  # its command line is rewritten
     removed: list[str] = []
     for process in {(p.pid, p.start): p for p in (*recorded, *found)}.values():
         if stop(process):
             removed.append(f"process {process.pid} ({process.name})")
         elif why := mismatch(process):
             left.append(why)
-    wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     for ns in sorted(wanted & _netns()):
         _run("ip", "netns", "delete", ns, check=False)
         removed.append(f"namespace {ns}")

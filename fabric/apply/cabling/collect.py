@@ -68,12 +68,12 @@ def parse_reply(text: str, device: str, form: str, where: str) -> list[Seen]:
     try:
         return FORMS[form](text, device)
     except ValueError as exc:
-        message = f"{device or 'subnet'}: the {form} reply is not usable: {exc}; record it again with the command in docs/switches.md"
+        message = f"the {form} reply of {device or 'the subnet'} is not usable: {exc}; record it again with the command in docs/switches.md"
         raise InputError([Finding((device,) if device else (), message, file=where)], where) from exc
 
 
 def read_dir(directory: Path) -> Replies:
-    """Every reply file under ``directory`` (not its subdirectories; dot files are skipped).
+    """Every reply file under ``directory`` (not its subdirectories; dot files and ``*.md`` notes are skipped).
 
     Raises:
         InputError: not a directory, too many files, a file that is not a regular file under the size bound, a name with
@@ -82,7 +82,7 @@ def read_dir(directory: Path) -> Replies:
     where = str(directory)
     if not directory.is_dir():
         raise InputError([Finding((), f"--from {where!r} is not a directory of recorded replies", file=where)], where)
-    entries = sorted(p for p in directory.iterdir() if not p.name.startswith("."))
+    entries = sorted(p for p in directory.iterdir() if not p.name.startswith(".") and not p.name.endswith(".md"))  # notes beside the replies
     if len(entries) > MAX_FILES:
         raise InputError([Finding((), f"{len(entries)} files, over the bound of {MAX_FILES}", file=where)], where)
     replies = Replies()

@@ -19,6 +19,7 @@ import re
 
 from fabric.apply.cabling.parse import MAX_REPLY_BYTES, Seen, bounded, name
 
+_HCA = re.compile(r"^(?:[a-z]+\d*_\d+|HCA-\d+)$")  # an RDMA device name (mlx5_3, mlx4_0, hfi1_0) or the old default HCA-1
 _MANAGED = re.compile(r"^MF0;(?P<host>[^:]+):")
 # ibnetdiscover: a node line, then its links ("[port](guid)?  "peer"[port](guid)?  # ... "peer description" ...)
 _NODE = re.compile(r'^(?P<kind>Switch|Ca)\s+\d+\s+"[SH]-[0-9a-fA-F]+"\s+#\s+"(?P<desc>[^"]*)"')
@@ -49,7 +50,8 @@ def describe(desc: str, port: str, what: str) -> tuple[str, str]:
     words = desc.split()
     if not words:
         raise ValueError(f"{what}: an empty node description")
-    return name(words[0], what), name(words[1], what) if len(words) > 1 else port
+    hca = len(words) > 1 and _HCA.match(words[1])
+    return name(words[0], what), name(words[1], what) if hca else port
 
 
 def ib_port_number(port: str, ports_per_cage: int = 2) -> str | None:

@@ -90,7 +90,9 @@ def bounded(found: list[Seen]) -> list[Seen]:
 
 
 def _value(node: object, what: str) -> str:
-    """lldpctl's ``{"value": "x"}`` (json) or ``[{"value": "x"}]`` (json0)."""
+    """lldpctl's ``"x"`` (json) or ``[{"value": "x"}]`` (json0)."""
+    if isinstance(node, str):
+        return name(node, what)
     items = _list(node, what)
     if len(items) != 1:
         raise ValueError(f"{what}: expected one value, got {len(items)}")
