@@ -29,7 +29,7 @@ from pathlib import Path
 from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
-from fabric.twin.lldp import LLDPD, lldp_ports, lldpd_in, restart_lldpd, start_lldpd
+from fabric.twin.lldp import LLDPD, lldp_interfaces, lldpd_in, restart_lldpd, start_lldpd
 from fabric.twin.oob import cable_oob, oob_devices
 from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
 from fabric.twin.rehearse import IN_FRR, ZEBRA_MODULES, program_addresses, refuse_unrehearsable
@@ -219,8 +219,8 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
     startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
-    for device, ports in lldp_ports(plan).items():  # LLDP on every compute cable, for verify --cabling (fabric.twin.lldp)
-        processes.append(start_lldpd(device, namespace(plan.name, device), ports, directory, since))
+    for device, interfaces in lldp_interfaces(plan).items():  # LLDP on every compute cable, for verify --cabling (fabric.twin.lldp)
+        processes.append(start_lldpd(device, namespace(plan.name, device), interfaces, directory, since))
         save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
     client_key, known_hosts = prepare_keys(directory, switches + l2, _run)
     ssh_pids = start_sshd(directory, switches + l2, station(plan), _run, wait_pid)
@@ -269,6 +269,7 @@ def _cable(plan: ClusterPlan) -> None:
     fabric = plan.fabric
     assert fabric is not None
     compute = plan.plane("compute")
+    routed: set[str] = set()  # a node with several rails routes the fabric through its first (the twin has no per-rail routing)
     for link in fabric.links:
         a, b = namespace(plan.name, link.a_device), namespace(plan.name, link.b_device)
         a_mtu = str(fabric.mtu)  # a switch port: the fabric MTU, host-facing ports too
@@ -278,7 +279,8 @@ def _cable(plan: ClusterPlan) -> None:
         _run("ip", "-n", b, "link", "set", link.b_port, "up")
         if link.kind == "host" and link.b_address and link.a_address:
             _run("ip", "-n", b, "addr", "add", f"{link.b_address}/31", "dev", link.b_port)
-            if compute.cidr:
+            if compute.cidr and link.b_device not in routed:
+                routed.add(link.b_device)
                 _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
 
 

@@ -31,13 +31,17 @@ READ_TIMEOUT_S = 10
 SOCKET_MAX = 100  # sun_path is 108 bytes on Linux (unix(7)); keep a margin for lldpd's own ".lock" next to it
 
 
-def lldp_ports(plan: ClusterPlan) -> dict[str, list[str]]:
-    """Each device with a compute cable (switch or node) → its compute ports, in plan order."""
+def lldp_interfaces(plan: ClusterPlan) -> dict[str, str]:
+    """Each device with a compute cable → the interfaces its lldpd runs on (``-I``, lldpd(8): a comma list, ``*`` and
+    ``!`` patterns): a switch on every port but its management one (a cable moved to a port the plan leaves empty is
+    seen from the switch too), a node on its compute ports only (its storage and in-band ports share the L2 stand-ins'
+    bridges, where lldpd would hear the other nodes)."""
+    switches = {s.name for s in plan.fabric.switches} if plan.fabric else set[str]()
     ports: dict[str, list[str]] = {}
     for link in plan.fabric.links if plan.fabric else ():
         ports.setdefault(link.a_device, []).append(link.a_port)
         ports.setdefault(link.b_device, []).append(link.b_port)
-    return ports
+    return {device: "*,!eth0" if device in switches else ",".join(names) for device, names in ports.items()}
 
 
 def socket_of(directory: Path, device: str) -> Path:
@@ -45,8 +49,8 @@ def socket_of(directory: Path, device: str) -> Path:
     return directory / "lldp" / f"{device}.sock"
 
 
-def start_lldpd(device: str, ns: str, ports: list[str], directory: Path, not_before: int) -> TwinProcess:
-    """lldpd for ``device`` in namespace ``ns`` on ``ports``, recorded by identity once its control socket answers.
+def start_lldpd(device: str, ns: str, interfaces: str, directory: Path, not_before: int) -> TwinProcess:
+    """lldpd for ``device`` in namespace ``ns`` on ``interfaces``, recorded by identity once its control socket answers.
 
     Raises:
         LabError: the socket path is too long, or lldpd does not start within ``START_TIMEOUT_S``.
@@ -59,11 +63,11 @@ def start_lldpd(device: str, ns: str, ports: list[str], directory: Path, not_bef
         raise LabError(msg)
     for stale in (sock, sock.with_name(sock.name + ".lock")):
         stale.unlink(missing_ok=True)
-    (run_dir / f"{device}.ports").write_text(",".join(ports), encoding="utf-8")  # what a restart listens on
+    (run_dir / f"{device}.ports").write_text(interfaces, encoding="utf-8")  # what a restart listens on
     conf = run_dir / f"{device}.conf"
     conf.write_text(f"configure system hostname {device}\nconfigure lldp portidsubtype ifname\nconfigure lldp tx-interval 1\n", encoding="utf-8")
     log = (run_dir / f"{device}.log").open("ab")
-    argv = ["ip", "netns", "exec", ns, str(LLDPD), "-d", "-I", ",".join(ports), "-u", str(sock), "-O", str(conf)]
+    argv = ["ip", "netns", "exec", ns, str(LLDPD), "-d", "-I", interfaces, "-u", str(sock), "-O", str(conf)]
     child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)  # noqa: S603 - fixed argv, no shell
     log.close()
     deadline = time.monotonic() + START_TIMEOUT_S
@@ -80,8 +84,8 @@ def start_lldpd(device: str, ns: str, ports: list[str], directory: Path, not_bef
 
 def restart_lldpd(device: str, ns: str, directory: Path, not_before: int) -> TwinProcess:
     """Start ``device``'s lldpd again on the ports it was first started on (``lab up`` healing a twin)."""
-    ports = (directory / "lldp" / f"{device}.ports").read_text(encoding="utf-8").split(",")
-    return start_lldpd(device, ns, ports, directory, not_before)
+    interfaces = (directory / "lldp" / f"{device}.ports").read_text(encoding="utf-8")
+    return start_lldpd(device, ns, interfaces, directory, not_before)
 
 
 def _read(sock: Path) -> subprocess.CompletedProcess[str]:
