@@ -331,10 +331,13 @@ def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> T
     recorded = state.processes if state is not None and state.boot == boot_id() else ()
     wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     found = started_from(marker.since, _own_daemons(directory)) if marker.boot == boot_id() else []
-    found += lldpd_in(wanted & _netns(), marker.since) if marker.boot == boot_id() else []  # its command line is rewritten
+    inside = lldpd_in(wanted & _netns(), -1)  # every lldpd in the twin's namespaces: a recorded one must be among them
+    found += [p for p in inside if p.start >= marker.since] if marker.boot == boot_id() else []  # its command line is rewritten
     removed: list[str] = []
     for process in {(p.pid, p.start): p for p in (*recorded, *found)}.values():
-        if stop(process):
+        if process.name.endswith("/lldpd") and (process.pid, process.start) not in {(p.pid, p.start) for p in inside}:
+            left.append(f"process {process.pid} ({process.name}) left alone: no lldpd of that identity runs in the twin's namespaces")
+        elif stop(process):
             removed.append(f"process {process.pid} ({process.name})")
         elif why := mismatch(process):
             left.append(why)
