@@ -19,7 +19,9 @@ import yaml
 
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
-from fabric.twin.procs import is_current
+from fabric.twin.lldp import LLDPD
+from fabric.twin.procs import is_current, start_ticks
+from fabric.twin.state import claim, load_state
 from tests.apply.cabling.conftest import FAULTS, rails_definition, rails_plan
 from tests.conftest import ROOT
 
@@ -91,7 +93,7 @@ def test_the_twin_reads_its_cabling_back_and_names_five_planted_faults(twin: tup
     assert all(is_current(p) for p in lldpd)
     started = time.monotonic()
     code, data = settle(directory, lambda d: d["matched"] == 16)
-    print(f"correct twin: all 16 cables seen in {time.monotonic() - started:.1f} s")  # noqa: T201 - the figure for the record
+    print(f"correct twin: all 16 cables seen in {time.monotonic() - started:.1f} s")
     assert code == 0
     assert data["faults"] == []
     assert (data["planned"], data["checked"], data["matched"]) == (16, 16, 16)
@@ -113,7 +115,7 @@ def test_the_twin_reads_its_cabling_back_and_names_five_planted_faults(twin: tup
 
     started = time.monotonic()
     code, data = settle(directory, lambda d: said(d) == sorted(FAULTS))
-    print(f"miswired twin: five faults named in {time.monotonic() - started:.1f} s")  # noqa: T201
+    print(f"miswired twin: five faults named in {time.monotonic() - started:.1f} s")
     assert code == 1
     assert said(data) == sorted(FAULTS)
 
@@ -132,3 +134,29 @@ def test_lab_down_stops_exactly_its_lldpd_even_without_its_record(rails: Cluster
     finally:
         lab_down(rails.name, directory, lab_namespaces(rails))
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_a_record_naming_an_lldpd_outside_the_twin_leaves_it_alone(tmp_path: Path) -> None:
+    """A record (with the marker's own token) that names, with its exact identity, an lldpd running outside the twin's
+    namespaces (the host's own, say): lab down leaves it running and says why."""
+    directory = tmp_path / "twin"
+    marker = claim(directory, list)
+    sock = tmp_path / "host.sock"
+    host = subprocess.Popen([str(LLDPD), "-d", "-u", str(sock), "-I", "none0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not sock.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        record = {
+            "cluster": "fz", "directory": str(directory), "namespaces": ["fz-node1"], "switches": [], "client_key": "", "known_hosts": "",
+            "processes": [{"name": "node1/lldpd", "pid": host.pid, "start": start_ticks(host.pid) or 0, "exe": os.path.realpath(LLDPD)}],
+            "station": "", "l2_switches": [], "token": marker.token, "boot": marker.boot,
+        }  # fmt: skip
+        (directory / "lab.json").write_text(json.dumps(record), encoding="utf-8")
+        assert load_state(directory) is not None  # a record the twin could have written
+        down = lab_down("fz", directory)
+        assert host.poll() is None, "the host's lldpd was stopped"
+        assert [line for line in down.left if f"process {host.pid} (node1/lldpd) left alone" in line], down.left
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
