@@ -13,12 +13,14 @@ from its leaf). What differs from the plan is explained once, in the words a tec
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from fabric.apply.cabling.ib import ib_port_number
 from fabric.apply.cabling.parse import UNKNOWN_PORT, Seen
+from fabric.catalog.switches import SWITCH_MODELS
 from fabric.plan.types import ClusterPlan, HostInterface
 
 FaultKind = Literal["swapped", "moved", "missing", "unexpected"]
@@ -108,10 +110,28 @@ class Names:
         return End(device, self.aliases.get(End(device, port), port))
 
 
+def sonic_aliases(plan: ClusterPlan) -> dict[End, str]:
+    """A SONiC compute switch's port aliases → its ports: SONiC's lldpmgrd advertises each port by its alias
+    (``lldpcli configure ports <ifname> lldp portidsubtype local <alias>``, sonic-buildimage
+    ``dockers/docker-lldp/lldpmgrd``), so its neighbours report ``etp1a`` for ``Ethernet0``."""
+    out: dict[End, str] = {}
+    for switch in plan.fabric.switches if plan.fabric else ():
+        model = SWITCH_MODELS.get(switch.model)
+        if switch.nos != "sonic" or model is None or model.sonic is None:
+            continue
+        speeds = {x.speed_gbps for x in plan.fabric.links if switch.name in (x.a_device, x.b_device)} if plan.fabric else set[int]()
+        for speed in sorted(speeds):
+            with contextlib.suppress(ValueError):  # no SKU at that speed: the renderer refuses it, nothing to map
+                out |= {End(switch.name, p.alias): p.name for p in model.sonic_ports(speed)}
+    return out
+
+
 def plan_names(plan: ClusterPlan, switch_aliases: Mapping[End, str] | None = None) -> Names:
-    """The plan's names of every cabled end (``switch_aliases``: a switch's advertised port alias → its port)."""
+    """The plan's names of every cabled end (``switch_aliases``: a switch's advertised port alias → its port; SONiC's
+    by default)."""
     ports = {End(n.hostname, i.name): i for n in plan.nodes for i in n.interfaces}
-    aliases = {End(n.hostname, i.hca): i.name for n in plan.nodes for i in n.interfaces if i.hca} | dict(switch_aliases or {})
+    aliases = {End(n.hostname, i.hca): i.name for n in plan.nodes for i in n.interfaces if i.hca}
+    aliases |= sonic_aliases(plan) if switch_aliases is None else dict(switch_aliases)
     cables = planned_cables(plan)
     ib = {End(e.device, n): e.port for c in cables for e in (c.a, c.b) if (n := ib_port_number(e.port)) is not None}  # ibnetdiscover's numbers
     aliases |= ib

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from fabric.apply.cabling.compare import Planned, Report, compare, plan_names, planned_cables
+from fabric.apply.cabling.compare import End, Planned, Report, compare, plan_names, planned_cables
 from fabric.apply.cabling.parse import UNKNOWN_PORT, Seen
 from fabric.model import load_cluster
 from fabric.plan import ClusterPlan, plan_cluster
@@ -134,3 +134,16 @@ def test_the_command_line_exit_codes_text_json_and_fix_list(tmp_path: Path, comp
     assert hostile.returncode == 2
     assert "node1.lldpctl.json" in hostile.stderr
     assert "node1" in hostile.stderr
+
+
+def test_a_sonic_leaf_seen_by_its_port_alias_is_its_planned_port() -> None:
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / "onprem-roce" / "cluster.yaml"))
+    cables = planned_cables(plan, ("compute",))
+    first = next(c for c in cables if c.a == End("leaf-su01-r1", "Ethernet0"))
+    seen = [Seen(first.b.device, first.b.port, "leaf-su01-r1", "etp1a")]  # SONiC's lldpmgrd advertises the alias
+    report = compare(cables, seen, {first.b.device}, plan_names(plan))
+    assert report.matched == 1  # the node's other seven rails were not in the reply: missing, not this one
+    assert not [f for f in report.faults if "etp1a" in f.text or "Ethernet0" in f.text]
+    bare = compare(cables, seen, {first.b.device}, plan_names(plan, switch_aliases={}))
+    assert bare.matched == 0
+    assert [f for f in bare.faults if "leaf-su01-r1 etp1a" in f.text]  # without the aliases: a cable in a port the plan lacks
