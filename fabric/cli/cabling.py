@@ -23,6 +23,7 @@ from fabric.apply.planes import select_devices
 from fabric.apply.session import DeviceAccess
 from fabric.apply.terminal import visible
 from fabric.cli.common import EXIT_FAILED, EXIT_OK
+from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.twin.lab import load_state
 from fabric.twin.lldp import twin_replies
@@ -46,6 +47,9 @@ def source(args: argparse.Namespace, plan: ClusterPlan, state: Path, access: Map
         return read_dir(args.replies)
     twin = load_state(state)
     if twin is not None:
+        if not any(p.name.endswith("/lldpd") for p in twin.processes):
+            msg = f"the twin under {state} runs no lldpd (it was built before the twin had LLDP); run 'lab down' and 'lab up' again"
+            raise LabError(msg)
         return twin_replies(Path(twin.directory), twin.processes)
     nos = {d.name: d.nos for d in select_devices(plan)} | ({s.name: s.nos for s in plan.fabric.switches} if plan.fabric else {})
     return read_live(access, nos, adapters)
