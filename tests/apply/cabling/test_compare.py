@@ -147,3 +147,14 @@ def test_a_sonic_leaf_seen_by_its_port_alias_is_its_planned_port() -> None:
     bare = compare(cables, seen, {first.b.device}, plan_names(plan, switch_aliases={}))
     assert bare.matched == 0
     assert [f for f in bare.faults if "leaf-su01-r1 etp1a" in f.text]  # without the aliases: a cable in a port the plan lacks
+
+
+def test_a_dgx_rail_swap_is_said_by_hca_and_rail_from_the_sonic_leaves_alone() -> None:
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / "onprem-roce" / "cluster.yaml"))
+    cables = planned_cables(plan, ("compute",))
+    seen = [Seen(c.a.device, c.a.port, c.b.device, c.b.port) for c in cables]  # show lldp table on every leaf
+    seen = [s for s in seen if not (s.device in {"leaf-su01-r2", "leaf-su01-r4"} and s.port == "Ethernet64")]
+    seen += [Seen("leaf-su01-r2", "Ethernet64", "gpu017", "enp94s0np0"), Seen("leaf-su01-r4", "Ethernet64", "gpu017", "enp64s0np0")]
+    leaves = {c.a.device for c in cables}
+    report = compare(cables, seen, leaves, plan_names(plan), every=planned_cables(plan))
+    assert [f"{f.kind}: {f.text}" for f in report.faults] == ["swapped: gpu017: mlx5_3 and mlx5_5 are swapped (rail 2 ↔ rail 4)"]
