@@ -35,6 +35,8 @@ from fabric.apply.session import DeviceAccess
 from fabric.apply.shown import shown_result, shown_text
 from fabric.apply.terminal import visible
 from fabric.apply.transaction import PushResult
+from fabric.cli import cabling
+from fabric.cli.cabling import add_arguments as add_cabling_arguments
 from fabric.cli.common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_PENDING
 from fabric.errors import PushError
 from fabric.plan.types import ClusterPlan
@@ -47,7 +49,7 @@ HELP = {
     "diff": "show what a push would change on every switch (read-only; --offline: against the change record)",
     "push": "push the rendered configs: canary per tier, then batches (dry run unless --commit)",
     "rollback": "put every switch back to what it ran after a recorded change (dry run unless --commit)",
-    "verify": "read-only drift check of the live fabric: running vs rendered, BGP, ECMP, MTU",
+    "verify": "read-only drift check of the live fabric: running vs rendered, BGP, ECMP, MTU; --cabling: neighbours against the cabling plan",
 }
 
 
@@ -93,6 +95,7 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
             cmd.add_argument("--wait", type=float, default=0.0, help="keep checking up to this many seconds (converging fabric)")
             cmd.add_argument("--hold", type=int, default=3, help="with --wait: consecutive clean samples needed (default 3)")
             cmd.add_argument("--traffic", action="store_true", help="the twin: DF pings at the compute MTU between a node of every leaf pair")
+            add_cabling_arguments(cmd)
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -113,6 +116,10 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
             results = offline_diff(plan, state, planes, adapters)
             _report(args, out, "offline", results)
             return _exit(args.command, results)
+        if args.command == "verify" and args.cabling:  # fabric.cli.cabling: neighbours against cabling.csv
+            access = {} if args.replies is not None else access_for(validated, plan, state, planes)  # recorded: no credentials
+            replies = cabling.source(args, plan, state, access, adapters)
+            return cabling.report(args, out, cabling.check(plan, replies, planes if args.plane else ("compute",)), replies)
         access = access_for(validated, plan, state, planes)
         if args.command == "verify":
             return _verify(args, out, plan, access, state, planes=planes, adapters=adapters)

@@ -29,6 +29,7 @@ from pathlib import Path
 from fabric.errors import LabError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
+from fabric.twin.lldp import LLDPD, lldp_interfaces, lldpd_in, restart_lldpd, start_lldpd
 from fabric.twin.oob import cable_oob, oob_devices
 from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
 from fabric.twin.rehearse import IN_FRR, ZEBRA_MODULES, program_addresses, refuse_unrehearsable
@@ -83,9 +84,9 @@ def _preflight() -> None:
     if os.geteuid() != 0:
         msg = "the twin needs root (network namespaces, veth links); run it as root"
         raise LabError(msg)
-    missing = [str(p) for p in (FRR_BIN / "zebra", SSHD) if not p.exists()] + [t for t in ("ip", "ssh-keygen") if shutil.which(t) is None]
+    missing = [str(p) for p in (FRR_BIN / "zebra", SSHD, LLDPD) if not p.exists()] + [t for t in ("ip", "ssh-keygen") if shutil.which(t) is None]
     if missing:
-        msg = f"missing {', '.join(missing)}; ./dev installs frr and openssh-server when run as root"
+        msg = f"missing {', '.join(missing)}; ./dev installs frr, openssh-server and lldpd when run as root"
         raise LabError(msg)
 
 
@@ -171,8 +172,10 @@ def lab_heal(plan: ClusterPlan, directory: Path) -> tuple[LabState, list[str]] |
 def _restart(state: LabState, process: str, directory: Path) -> TwinProcess:
     """Start one recorded process again ("leaf01/bgpd", "leaf01/sshd"); its new identity."""
     name, daemon = process.split("/")
-    switch = state.switch(name)
     since = start_ticks(os.getpid()) or 0
+    if daemon == "lldpd":  # a node's or a switch's (fabric.twin.lldp)
+        return restart_lldpd(name, namespace(state.cluster, name), directory, since)
+    switch = state.switch(name)
     if daemon == "sshd":
         return identify(process, start_sshd(directory, [switch], state.station, _run, wait_pid)[0], SSHD, since)
     modules = ZEBRA_MODULES.get(switch.rehearses, ())
@@ -216,6 +219,9 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
     startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
+    for device, interfaces in lldp_interfaces(plan).items():  # LLDP on every compute cable, for verify --cabling (fabric.twin.lldp)
+        processes.append(start_lldpd(device, namespace(plan.name, device), interfaces, directory, since))
+        save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
     client_key, known_hosts = prepare_keys(directory, switches + l2, _run)
     ssh_pids = start_sshd(directory, switches + l2, station(plan), _run, wait_pid)
     processes += [identify(f"{s.name}/sshd", pid, SSHD, since) for s, pid in zip(switches + l2, ssh_pids, strict=True)]
@@ -263,6 +269,7 @@ def _cable(plan: ClusterPlan) -> None:
     fabric = plan.fabric
     assert fabric is not None
     compute = plan.plane("compute")
+    routed: set[str] = set()  # a node with several rails routes the fabric through its first (the twin has no per-rail routing)
     for link in fabric.links:
         a, b = namespace(plan.name, link.a_device), namespace(plan.name, link.b_device)
         a_mtu = str(fabric.mtu)  # a switch port: the fabric MTU, host-facing ports too
@@ -272,7 +279,8 @@ def _cable(plan: ClusterPlan) -> None:
         _run("ip", "-n", b, "link", "set", link.b_port, "up")
         if link.kind == "host" and link.b_address and link.a_address:
             _run("ip", "-n", b, "addr", "add", f"{link.b_address}/31", "dev", link.b_port)
-            if compute.cidr:
+            if compute.cidr and link.b_device not in routed:
+                routed.add(link.b_device)
                 _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
 
 
@@ -321,14 +329,18 @@ def lab_down(cluster: str, directory: Path, namespaces: Iterable[str] = ()) -> T
         state = None
         left.append(f"lab.json ignored: it was not written for {directory} (its token is not the marker's)")
     recorded = state.processes if state is not None and state.boot == boot_id() else ()
+    wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     found = started_from(marker.since, _own_daemons(directory)) if marker.boot == boot_id() else []
+    inside = lldpd_in(wanted & _netns(), -1)  # every lldpd in the twin's namespaces: a recorded one must be among them
+    found += [p for p in inside if p.start >= marker.since] if marker.boot == boot_id() else []  # its command line is rewritten
     removed: list[str] = []
     for process in {(p.pid, p.start): p for p in (*recorded, *found)}.values():
-        if stop(process):
+        if process.name.endswith("/lldpd") and (process.pid, process.start) not in {(p.pid, p.start) for p in inside}:
+            left.append(f"process {process.pid} ({process.name}) left alone: no lldpd of that identity runs in the twin's namespaces")
+        elif stop(process):
             removed.append(f"process {process.pid} ({process.name})")
         elif why := mismatch(process):
             left.append(why)
-    wanted = set(namespaces) | set(state.namespaces if state is not None and state.cluster == cluster else ())
     for ns in sorted(wanted & _netns()):
         _run("ip", "netns", "delete", ns, check=False)
         removed.append(f"namespace {ns}")

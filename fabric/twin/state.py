@@ -24,6 +24,7 @@ from typing import Annotated, ClassVar
 from pydantic import ConfigDict, Field, TypeAdapter
 
 from fabric.errors import Finding, InputError, LabError
+from fabric.twin.lldp import LLDPD
 from fabric.twin.procs import TwinProcess, boot_id, start_ticks
 from fabric.twin.sshd import SSHD
 from fabric.twin.switches import FRR_BIN, FRR_DAEMONS
@@ -34,8 +35,8 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 
 
 def twin_executables() -> dict[str, str]:
-    """Each program the twin starts as a daemon (realpath) → the daemon's name: FRR's daemons and sshd."""
-    return {os.path.realpath(FRR_BIN / d): d for d in FRR_DAEMONS} | {os.path.realpath(SSHD): "sshd"}
+    """Each program the twin starts as a daemon (realpath) → the daemon's name: FRR's daemons, sshd and lldpd."""
+    return {os.path.realpath(FRR_BIN / d): d for d in FRR_DAEMONS} | {os.path.realpath(SSHD): "sshd", os.path.realpath(LLDPD): "lldpd"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +222,9 @@ def _problem(state: LabState, directory: Path) -> str:
     """What makes a well-typed record one this twin never wrote ("" when nothing)."""
     inside = [*(s.run_dir for s in state.switches + state.l2_switches), *(p for p in (state.client_key, state.known_hosts) if p)]
     outside = [p for p in inside if not Path(p).is_absolute() or ".." in Path(p).parts or directory not in Path(p).parents]
-    switches = {s.name for s in state.switches + state.l2_switches}
+    switches = {s.name for s in state.switches + state.l2_switches} | {
+        n[len(state.cluster) + 1 :] for n in state.namespaces
+    }  # lldpd runs on nodes too
     names = [*state.namespaces, *(s.namespace for s in state.switches + state.l2_switches)]
     daemons = twin_executables()
     checks = {
