@@ -24,6 +24,9 @@ MAX_RADIX = 256
 MAX_OFFSET = 65535
 # Oversubscription targets outside 1:4 .. 64:1 describe no real fabric (and would ask the planner for absurd uplink counts).
 RATIO_MIN, RATIO_MAX = Fraction(1, 4), Fraction(64)
+MAX_PLANES = 4  # the designs the issue names: twin-planar SuperPOD B300, dual-plane HPN; 4 for a 4-port NIC split by port
+PlaneSplit = Literal["port", "nic"]
+PlaneSpines = Literal["separate", "shared"]
 JUMBO_MTU = 9216  # the Ethernet jumbo limit the schema allows; used where the catalog records no NOS limit
 
 
@@ -256,6 +259,22 @@ class FabricSpec(SpecModel):
     underlay: UnderlaySpec = UnderlaySpec()
     cable_length_m: CableLengthSpec = CableLengthSpec()
     management: ManagementSpec = ManagementSpec()
+    planes: Annotated[int, Field(ge=1, le=MAX_PLANES)] = Field(
+        default=1,
+        description="Parallel compute planes (2-4): each is its own leaf/spine (or three-tier) fabric with its own switches "
+        "(named p<k>-...), pools, ASNs and cables, and no link joins two planes. Node ports split across them by plane_split. "
+        "Default 1: one fabric, as before.",
+    )
+    plane_split: PlaneSplit = Field(
+        default="port",
+        description="How node ports split across planes. port: port k of every NIC to plane k (the profile's ports_per_nic; "
+        "one port per plane as on DGX SuperPOD B300, or each NIC port to a different ToR, dual-ToR as in Alibaba HPN). "
+        "nic: whole NICs, NIC n to plane n mod planes (each GPU's NICs across planes).",
+    )
+    plane_spines: PlaneSpines = Field(
+        default="separate",
+        description="separate: every plane has its own spine (and super-spine) switches. shared: refused, see fabric.plan.compute.planes.",
+    )
 
     @field_validator("oversubscription")
     @classmethod
