@@ -47,7 +47,7 @@ from fabric.plan.compute.pods import size_pods
 from fabric.plan.compute.sizing import FabricMember, format_ratio, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
-from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan
+from fabric.plan.types import ClusterPlan, FabricPlan, Link, PodsPlan, SwitchPlan
 
 PLANE_PATH = ("fabric", "planes")
 _PLANE_NAME = re.compile(r"^p([1-9])-")
@@ -335,3 +335,12 @@ def plane_figures(plan: FabricPlan) -> tuple[PlaneFigures, ...]:
         count = sum(1 for p, _ in tiers.values() if p == k)
         figures.append(PlaneFigures(k, count, host, up, cut // 2, ratio))
     return tuple(figures)
+
+
+def fabric_plane_cidrs(plan: ClusterPlan) -> dict[int, str]:
+    """Each compute plane's block of planes.compute.cidr on a multi-plane fabric (fabric.plan.compute.planes); empty otherwise."""
+    fabric, cidr = plan.fabric, plan.plane("compute").cidr
+    planes = sorted({k for s in (fabric.leaves if fabric else ()) if (k := plane_of(s.name)) is not None})
+    if not planes or cidr is None:
+        return {}
+    return {k: str(block(IPv4Network(cidr), k, len(planes))) for k in planes}
