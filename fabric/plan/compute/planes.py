@@ -344,3 +344,25 @@ def fabric_plane_cidrs(plan: ClusterPlan) -> dict[int, str]:
     if not planes or cidr is None:
         return {}
     return {k: str(block(IPv4Network(cidr), k, len(planes))) for k in planes}
+
+
+def plane_fabric(plan: FabricPlan, plane: int) -> FabricPlan:
+    """Plane ``plane`` of a multi-plane fabric as a fabric plan of its own: its switches and cables, its tiers' counts,
+    its bisection (what a per-plane picture or report shows)."""
+    mine = {s.name for s in plan.switches if plane_of(s.name) == plane}
+    planes = len({plane_of(s.name) for s in plan.leaves})
+    figures = next(f for f in plane_figures(plan) if f.plane == plane)
+    pods = plan.pods
+    if pods is not None:
+        pods = dataclasses.replace(pods, super_spines=tuple(s for s in pods.super_spines if s.name in mine))
+    return dataclasses.replace(
+        plan,
+        leaves=tuple(s for s in plan.leaves if s.name in mine),
+        spines=tuple(s for s in plan.spines if s.name in mine),
+        links=tuple(x for x in plan.links if x.a_device in mine),
+        tiers=tuple(dataclasses.replace(t, switches=t.switches // planes) for t in plan.tiers),
+        bisection_gbps=figures.bisection_gbps,
+        bisection_both_directions_gbps=2 * figures.bisection_gbps,
+        oversubscription=figures.oversubscription,
+        pods=pods,
+    )
