@@ -57,6 +57,13 @@ def test_each_port_routes_its_own_plane_only(template: str) -> None:
         assert "10.100.0.0/17,10.100.0.0" in first
         assert "10.100.128.0/17,10.100.128.0" in second
     for text in (first, second):
-        assert "10.100.0.0/16" not in text  # never the whole compute block: plane 1 cannot route to plane 2
+        # the whole compute block only as unreachable in the port's own table: a plane-1 address never reaches plane 2
+        if template == "plane.network.j2":
+            assert "Destination=10.100.0.0/16\nType=unreachable\n" in text
+            assert "Destination=10.100.0.0/16\nGateway" not in text
+        else:  # nm-settings-nmcli(5) ipv4.routes attribute type
+            assert text.count("10.100.0.0/16") == 1
+            assert "type=unreachable" in text
     control = plane_file(template, ROCE, compute_ports(ROCE)[0])
     assert "10.100.0.0/16" in control  # a one-plane fabric routes its whole block, as before
+    assert "unreachable" not in control
