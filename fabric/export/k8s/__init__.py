@@ -153,8 +153,7 @@ def cidr_pools(plan: ClusterPlan, rails: dict[RailKey, list[tuple[NodePlan, Host
         for node, port in ports:
             if port.address is None or port.peer_address is None or ipaddress.ip_interface(port.address).network.prefixlen != 31:
                 msg = (
-                    f"{node.hostname} {port.name}: rail {rail_name(rail)} has no routed /31 (address and leaf peer); "
-                    "nv-ipam pins each node's prefix"
+                    f"{node.hostname} {port.name}: rail {rail_name(rail)} has no routed /31 (address and leaf peer); nv-ipam pins each node's prefix"
                 )
                 raise InputError([Finding(("nodes",), msg)])
             prefix = ipaddress.ip_interface(port.address).network

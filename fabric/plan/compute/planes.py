@@ -253,18 +253,14 @@ def _renamed(spec: ClusterSpec, plan: FabricPlan, k: int) -> FabricPlan:
         total = pool.num_addresses - 1
         tops = tuple(rename(s, g := (k - 1) * len(pods.super_spines) + s.switch_id, s.asn, total - g) for s in pods.super_spines)
         pods = dataclasses.replace(pods, super_spines=tops)
-    links = tuple(
-        dataclasses.replace(x, a_device=names.get(x.a_device, x.a_device), b_device=names.get(x.b_device, x.b_device)) for x in plan.links
-    )
+    links = tuple(dataclasses.replace(x, a_device=names.get(x.a_device, x.a_device), b_device=names.get(x.b_device, x.b_device)) for x in plan.links)
     return dataclasses.replace(plan, leaves=leaves, spines=spines, links=links, pods=pods)
 
 
 def _merged(fabric: FabricSpec, plans: list[FabricPlan]) -> FabricPlan:
     """One fabric plan of every plane: switches and cables plane by plane, tiers counted over planes, bisection summed."""
     first = plans[0]
-    tiers = tuple(
-        dataclasses.replace(tier, switches=sum(p.tiers[i].switches for p in plans)) for i, tier in enumerate(first.tiers)
-    )
+    tiers = tuple(dataclasses.replace(tier, switches=sum(p.tiers[i].switches for p in plans)) for i, tier in enumerate(first.tiers))
     pods: PodsPlan | None = None
     if first.pods is not None:
         pods = dataclasses.replace(first.pods, super_spines=tuple(s for p in plans for s in p.super_spines))
