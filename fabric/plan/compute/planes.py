@@ -1,6 +1,6 @@
 """Multi-plane compute fabrics: ``fabric.planes`` parallel planes, each its own leaf/spine (or three-tier) fabric.
 
-The designs (cited in docs/definition/fabric.md): NVIDIA DGX SuperPOD B300's twin-planar compute fabric ("Each GPU has
+The designs (cited in docs/definition/planes.md): NVIDIA DGX SuperPOD B300's twin-planar compute fabric ("Each GPU has
 2x 400GbE connectivity through two different planes"), Alibaba HPN's dual-plane dual-ToR (SIGCOMM 2024: each NIC port to
 a different ToR, the ToRs of a port forming one plane).
 
