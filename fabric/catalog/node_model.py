@@ -18,6 +18,7 @@ PlaneName = Literal["compute", "storage", "inband", "oob"]
 PORT_SPEEDS: tuple[int, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 """Ethernet / InfiniBand port speeds in Gb/s a NIC or BMC port can run (IEEE 802.3 rates; IB HDR 200, NDR 400, XDR 800)."""
 MAX_PORTS = 32
+MAX_PORTS_PER_NIC = 4  # ConnectX-7 / ConnectX-8 cards carry 1, 2 or 4 ports (NVIDIA ConnectX-7 and ConnectX-8 product briefs)
 MAX_MEMORY_GB = 65536
 """The most system memory a node may declare, in GiB (64 TiB). GPU servers ship with 2-4 TiB (DGX H100 and DGX B200:
 2 TiB, up to 4 TiB on 2-socket HGX boards); the largest single-system-image machines, 32-socket HPE Superdome Flex,
@@ -106,6 +107,11 @@ class PortGroupSpec(_Strict):
     hcas: tuple[Annotated[str, Field(pattern=_HCA)], ...] = Field(
         default=(), max_length=MAX_PORTS, description="RDMA device of each port (mlx5_N); empty when the ports carry no RDMA."
     )
+    ports_per_nic: Annotated[int, Field(ge=1, le=MAX_PORTS_PER_NIC)] = Field(
+        default=1,
+        description="Ports of each NIC (2 on a dual-port card); list the ports NIC by NIC. A multi-plane fabric "
+        "(fabric.plane_split: port) sends port k of every NIC to plane k.",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> PortGroupSpec:
@@ -118,6 +124,9 @@ class PortGroupSpec(_Strict):
             raise ValueError(msg)
         if self.hcas and len(self.hcas) != count:
             msg = f"{len(self.hcas)} hcas for {count} ports; give one RDMA device per port or none"
+            raise ValueError(msg)
+        if count % self.ports_per_nic:
+            msg = f"{count} ports are not whole NICs of ports_per_nic {self.ports_per_nic}; list every port of every NIC"
             raise ValueError(msg)
         # Buses may repeat only beside fixed names (the two ports of a dual-port card share a bus).
         checked = (("names", self.names), ("hcas", self.hcas), ("pci_buses", () if self.names else self.pci_buses))

@@ -14,6 +14,7 @@ from fabric.cli.output import refuse_links, write_files
 from fabric.errors import Finding, InputError
 from fabric.export.acceptance import export_acceptance
 from fabric.export.k8s import export_k8s
+from fabric.export.k8s.nic_config import nic_configuration
 from fabric.export.nccl import export_nccl
 from fabric.export.slurm import export_slurm
 from fabric.export.telemetry import export_telemetry
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     validated = validate_file(args.file)
     files = EXPORTERS[args.kind](validated.plan)
+    if args.kind == "k8s":  # the NICs' Spectrum-X settings come from the definition, not the plan (fabric.export.k8s.nic_config)
+        files = dict(sorted({**files, **nic_configuration(validated.spec)}.items()))
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
     written = _write(target, files, named=args.output)

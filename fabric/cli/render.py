@@ -165,6 +165,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.lint.oob import lint_oob
     from fabric.lint.parse.qos import CONFIG_FILE
     from fabric.lint.phys import lint_phys
+    from fabric.lint.planes import lint_planes
     from fabric.lint.storage import lint_storage
     from fabric.render import render_configs
 
@@ -189,8 +190,10 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
     gnmic = read_gnmic(args.configs) or (gnmic_config(plan), "telemetry/gnmic.yaml")
     findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
-    phys = lint_phys(plan, {**configs, **oob}, _cabling(plan, args.configs))  # both ends of every cable, breakout, FEC
+    cabling = _cabling(plan, args.configs)
+    phys = lint_phys(plan, {**configs, **oob}, cabling)  # both ends of every cable, breakout, FEC
     findings += phys.findings
+    findings += lint_planes(plan, configs, cabling)  # multi-plane: no cable or config line joins two compute planes
     unproven = _unproven(plan, {**configs, **oob})
     if args.json:
         physical = {"ports": phys.ports, "cables": phys.cables, "unconfirmed": phys.unconfirmed}

@@ -10,9 +10,10 @@ import yaml
 from fabric.inventory.compact import json_texts, split_interfaces
 from fabric.plan.cloud.nccl import cloud_nccl_env
 from fabric.plan.cloud.stack import gpu_board, gpu_stack
+from fabric.plan.compute.planes import fabric_plane_cidrs, plane_of
 from fabric.plan.host_bonds import bonded_ports, host_bonds
 from fabric.plan.nccl import nccl_env, nccl_groups
-from fabric.plan.types import ClusterPlan, NodePlan
+from fabric.plan.types import ClusterPlan, HostInterface, NodePlan
 
 ROLE_GROUPS: dict[str, str] = {
     "gpu": "gpu_nodes",
@@ -227,8 +228,9 @@ def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
     nccl = {g.group: nccl_env(plan, g) for g in nccl_groups(plan)}  # what roles/nccl_env writes to /etc/nccl.conf
     partitions = _partitions_with_members(plan) if sm else []
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
+    planes = fabric_plane_cidrs(plan)
     for node in plan.nodes:
-        host = _node_vars(node, sm.get(node.hostname), host_bonds(plan, node))
+        host = _node_vars(node, sm.get(node.hostname), host_bonds(plan, node), planes)
         if node.hostname in sm:
             host["gpufabric_ib_partitions"] = partitions  # what opensm writes to partitions.conf
         if node.group in nccl:
@@ -248,7 +250,13 @@ def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
     return {"all": {"vars": _cluster_vars(plan), "children": dict(sorted(children.items()))}}
 
 
-def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, Any]]) -> dict[str, Any]:
+def _plane_keys(i: HostInterface, planes: Mapping[int, str]) -> dict[str, Any]:
+    """A multi-plane compute port's plane and the only prefix it routes (its plane's block): no port routes another plane."""
+    plane = plane_of(i.switch) if planes and i.plane == "compute" else None
+    return {"fabric_plane": plane, "route_cidr": planes[plane]} if plane is not None else {}
+
+
+def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, Any]], planes: Mapping[int, str]) -> dict[str, Any]:
     member_of = bonded_ports(bonds)
     netdevs = [i for i in node.interfaces if i.kind == "netdev"]
     inband = next((i.address for i in netdevs if i.plane == "inband" and i.address), None)
@@ -268,6 +276,7 @@ def _node_vars(node: NodePlan, sm_priority: int | None, bonds: list[dict[str, An
                 "peer_address": i.peer_address,
                 "hca": i.hca,
                 "bond": member_of.get(i.name),
+                **_plane_keys(i, planes),
             }
             for i in netdevs
         ],

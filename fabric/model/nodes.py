@@ -12,7 +12,7 @@ from typing import Annotated, Literal, cast
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from fabric.catalog.hardware import HARDWARE, HardwareProfile, PortGroup
-from fabric.catalog.node_model import PciBus, PortSpeed
+from fabric.catalog.node_model import MAX_PORTS_PER_NIC, PciBus, PortSpeed
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
 from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
@@ -41,6 +41,9 @@ class NodePortsSpec(SpecModel):
         description="PCI bus of each port, decimal (26) or as lspci prints it ('0000:1a:00.0', hex); names derive from them without 'names'.",
     )
     hcas: tuple[Identifier, ...] = Field(default=(), max_length=MAX_PORTS_PER_PLANE, description="RDMA device (mlx5_N) of each port.")
+    ports_per_nic: Annotated[int, Field(ge=1, le=MAX_PORTS_PER_NIC)] = Field(
+        default=1, description="Ports of each NIC (2 on a dual-port card), listed NIC by NIC; fabric.plane_split: port splits by it."
+    )
 
     @model_validator(mode="after")
     def _one_entry_per_port(self) -> NodePortsSpec:
@@ -54,11 +57,14 @@ class NodePortsSpec(SpecModel):
             if len(set(values)) != len(values):
                 msg = f"{what} repeat an entry; each port has its own"
                 raise ValueError(msg)
+        if self.count % self.ports_per_nic:
+            msg = f"count {self.count} is not whole NICs of ports_per_nic {self.ports_per_nic}; list every port of every NIC"
+            raise ValueError(msg)
         return self
 
     def port_group(self) -> PortGroup:
         """The catalog's view of these ports."""
-        return PortGroup(self.speed_gbps, self.pci_buses, self.hcas, self.names)
+        return PortGroup(self.speed_gbps, self.pci_buses, self.hcas, self.names, self.ports_per_nic)
 
 
 class NodeGroupSpec(SpecModel):

@@ -6,7 +6,7 @@ from fractions import Fraction
 from ipaddress import IPv4Address, IPv4Network
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, field_validator
+from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from fabric.catalog.releases import NOS_RELEASES, default_release
 from fabric.catalog.switches import SWITCH_MODELS, Nos
@@ -25,6 +25,9 @@ MAX_RADIX = 256
 MAX_OFFSET = 65535
 # Oversubscription targets outside 1:4 .. 64:1 describe no real fabric (and would ask the planner for absurd uplink counts).
 RATIO_MIN, RATIO_MAX = Fraction(1, 4), Fraction(64)
+MAX_PLANES = 4  # the designs the issue names: twin-planar SuperPOD B300, dual-plane HPN; 4 for a 4-port NIC split by port
+PlaneSplit = Literal["port", "nic"]
+PlaneSpines = Literal["separate", "shared"]
 JUMBO_MTU = 9216  # the Ethernet jumbo limit the schema allows; used where the catalog records no NOS limit
 
 
@@ -217,6 +220,37 @@ class ManagementSpec(SpecModel):
     )
 
 
+# The NIC Configuration Operator's Spectrum-X settings (NicConfigurationTemplate.spec.template.spectrumXOptimized, CRD
+# config/crd/bases/configuration.net.nvidia.com_nicconfigurationtemplates.yaml of Mellanox/nic-configuration-operator at
+# tag network-operator-v26.4.1): version enum RA1.3..RA2.2, multiplaneMode none|swplb|hwplb|uniplane, numberOfPlanes
+# 1|2|4; CEL rules: enabled only for nicType 1023 (ConnectX-8), 1025 (ConnectX-9) or a2dc (BlueField-3 SuperNIC), hwplb
+# only on 1023/1025, RA1.3/RA2.0 only with multiplaneMode none and 1 plane.
+SpectrumXVersion = Literal["RA1.3", "RA2.0", "RA2.1", "RA2.2"]
+SPECTRUM_X_NIC_TYPES = {"1023": "ConnectX-8 SuperNIC", "1025": "ConnectX-9 SuperNIC", "a2dc": "BlueField-3 SuperNIC"}
+SPECTRUM_X_PLANES = (1, 2, 4)
+
+
+class SpectrumXSpec(SpecModel):
+    """The compute NICs' Spectrum-X configuration, exported as a NicConfigurationTemplate (``export k8s``)."""
+
+    version: SpectrumXVersion = Field(default="RA2.2", description="Spectrum-X reference architecture the NICs are tuned for.")
+    multiplane_mode: Literal["swplb", "hwplb"] = Field(
+        default="swplb",
+        description="On a multi-plane fabric: swplb (software plane load balancing: a PF per plane) or hwplb (hardware, "
+        "ConnectX-8/9 only). One plane always exports multiplaneMode none.",
+    )
+    nic_type: Literal["1023", "1025", "a2dc"] = Field(
+        description="PCI device id of the compute NICs the template selects: 1023 ConnectX-8, 1025 ConnectX-9, a2dc BlueField-3 SuperNIC."
+    )
+
+    @model_validator(mode="after")
+    def _hwplb_nics(self) -> SpectrumXSpec:
+        if self.multiplane_mode == "hwplb" and self.nic_type == "a2dc":
+            msg = "hwplb runs only on ConnectX-8 (nic_type 1023) or ConnectX-9 (1025) SuperNICs; use multiplane_mode: swplb"
+            raise ValueError(msg)
+        return self
+
+
 class FabricSpec(SpecModel):
     """Leaf/spine compute fabric; with ``super_spine`` a three-tier fabric of pods."""
 
@@ -260,11 +294,43 @@ class FabricSpec(SpecModel):
     load_balancing: LoadBalancingSpec = Field(
         default=LoadBalancingSpec(), description="ECMP hash fields, adaptive routing and the NCCL queue pairs to match (RoCE fabrics)."
     )
+    planes: Annotated[int, Field(ge=1, le=MAX_PLANES)] = Field(
+        default=1,
+        description="Parallel compute planes (2-4): each is its own leaf/spine (or three-tier) fabric with its own switches "
+        "(named p<k>-...), pools, ASNs and cables, and no link joins two planes. Node ports split across them by plane_split. "
+        "Default 1: one fabric, as before.",
+    )
+    plane_split: PlaneSplit = Field(
+        default="port",
+        description="How node ports split across planes. port: port k of every NIC to plane k (the profile's ports_per_nic; "
+        "one port per plane as on DGX SuperPOD B300, or each NIC port to a different ToR, dual-ToR as in Alibaba HPN). "
+        "nic: whole NICs, NIC n to plane n mod planes (each GPU's NICs across planes).",
+    )
+    plane_spines: PlaneSpines = Field(
+        default="separate",
+        description="separate: every plane has its own spine (and super-spine) switches. shared: refused, see fabric.plan.compute.planes.",
+    )
+
+    spectrum_x: SpectrumXSpec | None = Field(
+        default=None,
+        description="The compute NICs' Spectrum-X settings (NIC Configuration Operator): multiplaneMode and numberOfPlanes follow planes.",
+    )
 
     @field_validator("oversubscription")
     @classmethod
     def _usable_ratio(cls, value: str) -> str:
         return check_ratio(value)
+
+    @model_validator(mode="after")
+    def _spectrum_x_planes(self) -> FabricSpec:
+        sx = self.spectrum_x
+        if sx is not None and self.planes not in SPECTRUM_X_PLANES:
+            msg = f"spectrum_x: the NIC Configuration Operator configures 1, 2 or 4 planes, not {self.planes}; use planes: 2 or 4"
+            raise ValueError(msg)
+        if sx is not None and self.planes > 1 and sx.version in ("RA1.3", "RA2.0"):
+            msg = f"spectrum_x: {sx.version} has no multiplane mode (RA2.1 introduced it); use version: RA2.2"
+            raise ValueError(msg)
+        return self
 
     @property
     def switch_mtu(self) -> int:

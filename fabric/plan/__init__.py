@@ -12,8 +12,9 @@ from fabric.model.rules import check_spec
 from fabric.plan.buffers import SwitchBuffers, switch_buffers
 from fabric.plan.checks import check_fabric_plan, check_planes
 from fabric.plan.cloud import plan_cloud
+from fabric.plan.compute.planes import build_planes
 from fabric.plan.compute.pods import check_pods, size_pods
-from fabric.plan.compute.sizing import fabric_members, size_fabric
+from fabric.plan.compute.sizing import FabricMember, fabric_members, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
@@ -57,11 +58,7 @@ def _checked(spec: ClusterSpec) -> tuple[list[Finding], tuple[FabricPlan, dict[t
         return findings, None
     members = fabric_members(spec)
     try:
-        sizing = size_fabric(spec, members)
-        if spec.fabric.super_spine is None:
-            built = build_fabric(spec, sizing, members)
-        else:
-            built = build_three_tier(spec, sizing, size_pods(spec, sizing), members)
+        built = build_planes(spec, members) if spec.fabric.planes > 1 else _build_one(spec, members)
     except InputError as exc:
         return findings + list(exc.findings), None
     except PlanError as exc:
@@ -69,6 +66,14 @@ def _checked(spec: ClusterSpec) -> tuple[list[Finding], tuple[FabricPlan, dict[t
     findings.extend(check_fabric_plan(spec, built[0]))
     findings.extend(check_pods(spec, built[0]))
     return findings, built
+
+
+def _build_one(spec: ClusterSpec, members: list[FabricMember]) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
+    """A one-plane fabric of two or three tiers."""
+    sizing = size_fabric(spec, members)
+    if spec.fabric is not None and spec.fabric.super_spine is not None:
+        return build_three_tier(spec, sizing, size_pods(spec, sizing), members)
+    return build_fabric(spec, sizing, members)
 
 
 def plan_cluster(spec: ClusterSpec) -> ClusterPlan:

@@ -2,7 +2,9 @@
 
 Columns, in this order (docs/definition/racks.md): ``device, port, peer_device, peer_port, speed_gbps, cable_m, plane, kind,
 rack, u, peer_rack, peer_u``; the last four come from the definition's ``racks`` and are empty for a device it does not
-place.
+place. A multi-plane compute fabric (``fabric.planes`` > 1) adds ``fabric_plane``: ``p1``, ``p2``, ... on each compute
+cable (both ends are in that plane: no cable joins two), empty on OOB and storage cables; a one-plane fabric's file has
+no such column.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import csv
 import io
 from collections.abc import Iterable
 
+from fabric.plan.compute.planes import plane_of
 from fabric.plan.oob.types import OobLink
 from fabric.plan.storage.types import StorageLink
 from fabric.plan.types import ClusterPlan, Link
@@ -32,7 +35,8 @@ def render_cabling(plan: ClusterPlan) -> str:
     """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    planes = plan.fabric is not None and any(plane_of(s.name) for s in plan.fabric.spines + plan.fabric.leaves)
+    writer.writerow((*COLUMNS, "fabric_plane") if planes else COLUMNS)
     where = {device: (rack, str(unit)) for device, rack, unit in plan.positions}
     cables: tuple[Iterable[Cable], ...] = (
         plan.fabric.links if plan.fabric else (),
@@ -43,5 +47,9 @@ def render_cabling(plan: ClusterPlan) -> str:
     for links in cables:
         for x in links:
             ends = (*where.get(x.a_device, nowhere), *where.get(x.b_device, nowhere))
-            writer.writerow((x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind, *ends))
+            row = (x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind, *ends)
+            if planes:
+                plane = plane_of(x.a_device) if isinstance(x, Link) else None
+                row = (*row, f"p{plane}" if plane else "")
+            writer.writerow(row)
     return out.getvalue()

@@ -11,7 +11,7 @@ from rich.markup import escape
 from fabric.errors import Finding, printable
 from fabric.plan.oob.types import OobPlan
 from fabric.plan.storage.types import StorageNetworkPlan
-from fabric.plan.types import ClusterPlan
+from fabric.plan.types import ClusterPlan, FabricPlan
 
 if TYPE_CHECKING:
     from fabric.plan.cloud.types import CloudPlan
@@ -159,6 +159,7 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
         highlight=False,
     )
     _print_buffers(console, plan)
+    _print_planes(console, fabric)
 
 
 def _print_buffers(console: Console, plan: ClusterPlan) -> None:
@@ -170,6 +171,26 @@ def _print_buffers(console: Console, plan: ClusterPlan) -> None:
         console.print("buffers (fabric.plan.buffers; sources in plan.json):", highlight=False)
         for line, count in alike.items():
             console.print(f"  {line} [{count} switch{'es' if count != 1 else ''}]", highlight=False, markup=False)
+
+
+def _print_planes(console: Console, fabric: FabricPlan) -> None:
+    """Each compute plane's switches, bandwidth, bisection and oversubscription, and their total (multi-plane only)."""
+    from rich.table import Table
+
+    from fabric.plan.compute.planes import plane_figures
+
+    figures = plane_figures(fabric)
+    if not figures:
+        return
+    table = Table(title=f"Compute planes ({len(figures)}, no link between them; rails above count per plane)", title_justify="left")
+    for column in ("plane", "switches", "host Gb/s", "up Gb/s", "bisection Tb/s each way", "oversubscription"):
+        table.add_column(column)
+    for f in figures:
+        table.add_row(f"p{f.plane}", str(f.switches), str(f.host_gbps), str(f.uplink_gbps), f"{f.bisection_gbps / 1000:g}", f.oversubscription)
+    host, up = sum(f.host_gbps for f in figures), sum(f.uplink_gbps for f in figures)
+    cut = sum(f.bisection_gbps for f in figures)
+    table.add_row("total", str(sum(f.switches for f in figures)), str(host), str(up), f"{cut / 1000:g}", fabric.oversubscription)
+    console.print(table)
 
 
 def _print_oob(console: Console, oob: OobPlan) -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fabric.errors import LabError
+from fabric.plan.compute.planes import fabric_plane_cidrs, plane_of
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.twin.lldp import LLDPD, lldp_interfaces, lldpd_in, restart_lldpd, start_lldpd
@@ -39,6 +40,7 @@ from fabric.twin.storage import cable_storage, storage_devices, storage_hosts
 from fabric.twin.switches import FRR_BIN, FRR_DAEMONS, L2_NOS, boot_config, boot_l2, l2_startups, start_daemon, start_frr, wait_pid
 
 HOST_MTU_DEFAULT = 9000
+PLANE_TABLE = 100  # roles/network_planes' compute table base (network_planes_tables.compute): port i uses table 100 + i
 COMMAND_TIMEOUT_S = 30
 __all__ = ["LabState", "LabSwitch", "Teardown", "is_alive", "lab_down", "lab_heal", "lab_namespaces", "lab_status", "lab_up", "load_state"]
 
@@ -265,11 +267,13 @@ def _check_reachable(directory: Path) -> None:
 
 def _cable(plan: ClusterPlan) -> None:
     """One veth per cable, created straight inside the two namespaces (switch ports at the fabric MTU, node ports at
-    the plane's); hosts get their /31 and a route to the fabric."""
+    the plane's); hosts get their /31 and a route to the fabric (on a multi-plane fabric, to the port's plane only)."""
     fabric = plan.fabric
     assert fabric is not None
     compute = plan.plane("compute")
-    routed: set[str] = set()  # a node with several rails routes the fabric through its first (the twin has no per-rail routing)
+    blocks = fabric_plane_cidrs(plan)  # a multi-plane fabric: each host port routes only its own plane's block
+    tables: dict[str, list[str]] = {}  # node -> its compute ports given a table so far
+    routed: set[tuple[str, str]] = set()  # (node, block): several rails on one block route it through the first (no per-rail routing)
     for link in fabric.links:
         a, b = namespace(plan.name, link.a_device), namespace(plan.name, link.b_device)
         a_mtu = str(fabric.mtu)  # a switch port: the fabric MTU, host-facing ports too
@@ -279,9 +283,17 @@ def _cable(plan: ClusterPlan) -> None:
         _run("ip", "-n", b, "link", "set", link.b_port, "up")
         if link.kind == "host" and link.b_address and link.a_address:
             _run("ip", "-n", b, "addr", "add", f"{link.b_address}/31", "dev", link.b_port)
-            if compute.cidr and link.b_device not in routed:
-                routed.add(link.b_device)
-                _run("ip", "-n", b, "route", "add", compute.cidr, "via", link.a_address, "dev", link.b_port)
+            route = blocks.get(plane_of(link.a_device) or 0, compute.cidr)
+            if route and (link.b_device, route) not in routed:
+                routed.add((link.b_device, route))
+                _run("ip", "-n", b, "route", "add", route, "via", link.a_address, "dev", link.b_port)
+            if route and blocks and compute.cidr:  # as roles/network_planes: this address's own table, the other planes unreachable
+                mine = tables.setdefault(link.b_device, [])
+                table = str(PLANE_TABLE + len(mine))
+                mine.append(link.b_port)
+                _run("ip", "-n", b, "rule", "add", "from", link.b_address, "table", table, "priority", table)
+                _run("ip", "-n", b, "route", "add", route, "via", link.a_address, "dev", link.b_port, "table", table)
+                _run("ip", "-n", b, "route", "add", "unreachable", compute.cidr, "table", table)
 
 
 def _netns() -> set[str]:

@@ -16,6 +16,7 @@ import pytest
 
 from fabric.model.loader import parse_cluster
 from fabric.plan import ClusterPlan, plan_cluster
+from fabric.plan.compute.planes import plane_of
 from fabric.plan.natural import natural_key
 from fabric.render.diagrams.topology import topology_svgs
 from tests.conftest import ROOT
@@ -93,7 +94,8 @@ def test_diagram_renders_to_a_png_that_fits_a_screen(case: str, tmp_path: Path) 
 def test_every_switch_name_is_text_in_the_diagram(case: str) -> None:
     plan = eight_su_plan() if case == "eight-su" else plan_of(case)
     assert plan.fabric is not None
-    labels = set(texts(topology_svgs(plan)["compute"]))
+    # a multi-plane fabric draws each plane on its own (compute-p1, compute-p2): every switch is in one of them
+    labels = {t for name, svg in topology_svgs(plan).items() if name.startswith("compute") for t in texts(svg)}
     assert {s.name for s in plan.fabric.switches} <= labels
 
 
@@ -178,6 +180,8 @@ def test_every_plane_of_every_case_has_its_own_diagram() -> None:
     for case in CASES:
         plan = plan_of(case)
         planes = {x.plane for x in plan.fabric.links} if plan.fabric else set()
+        fabric_planes = {f"compute-p{k}" for s in plan.fabric.leaves if (k := plane_of(s.name))} if plan.fabric else set()
+        planes = (planes - {"compute"}) | fabric_planes if fabric_planes else planes
         planes |= {"oob"} if plan.oob is not None and plan.oob.switches else set()
         planes |= {net.name for net in plan.storage if net.switches}
         assert set(topology_svgs(plan)) == planes, case
@@ -220,3 +224,20 @@ def test_three_tiers_draw_super_spines_above_the_pods_and_only_leaves_as_leaves(
     width, height = png_size(svg, tmp_path)
     assert width <= SCREEN[0]
     assert height <= SCREEN[1]
+
+
+def test_a_multi_plane_fabric_draws_each_plane_alone_with_its_own_figures(tmp_path: Path) -> None:
+    plan = plan_of("two-plane")
+    svgs = topology_svgs(plan)
+    assert "compute" not in svgs
+    assert sorted(n for n in svgs if n.startswith("compute")) == ["compute-p1", "compute-p2"]
+    for k in (1, 2):
+        shown = texts(svgs[f"compute-p{k}"])
+        names = {t for t in shown if t.startswith(("p1-", "p2-"))}
+        assert names == {f"p{k}-spine01", f"p{k}-spine02", *(f"p{k}-leaf-su01-r{r}" for r in range(1, 9))}
+        legend = " / ".join(shown)
+        assert f"two-plane: compute plane p{k}, rail-optimized ethernet" in legend
+        assert "leaf tier: 8 × sn5600 (sonic)" in legend  # per plane, not the 16 of both
+        assert "fabric: bisection 12.8 Tb/s" in legend  # the plane's cut, half the fabric's 25.6
+        width, height = png_size(svgs[f"compute-p{k}"], tmp_path)
+        assert 600 <= width <= SCREEN[0], (width, height)

@@ -135,10 +135,12 @@ DIFFERENCES: tuple[Difference, ...] = (
 CASES = [
     ("nxos", "render/nxos"),  # leaf-spine, breakout, OOB, storage pair
     ("nxos", "render/nxos-3tier"),
+    ("nxos", "render/nxos-2plane"),  # two compute planes (fabric.planes), p1-/p2- switches
     ("nxos", "storage/nxos"),
     ("eos", "render/eos"),
     ("eos", "render/eos-3tier"),
     ("eos", "render/eos-unnumbered"),
+    ("eos", "render/eos-2plane"),
     ("eos", "storage/eos"),
 ]
 _MARK = {"nxos": "for NX-OS ", "eos": "for EOS "}

@@ -26,6 +26,7 @@ from collections import defaultdict
 from fabric.errors import Finding, InputError
 from fabric.export.k8s.documents import dump_documents
 from fabric.export.k8s.topology import export_scheduling
+from fabric.plan.compute.planes import fabric_plane_cidrs, plane_of
 from fabric.plan.types import ClusterPlan, HostInterface, NodePlan
 
 NETWORK_OPERATOR_NAMESPACE = "nvidia-network-operator"  # where nv-ipam watches pools (network-operator example/crs)
@@ -61,22 +62,40 @@ def pci_address(interface: HostInterface) -> str:
     return f"0000:{bus:02x}:{slot:02x}.{function}"
 
 
-def rail_ports(plan: ClusterPlan) -> dict[int, list[tuple[NodePlan, HostInterface]]]:
-    """Rail number → (node, port) for every RDMA compute port of a GPU node, nodes in plan order.
+RailKey = tuple[int, int]
+"""(compute plane, rail): plane 0 on a one-plane fabric, k on plane k of a multi-plane one (fabric.plan.compute.planes)."""
+
+
+def rail_name(key: RailKey) -> str:
+    """The rail's resource and network name: ``rail3``, or ``p2-rail3`` on plane 2 of a multi-plane fabric.
+
+    Example:
+        >>> rail_name((0, 3)), rail_name((2, 3))
+        ('rail3', 'p2-rail3')
+    """
+    plane, rail = key
+    return f"p{plane}-rail{rail}" if plane else f"rail{rail}"
+
+
+def rail_ports(plan: ClusterPlan) -> dict[RailKey, list[tuple[NodePlan, HostInterface]]]:
+    """(plane, rail) → (node, port) for every RDMA compute port of a GPU node, nodes in plan order.
+
+    A multi-plane fabric's rails are counted per plane (rail 1 of plane 1 and rail 1 of plane 2 are different leaves,
+    addresses and routes), so each plane's rail is its own resource, network and pool.
 
     Example:
         >>> from fabric.model import load_cluster
         >>> from fabric.plan import plan_cluster
-        >>> sorted(rail_ports(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml"))))
-        [1, 2, 3, 4, 5, 6, 7, 8]
+        >>> [rail_name(k) for k in rail_ports(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))][:3]
+        ['rail1', 'rail2', 'rail3']
     """
-    rails: dict[int, list[tuple[NodePlan, HostInterface]]] = defaultdict(list)
+    rails: dict[RailKey, list[tuple[NodePlan, HostInterface]]] = defaultdict(list)
     for node in plan.nodes:
         if node.role != "gpu":
             continue
         for port in node.interfaces:
             if port.plane == "compute" and port.hca is not None:
-                rails[port.rail or port.index + 1].append((node, port))
+                rails[(plane_of(port.switch) or 0, port.rail or port.index + 1)].append((node, port))
     return dict(sorted(rails.items()))
 
 
@@ -84,12 +103,12 @@ def _image(name: str) -> dict[str, str]:
     return {"image": name, "repository": IMAGE_REPOSITORY, "version": IMAGE_VERSION}
 
 
-def nic_cluster_policy(plan: ClusterPlan, rails: dict[int, list[tuple[NodePlan, HostInterface]]]) -> dict[str, object]:
+def nic_cluster_policy(plan: ClusterPlan, rails: dict[RailKey, list[tuple[NodePlan, HostInterface]]]) -> dict[str, object]:
     """The ``NicClusterPolicy``: one device-plugin resource per rail, Multus, CNI plugins, nv-ipam on Ethernet."""
     resources = [
         {
             "resourcePrefix": RESOURCE_PREFIX,
-            "resourceName": f"rail{rail}",
+            "resourceName": rail_name(rail),
             "selectors": {"vendors": [MELLANOX_VENDOR], "pciAddresses": sorted({pci_address(p) for _, p in ports}), "isRdma": True},
         }
         for rail, ports in rails.items()
@@ -107,39 +126,44 @@ def _is_roce(plan: ClusterPlan) -> bool:
     return plan.fabric is not None and plan.fabric.link_layer == "ethernet"
 
 
-def host_device_networks(plan: ClusterPlan, rails: dict[int, list[tuple[NodePlan, HostInterface]]]) -> list[dict[str, object]]:
+def host_device_networks(plan: ClusterPlan, rails: dict[RailKey, list[tuple[NodePlan, HostInterface]]]) -> list[dict[str, object]]:
     """One ``HostDeviceNetwork`` per rail, on the rail's resource; RoCE rails take their address from the rail's pool."""
     networks: list[dict[str, object]] = []
     for rail in rails:
-        spec: dict[str, object] = {"networkNamespace": POD_NAMESPACE, "resourceName": f"rail{rail}"}
+        name = rail_name(rail)
+        spec: dict[str, object] = {"networkNamespace": POD_NAMESPACE, "resourceName": name}
         if _is_roce(plan):
-            spec["ipam"] = json.dumps({"type": "nv-ipam", "poolName": f"{plan.name}-rail{rail}", "poolType": "cidrpool"})
-        networks.append({"apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": {"name": f"rail{rail}"}, "spec": spec})
+            spec["ipam"] = json.dumps({"type": "nv-ipam", "poolName": f"{plan.name}-{name}", "poolType": "cidrpool"})
+        networks.append({"apiVersion": "mellanox.com/v1alpha1", "kind": "HostDeviceNetwork", "metadata": {"name": name}, "spec": spec})
     return networks
 
 
-def cidr_pools(plan: ClusterPlan, rails: dict[int, list[tuple[NodePlan, HostInterface]]]) -> list[dict[str, object]]:
+def cidr_pools(plan: ClusterPlan, rails: dict[RailKey, list[tuple[NodePlan, HostInterface]]]) -> list[dict[str, object]]:
     """One nv-ipam ``CIDRPool`` per RoCE rail: the compute plane's range, each node's /31 pinned with the leaf as gateway.
 
     Raises:
         InputError: a compute port has no routed /31 (address and peer), which host-routed RoCE rails need.
     """
     compute = next(p for p in plan.planes if p.name == "compute")
+    blocks = fabric_plane_cidrs(plan)  # a multi-plane rail's range is its plane's block: no pod route reaches another plane
     pools: list[dict[str, object]] = []
     for rail, ports in rails.items():
+        cidr = blocks.get(rail[0], compute.cidr)
         allocations: list[dict[str, str]] = []
         for node, port in ports:
             if port.address is None or port.peer_address is None or ipaddress.ip_interface(port.address).network.prefixlen != 31:
-                msg = f"{node.hostname} {port.name}: rail {rail} has no routed /31 (address and leaf peer); nv-ipam pins each node's prefix"
+                msg = (
+                    f"{node.hostname} {port.name}: rail {rail_name(rail)} has no routed /31 (address and leaf peer); nv-ipam pins each node's prefix"
+                )
                 raise InputError([Finding(("nodes",), msg)])
             prefix = ipaddress.ip_interface(port.address).network
             allocations.append({"nodeName": node.hostname, "prefix": str(prefix), "gateway": port.peer_address})
         spec = {
-            "cidr": compute.cidr,
+            "cidr": cidr,
             "perNodeNetworkPrefix": 31,
             "staticAllocations": allocations,
-            # Other nodes' ports on this rail sit behind the leaf: route the compute range through it.
-            "routes": [{"dst": compute.cidr}],
+            # Other nodes' ports on this rail sit behind the leaf: route the compute range (the plane's block) through it.
+            "routes": [{"dst": cidr}],
             "nodeSelector": {
                 "nodeSelectorTerms": [
                     {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [n.hostname for n, _ in ports]}]}
@@ -150,7 +174,7 @@ def cidr_pools(plan: ClusterPlan, rails: dict[int, list[tuple[NodePlan, HostInte
             {
                 "apiVersion": "nv-ipam.nvidia.com/v1alpha1",
                 "kind": "CIDRPool",
-                "metadata": {"name": f"{plan.name}-rail{rail}", "namespace": NETWORK_OPERATOR_NAMESPACE},
+                "metadata": {"name": f"{plan.name}-{rail_name(rail)}", "namespace": NETWORK_OPERATOR_NAMESPACE},
                 "spec": spec,
             }
         )

@@ -15,7 +15,7 @@ import re
 from fabric.export.telemetry.dashboard_switch import switch_rows
 from fabric.export.telemetry.layout import DATASOURCE_VARIABLE, SCHEMA_VERSION, Layout
 from fabric.export.telemetry.link_health import link_panels
-from fabric.export.telemetry.rails import RAIL_RECORD, rail_devices
+from fabric.export.telemetry.rails import RAIL_RECORD, port_rail, rail_devices
 from fabric.plan.types import ClusterPlan
 
 
@@ -29,7 +29,7 @@ def _rail_rows(plan: ClusterPlan, layout: Layout) -> None:
             "Bps",
             [
                 (f'sum by (instance) (rate(node_infiniband_port_data_transmitted_bytes_total{{device=~"{devices}"}}[5m]))', "{{instance}}"),
-                (f'{RAIL_RECORD}{{rail="{rail}"}}', "rail total"),
+                (f"{RAIL_RECORD}{{{rail.selector()}}}", "rail total"),
             ],
         )
         if infiniband:
@@ -45,7 +45,7 @@ def _rail_rows(plan: ClusterPlan, layout: Layout) -> None:
                 ],
             )
         else:
-            names = {p.name for n in plan.nodes if n.role == "gpu" for p in n.interfaces if p.plane == "compute" and p.rail == rail}
+            names = {p.name for n in plan.nodes if n.role == "gpu" for p in n.interfaces if p.plane == "compute" and port_rail(p) == rail}
             ports = "|".join(re.escape(name) for name in sorted(names))
             prio = plan.roce.priority
             layout.panel(

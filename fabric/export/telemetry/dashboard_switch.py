@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 
 from fabric.export.telemetry.layout import Layout
+from fabric.export.telemetry.rails import Rail
 from fabric.export.telemetry.scrape import FRR_NOSES
 from fabric.export.telemetry.signals import Signals, Term, signals
+from fabric.plan.compute.planes import plane_of
 from fabric.plan.types import ClusterPlan, SwitchPlan
 
 TIERS = ("leaf", "spine", "superspine")
@@ -102,10 +104,10 @@ def _tier_rows(plan: ClusterPlan, switches: list[SwitchPlan], s: Signals, layout
 def _rail_rows(switches: list[SwitchPlan], s: Signals, layout: Layout) -> None:
     """The leaf side per rail: a rail whose leaves pause or mark far more than the others is the switch-side view of
     a rail imbalance (``RailImbalance`` reads the hosts' traffic)."""
-    rails: dict[int, list[str]] = {}
+    rails: dict[Rail, list[str]] = {}
     for sw in switches:
         if sw.tier == "leaf" and sw.rail is not None:
-            rails.setdefault(sw.rail, []).append(sw.name)
+            rails.setdefault(Rail(plane_of(sw.name) or 0, sw.rail), []).append(sw.name)
     if len(rails) < 2 or not (s.pause_rx or s.ecn):
         return
     layout.row(f"Leaf side per rail ({len(rails)} rails)")

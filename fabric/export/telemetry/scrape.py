@@ -16,6 +16,7 @@ import yaml
 
 from fabric.export.telemetry.gnmi import GNMIC_PROMETHEUS_LISTEN, GNMIC_PROMETHEUS_PATH, gnmic_config
 from fabric.export.telemetry.sonic import sonic_relabel
+from fabric.plan.compute.planes import plane_of
 from fabric.plan.types import ClusterPlan
 
 NODE_EXPORTER_PORT = 9100
@@ -43,11 +44,15 @@ def _switch_targets(plan: ClusterPlan) -> list[dict[str, object]]:
     fabric = plan.fabric
     if fabric is None:
         return []
-    by_tier: dict[tuple[str, str], list[str]] = defaultdict(list)
+    by_tier: dict[tuple[str, str, int], list[str]] = defaultdict(list)
     for switch in fabric.switches:
         if switch.nos in FRR_NOSES:
-            by_tier[(switch.tier, switch.nos)].append(f"{_host(switch.mgmt_address)}:{FRR_EXPORTER_PORT}")
-    return [{"targets": targets, "labels": {"tier": tier, "nos": nos}} for (tier, nos), targets in sorted(by_tier.items())]
+            by_tier[(switch.tier, switch.nos, plane_of(switch.name) or 0)].append(f"{_host(switch.mgmt_address)}:{FRR_EXPORTER_PORT}")
+    # a multi-plane fabric's switches carry their compute plane as a label (plane="p2"), so each plane's series stand apart
+    return [
+        {"targets": targets, "labels": {"tier": tier, "nos": nos, **({"plane": f"p{plane}"} if plane else {})}}
+        for (tier, nos, plane), targets in sorted(by_tier.items())
+    ]
 
 
 def scrape_config(plan: ClusterPlan) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
-from ipaddress import IPv4Interface
+from ipaddress import IPv4Interface, IPv4Network
 from typing import Literal
 
 from fabric.model.infiniband import InfinibandSpec
@@ -17,6 +17,7 @@ from fabric.model.load_balancing import NO_LOAD_BALANCING, LoadBalancingSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
 from fabric.plan.buffers import resolved_roce
+from fabric.plan.compute.planes import block, plane_of
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
@@ -138,7 +139,8 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
             ports[b].append(_port(link, "b", mtu, lossless))
             if (remote := asn[a]) is not None:
                 neighbors[b].append(NeighborFacts(a, link.b_port, link.a_address, remote))
-    prefixes = _fabric_prefixes(plan, fabric)
+    planes = max((plane_of(s.name) or 1 for s in fabric.spines + fabric.leaves), default=1)
+    prefixes = {k: _fabric_prefixes(plan, fabric, k, planes) for k in range(1, planes + 1)}
     return tuple(
         SwitchFacts(
             switch=switch,
@@ -147,7 +149,7 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
             ports=tuple(ports[switch.name]),
             neighbors=tuple(neighbors[switch.name]),
             originated=tuple([switch.loopback] if switch.loopback else []) + tuple(originated[switch.name]),
-            fabric_prefixes=prefixes,
+            fabric_prefixes=prefixes[plane_of(switch.name) or 1],
             underlay=fabric.underlay,
             management=_management(plan, switch),
             roce=resolved_roce(plan.roce, plan.buffers_of(switch.name)) if lossless else None,
@@ -169,12 +171,17 @@ def _port(link: Link, end: Literal["a", "b"], mtu: int, lossless: bool) -> PortF
     return PortFacts(name, link.kind, peer, peer_port, link.speed_gbps, mtu, link.cable_m, with_len, peer_address, lossless)
 
 
-def _fabric_prefixes(plan: ClusterPlan, fabric: FabricPlan) -> tuple[tuple[str, int], ...]:
-    """What the underlay may advertise, as (prefix, ge): loopbacks as /32s, host links as /31s. Nothing else."""
-    found = [(str(fabric.underlay.loopback_pool), 32)]
+def _fabric_prefixes(plan: ClusterPlan, fabric: FabricPlan, plane: int, planes: int) -> tuple[tuple[str, int], ...]:
+    """What the underlay may advertise, as (prefix, ge): loopbacks as /32s, host links as /31s. Nothing else.
+
+    On a multi-plane fabric, only the switch's own plane's blocks (fabric.plan.compute.planes): no plane advertises
+    another's prefixes even if a cable crossed.
+    """
+    loopbacks = fabric.underlay.loopback_pool
+    found = [(str(block(loopbacks, plane, planes) if planes > 1 else loopbacks), 32)]
     compute = plan.plane("compute").cidr
     if compute is not None:
-        found.append((compute, 31))
+        found.append((str(block(IPv4Network(compute), plane, planes)) if planes > 1 else compute, 31))
     return tuple(found)
 
 

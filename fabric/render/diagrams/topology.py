@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from fabric.plan.compute.planes import plane_fabric, plane_of
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 from fabric.render.diagrams import _svg
 from fabric.render.diagrams.oob import oob_svg
@@ -49,6 +50,11 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         for link in fabric.links:
             by_plane[link.plane].append(link)
         svgs = {plane: _draw(plan, fabric, plane, plane_structure(plan, fabric, links)) for plane, links in by_plane.items()}
+        for k in sorted({p for s in fabric.leaves if (p := plane_of(s.name)) is not None}):
+            # a multi-plane compute fabric: one picture per plane (topology-compute-p<k>.svg), none of them all at once
+            svgs.pop("compute", None)
+            mine = plane_fabric(fabric, k)
+            svgs[f"compute-p{k}"] = _draw(plan, mine, "compute", plane_structure(plan, mine, list(mine.links)), shown=f"compute plane p{k}")
     for network, svg in storage_svgs(plan).items():
         svgs.setdefault(network, svg)  # storage / in-band networks of their own (fabric.render.diagrams.storage)
     oob = oob_svg(plan)
@@ -117,8 +123,8 @@ def _box_lines(box: NodeBox) -> tuple[str, str, str]:
     )
 
 
-def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure) -> str:
-    legend = _legend(plan, fabric, plane, structure)
+def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure, *, shown: str | None = None) -> str:
+    legend = _legend(plan, fabric, plane, structure, shown=shown)
     legend_w = max(_svg.text_width(text, size) for text, size in legend) + 2 * _PAD
     geo = _geometry(structure, legend_w)
     out: list[str] = []
@@ -149,7 +155,7 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structur
         if band_buses:
             out.append(_svg.line([(geo.riser_x(g), connector_y), (geo.riser_x(g), band_buses[-1][g])], "#333", 2))
     width = _PAD + geo.content_w + 12 + 8 * geo.groups + _PAD
-    title = f"{plan.name}: {plane} plane topology"
+    title = f"{plan.name}: {shown or plane + ' plane'} topology"
     return _svg.document(width, y + _PAD, title, out)
 
 
@@ -276,10 +282,10 @@ def _draw_column(
     return y
 
 
-def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure) -> list[tuple[str, float]]:
-    """Title and legend lines, each with its font size."""
+def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structure, *, shown: str | None = None) -> list[tuple[str, float]]:
+    """Title and legend lines, each with its font size (``shown``: the plane as the title names it, if not ``plane``)."""
     units = f", {fabric.scalable_units} scalable units × {fabric.rails} rails" if fabric.scalable_units else ""
-    lines: list[tuple[str, float]] = [(f"{plan.name}: {plane} plane, {fabric.topology} {fabric.link_layer}{units}", 16)]
+    lines: list[tuple[str, float]] = [(f"{plan.name}: {shown or plane + ' plane'}, {fabric.topology} {fabric.link_layer}{units}", 16)]
     lines.append(
         (
             f"cables: {structure.host_links} × {speeds_label(structure.host_speeds)} node ↔ leaf, "
