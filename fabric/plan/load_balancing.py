@@ -10,6 +10,10 @@ Rendered:
   Routing": "In Cumulus Linux 5.14 and earlier, you specify enable on or enable off instead of state enabled or state
   disabled"), on Spectrum-4 only (NVUE reference: "Cumulus Linux 5.6 supports adaptive routing on Spectrum-4. Cumulus
   Linux 5.5 and earlier supports adaptive routing on Spectrum-3 and Spectrum-2 as a beta feature").
+- SONiC ECMP hash: ``SWITCH_HASH|GLOBAL`` ``ecmp_hash`` (the generic hash, HLD sonic-net/SONiC doc/hash/hash-design.md;
+  model ``sonic-hash.yang``, on branches 202405 @cfc766e1 and 202411 @566f5575 alike and since 202305, vendored in
+  tests/data/sonic-yang and checked with libyang like every other table), the wanted fields only; applies where the
+  ASIC's SAI reports them (STATE_DB ``SWITCH_CAPABILITY|switch`` ``HASH|NATIVE_HASH_FIELD_LIST``, same HLD).
 Refused: see ``REFUSED``.
 """
 
@@ -23,9 +27,9 @@ NVUE_SCHEMA = "NVIDIA NVUE OpenAPI schema, nvueschema models v5_0..v5_18"
 # (nos, feature) -> why it is not rendered, with the source.
 REFUSED: dict[tuple[str, str], str] = {
     ("cumulus", "bth-destination-qp"): f"NVUE's `system forwarding ecmp-hash` has no BTH or queue-pair field in any release ({NVUE_SCHEMA})",
-    ("sonic", "ecmp_hash"): (
-        "the SONiC hash table (SWITCH_HASH, sonic-hash.yang) is not among the YANG models this project validates "
-        "config_db.json against (tests/data/sonic-yang/<release>), so no line of it could pass the external check"
+    ("sonic", "bth-destination-qp"): (
+        "sonic-hash.yang's hash-field (SWITCH_HASH ecmp_hash) has no BTH or queue-pair field on 202405 or 202411 "
+        "(sonic-buildimage src/sonic-yang-models, tests/data/sonic-yang/<release>)"
     ),
     ("sonic", "adaptive_routing"): (
         "community SONiC 202405/202411 carry no adaptive-routing table in the YANG models this project validates against "
@@ -44,6 +48,7 @@ REFUSED: dict[tuple[str, str], str] = {
     ("frr", "ecmp_hash"): "the lab's FRR twin forwards in the Linux kernel and has no ASIC hash to set",
     ("frr", "adaptive_routing"): "the lab's FRR twin has no adaptive routing",
 }
+RENDERING_NOSES = frozenset({"cumulus", "sonic"})  # each renders what REFUSED does not name for it
 ADAPTIVE_ROUTING_ASIC = "Spectrum-4"  # the catalog model's description names its ASIC (fabric/catalog/data/switches)
 
 
@@ -71,7 +76,7 @@ def refusals(lb: LoadBalancingSpec, tiers: dict[str, tuple[str, str]]) -> list[F
         if lb.adaptive_routing:
             wanted.append(("adaptive_routing", "adaptive_routing"))
         for key, feature in wanted:
-            reason = REFUSED.get((nos, feature)) or (None if nos == "cumulus" else f"{nos} has no rendered form of it")
+            reason = REFUSED.get((nos, feature)) or (None if nos in RENDERING_NOSES else f"{nos} has no rendered form of it")
             if reason is None and feature == "adaptive_routing":
                 description = SWITCH_MODELS[model].description if model in SWITCH_MODELS else model
                 if ADAPTIVE_ROUTING_ASIC not in description:
@@ -98,3 +103,27 @@ def cumulus_hash_lines(lb: LoadBalancingSpec, release_words: tuple[str, str]) ->
     on, off = release_words
     five = ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port")
     return [(field, on if field in lb.ecmp_hash else off) for field in five]
+
+
+# sonic-hash.yang typedef hash-field (202405 @cfc766e1, 202411 @566f5575): the native hash field of each intent field.
+SONIC_HASH_FIELDS: dict[str, str] = {
+    "source-ip": "SRC_IP",
+    "destination-ip": "DST_IP",
+    "ip-protocol": "IP_PROTOCOL",
+    "source-port": "L4_SRC_PORT",
+    "destination-port": "L4_DST_PORT",
+}
+
+
+def sonic_switch_hash(lb: LoadBalancingSpec) -> dict[str, dict[str, list[str]]]:
+    """The ``SWITCH_HASH`` table: ``GLOBAL`` ``ecmp_hash`` with the wanted fields in the intent's order; empty without intent.
+
+    Example:
+        >>> sonic_switch_hash(LoadBalancingSpec(ecmp_hash=("source-ip", "destination-ip", "source-port")))
+        {'GLOBAL': {'ecmp_hash': ['SRC_IP', 'DST_IP', 'L4_SRC_PORT']}}
+        >>> sonic_switch_hash(LoadBalancingSpec())
+        {}
+    """
+    if lb.ecmp_hash is None:
+        return {}
+    return {"GLOBAL": {"ecmp_hash": [SONIC_HASH_FIELDS[f] for f in lb.ecmp_hash if f in SONIC_HASH_FIELDS]}}

@@ -1,8 +1,10 @@
 """Load-balancing intent (fabric.load_balancing): Cumulus renders ECMP hash and Spectrum-4 adaptive routing, every line on
-NVIDIA's NVUE schema of its release; other NOSes and ASICs refuse it with the reason; NCCL exports the queue pairs."""
+NVIDIA's NVUE schema of its release; SONiC renders the generic hash (SWITCH_HASH), valid on the YANG of its release; other
+NOSes and ASICs refuse it with the reason; NCCL exports the queue pairs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from tests.conftest import DATA, ROOT
+from tests.render.sonic_yang import check_config_db
 
 FIVE = ["source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"]
 
@@ -69,7 +72,7 @@ def test_nothing_is_rendered_or_exported_without_intent() -> None:
         ("eos", {"adaptive_routing": True}, {}, "no DLB/flowlet key"),
         ("nxos", {"ecmp_hash": FIVE}, {}, "reads `ip load-sharing`"),
         ("sonic", {"adaptive_routing": True}, {}, "community SONiC 202405/202411 carry no adaptive-routing table"),
-        ("sonic", {"ecmp_hash": FIVE}, {}, "SWITCH_HASH, sonic-hash.yang"),
+        ("sonic", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "sonic-hash.yang's hash-field"),
     ],
 )
 def test_a_nos_without_the_feature_refuses_it_with_the_reason(
@@ -91,3 +94,23 @@ def test_nccl_exports_the_queue_pairs_and_adaptive_routing(tmp_path: Path) -> No
     plain = export_nccl(plan_cluster(load_cluster(ROOT / "inventories" / "onprem-roce" / "cluster.yaml")))["nccl/gpu.env"]
     assert "QPS_PER_CONNECTION" not in plain
     assert "ADAPTIVE_ROUTING" not in plain
+
+
+@pytest.mark.parametrize(("case", "release"), [("sonic", "202411"), ("sonic-202405", "202405")])
+def test_sonic_renders_the_generic_hash_the_yang_of_its_release_accepts(tmp_path: Path, case: str, release: str) -> None:
+    lb = {"ecmp_hash": ["source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"]}
+    plan = _plan(tmp_path, DATA / "render" / case / "cluster.yaml", lb)
+    assert plan.fabric is not None
+    assert {s.nos_version for s in plan.fabric.switches} == {release}
+    for switch in plan.fabric.switches:
+        db = json.loads(render_configs(plan)[f"switches/{switch.name}/config_db.json"])
+        assert db["SWITCH_HASH"] == {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT"]}}
+        assert [str(p) for p in check_config_db(db, release=release)] == []
+        # negative control: the model is loaded and reads the field's values (a name outside hash-field is refused)
+        db["SWITCH_HASH"]["GLOBAL"]["ecmp_hash"] = ["SRC_IP", "BTH_DST_QP"]
+        assert any('Invalid enumeration value "BTH_DST_QP"' in str(p) for p in check_config_db(db, release=release))
+
+
+def test_sonic_without_intent_has_no_hash_table() -> None:
+    db = json.loads(render_configs(plan_cluster(load_cluster(DATA / "render" / "sonic" / "cluster.yaml")))["switches/leaf01/config_db.json"])
+    assert "SWITCH_HASH" not in db
