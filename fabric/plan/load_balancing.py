@@ -14,6 +14,11 @@ Rendered:
   model ``sonic-hash.yang``, on branches 202405 @cfc766e1 and 202411 @566f5575 alike and since 202305, vendored in
   tests/data/sonic-yang and checked with libyang like every other table), the wanted fields only; applies where the
   ASIC's SAI reports them (STATE_DB ``SWITCH_CAPABILITY|switch`` ``HASH|NATIVE_HASH_FIELD_LIST``, same HLD).
+- EOS dynamic load balancing (adaptive routing): ``ip hardware fib load-balance distribution dynamic``, pyavd 6.4
+  eos_cli_config_gen ``ip_hardware.fib.load_balance_distribution.dynamic.enabled`` ("Enable dynamic load balancing",
+  template eos/ip-hardware.j2), so the line passes the pyavd check every EOS render goes through; Arista TOI "ECMP Load
+  Balancing DLB" (EOS 4.30.2F, https://www.arista.com/en/support/toi/tag/load-balancing): "support for Dynamic Load
+  Balancing (DLB) on Equal Cost Multi Path (ECMP) groups", every release this project claims (4.32-4.34) being later.
 Refused: see ``REFUSED``.
 """
 
@@ -36,10 +41,10 @@ REFUSED: dict[tuple[str, str], str] = {
         "(tests/data/sonic-yang/<release>); NVIDIA's Spectrum-X adaptive routing ships in NVIDIA's own SONiC builds"
     ),
     ("eos", "ecmp_hash"): (
-        "pyavd 6.4's eos_cli_config_gen schema has no key for ECMP hash fields (`load_balance_policies` are WAN path-selection "
-        "policies), so the line could not pass the pyavd check every EOS render goes through"
+        "pyavd 6.4's eos_cli_config_gen schema has no key for the ECMP hash fields of Trident/Tomahawk switches such as the "
+        "catalog's 7060X5/X6 (its only hash keys are `load_balance.policies.sand_profiles`, UDP-payload hashing on Jericho "
+        "(sand) platforms, and port-channel hashing), so the line could not pass the pyavd check every EOS render goes through"
     ),
-    ("eos", "adaptive_routing"): "pyavd 6.4's eos_cli_config_gen schema has no DLB/flowlet key, so no DLB line could pass the pyavd check",
     ("nxos", "ecmp_hash"): (
         "no parser this project checks NX-OS against (cisco.nxos 11.1.0 resource modules, tests/render/test_vendor_parsers.py) "
         "reads `ip load-sharing`, so the line would be unproven"
@@ -48,7 +53,7 @@ REFUSED: dict[tuple[str, str], str] = {
     ("frr", "ecmp_hash"): "the lab's FRR twin forwards in the Linux kernel and has no ASIC hash to set",
     ("frr", "adaptive_routing"): "the lab's FRR twin has no adaptive routing",
 }
-RENDERING_NOSES = frozenset({"cumulus", "sonic"})  # each renders what REFUSED does not name for it
+RENDERING_NOSES = frozenset({"cumulus", "sonic", "eos"})  # each renders what REFUSED does not name for it
 ADAPTIVE_ROUTING_ASIC = "Spectrum-4"  # the catalog model's description names its ASIC (fabric/catalog/data/switches)
 
 
@@ -77,7 +82,7 @@ def refusals(lb: LoadBalancingSpec, tiers: dict[str, tuple[str, str]]) -> list[F
             wanted.append(("adaptive_routing", "adaptive_routing"))
         for key, feature in wanted:
             reason = REFUSED.get((nos, feature)) or (None if nos in RENDERING_NOSES else f"{nos} has no rendered form of it")
-            if reason is None and feature == "adaptive_routing":
+            if reason is None and feature == "adaptive_routing" and nos == "cumulus":
                 description = SWITCH_MODELS[model].description if model in SWITCH_MODELS else model
                 if ADAPTIVE_ROUTING_ASIC not in description:
                     reason = (

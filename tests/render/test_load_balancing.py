@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pyavd import get_device_config
 
 from fabric.errors import InputError
 from fabric.export.nccl import export_nccl
@@ -18,9 +19,10 @@ from fabric.lint.rules import schema_findings
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
-from fabric.render import render_configs
+from fabric.render import render_avd_configs, render_configs
 from tests.conftest import DATA, ROOT
 from tests.render.sonic_yang import check_config_db
+from tests.render.test_avd_reference import avd_rendering, compare
 
 FIVE = ["source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"]
 
@@ -68,8 +70,7 @@ def test_nothing_is_rendered_or_exported_without_intent() -> None:
     [
         ("cumulus", {"adaptive_routing": True}, {}, "sn4600c (NVIDIA Spectrum-3 SN4600C, 64 x 100GbE QSFP28) is not Spectrum-4"),
         ("cumulus", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "NVUE's `system forwarding ecmp-hash` has no BTH"),
-        ("eos", {"ecmp_hash": FIVE}, {}, "pyavd 6.4's eos_cli_config_gen schema has no key for ECMP hash fields"),
-        ("eos", {"adaptive_routing": True}, {}, "no DLB/flowlet key"),
+        ("eos", {"ecmp_hash": FIVE}, {}, "pyavd 6.4's eos_cli_config_gen schema has no key for the ECMP hash fields"),
         ("nxos", {"ecmp_hash": FIVE}, {}, "reads `ip load-sharing`"),
         ("sonic", {"adaptive_routing": True}, {}, "community SONiC 202405/202411 carry no adaptive-routing table"),
         ("sonic", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "sonic-hash.yang's hash-field"),
@@ -114,3 +115,30 @@ def test_sonic_renders_the_generic_hash_the_yang_of_its_release_accepts(tmp_path
 def test_sonic_without_intent_has_no_hash_table() -> None:
     db = json.loads(render_configs(plan_cluster(load_cluster(DATA / "render" / "sonic" / "cluster.yaml")))["switches/leaf01/config_db.json"])
     assert "SWITCH_HASH" not in db
+
+
+DLB = "ip hardware fib load-balance distribution dynamic"
+
+
+@pytest.mark.parametrize("case", ["eos", "eos-unnumbered"])
+def test_eos_renders_dlb_as_pyavd_does(tmp_path: Path, case: str) -> None:
+    plan = _plan(tmp_path, DATA / "render" / case / "cluster.yaml", {"adaptive_routing": True})
+    files = render_configs(plan)
+    assert plan.fabric is not None
+    for switch in plan.fabric.switches:
+        text = files[f"switches/{switch.name}/startup-config"]
+        assert DLB in text.splitlines()
+        # pyavd validates the structured config (avd_rendering asserts no violations) and renders the same commands
+        assert compare(text, avd_rendering(f"render/{case}", switch.name, plan)) == [], switch.name
+    structured = yaml.safe_load(render_avd_configs(plan)["structured_configs/leaf01.yml"])
+    assert structured["ip_hardware"] == {"fib": {"load_balance_distribution": {"dynamic": {"enabled": True}}}}
+    # negative control: the same line without the structured key is named as a difference
+    del structured["ip_hardware"]
+    text = files["switches/leaf01/startup-config"]
+    assert f"only in our EOS text: {DLB}" in compare(text, get_device_config(structured))
+
+
+def test_eos_without_intent_has_no_dlb() -> None:
+    plan = plan_cluster(load_cluster(DATA / "render" / "eos" / "cluster.yaml"))
+    assert DLB not in render_configs(plan)["switches/leaf01/startup-config"]
+    assert "ip_hardware" not in render_avd_configs(plan)["structured_configs/leaf01.yml"]
