@@ -19,6 +19,13 @@ Rendered:
   template eos/ip-hardware.j2), so the line passes the pyavd check every EOS render goes through; Arista TOI "ECMP Load
   Balancing DLB" (EOS 4.30.2F, https://www.arista.com/en/support/toi/tag/load-balancing): "support for Dynamic Load
   Balancing (DLB) on Equal Cost Multi Path (ECMP) groups", every release this project claims (4.32-4.34) being later.
+- NX-OS ECMP hash: ``ip load-sharing address source-destination port source-destination`` (5-tuple),
+  ``… source-destination`` (addresses) or ``… destination port destination``; Cisco Nexus 9000 Series NX-OS Interfaces
+  Configuration Guide, Release 10.3(x), "Configuring ECMP Load Balancing": "ip load-sharing address {destination port
+  destination | source-destination [port source-destination | gre | gtpu | ipv6-flowlabel | ttl | udf …]} … Configures
+  the ECMP load-sharing algorithm for data traffic". No parser this project runs reads the line (the cisco.nxos resource
+  modules have none), so the quote is its proof; the form is in fabric/lint/forms/nxos.yaml. The command has no
+  protocol selector: ``ip-protocol`` in the intent changes nothing on NX-OS.
 Refused: see ``REFUSED``.
 """
 
@@ -45,15 +52,15 @@ REFUSED: dict[tuple[str, str], str] = {
         "catalog's 7060X5/X6 (its only hash keys are `load_balance.policies.sand_profiles`, UDP-payload hashing on Jericho "
         "(sand) platforms, and port-channel hashing), so the line could not pass the pyavd check every EOS render goes through"
     ),
-    ("nxos", "ecmp_hash"): (
-        "no parser this project checks NX-OS against (cisco.nxos 11.1.0 resource modules, tests/render/test_vendor_parsers.py) "
-        "reads `ip load-sharing`, so the line would be unproven"
+    ("nxos", "bth-destination-qp"): (
+        "NX-OS `ip load-sharing address` has no BTH or queue-pair field (Nexus 9000 Interfaces Configuration Guide 10.3(x), "
+        "Configuring ECMP Load Balancing)"
     ),
     ("nxos", "adaptive_routing"): "NX-OS DLB is platform-specific and no parser this project checks NX-OS against reads it",
     ("frr", "ecmp_hash"): "the lab's FRR twin forwards in the Linux kernel and has no ASIC hash to set",
     ("frr", "adaptive_routing"): "the lab's FRR twin has no adaptive routing",
 }
-RENDERING_NOSES = frozenset({"cumulus", "sonic", "eos"})  # each renders what REFUSED does not name for it
+RENDERING_NOSES = frozenset({"cumulus", "sonic", "eos", "nxos"})  # each renders what REFUSED does not name for it
 ADAPTIVE_ROUTING_ASIC = "Spectrum-4"  # the catalog model's description names its ASIC (fabric/catalog/data/switches)
 
 
@@ -82,6 +89,8 @@ def refusals(lb: LoadBalancingSpec, tiers: dict[str, tuple[str, str]]) -> list[F
             wanted.append(("adaptive_routing", "adaptive_routing"))
         for key, feature in wanted:
             reason = REFUSED.get((nos, feature)) or (None if nos in RENDERING_NOSES else f"{nos} has no rendered form of it")
+            if reason is None and nos == "nxos" and feature == "ecmp_hash" and nxos_load_sharing(lb) is None:
+                reason = f"NX-OS `ip load-sharing address` hashes on one of {NXOS_FORMS_IN_WORDS} (Interfaces Configuration Guide 10.3(x))"
             if reason is None and feature == "adaptive_routing" and nos == "cumulus":
                 description = SWITCH_MODELS[model].description if model in SWITCH_MODELS else model
                 if ADAPTIVE_ROUTING_ASIC not in description:
@@ -132,3 +141,28 @@ def sonic_switch_hash(lb: LoadBalancingSpec) -> dict[str, dict[str, list[str]]]:
     if lb.ecmp_hash is None:
         return {}
     return {"GLOBAL": {"ecmp_hash": [SONIC_HASH_FIELDS[f] for f in lb.ecmp_hash if f in SONIC_HASH_FIELDS]}}
+
+
+# Cisco Nexus 9000 NX-OS Interfaces Configuration Guide 10.3(x), "Configuring ECMP Load Balancing": the intent's fields
+# (ip-protocol aside: the command has no selector for it) -> the ip load-sharing form that hashes on exactly them.
+NXOS_LOAD_SHARING: dict[frozenset[str], str] = {
+    frozenset({"source-ip", "destination-ip", "source-port", "destination-port"}): "source-destination port source-destination",
+    frozenset({"source-ip", "destination-ip"}): "source-destination",
+    frozenset({"destination-ip", "destination-port"}): "destination port destination",
+}
+NXOS_FORMS_IN_WORDS = "the 5-tuple, source and destination address, or destination address and port"
+
+
+def nxos_load_sharing(lb: LoadBalancingSpec) -> str | None:
+    """The NX-OS ``ip load-sharing address`` line for the intent's hash fields; None without intent or without a form.
+
+    Example:
+        >>> nxos_load_sharing(LoadBalancingSpec(ecmp_hash=("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port")))
+        'ip load-sharing address source-destination port source-destination'
+        >>> nxos_load_sharing(LoadBalancingSpec(ecmp_hash=("source-ip", "source-port"))) is None
+        True
+    """
+    if lb.ecmp_hash is None:
+        return None
+    form = NXOS_LOAD_SHARING.get(frozenset(lb.ecmp_hash) - {"ip-protocol", "bth-destination-qp"})
+    return f"ip load-sharing address {form}" if form else None

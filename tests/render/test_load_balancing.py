@@ -5,6 +5,7 @@ NOSes and ASICs refuse it with the reason; NCCL exports the queue pairs."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,10 @@ import pytest
 import yaml
 from pyavd import get_device_config
 
+from fabric.catalog.releases import NOS_RELEASES
 from fabric.errors import InputError
 from fabric.export.nccl import export_nccl
+from fabric.lint.forms import unknown_commands
 from fabric.lint.nvue_schema import available
 from fabric.lint.rules import schema_findings
 from fabric.model import load_cluster
@@ -71,7 +74,8 @@ def test_nothing_is_rendered_or_exported_without_intent() -> None:
         ("cumulus", {"adaptive_routing": True}, {}, "sn4600c (NVIDIA Spectrum-3 SN4600C, 64 x 100GbE QSFP28) is not Spectrum-4"),
         ("cumulus", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "NVUE's `system forwarding ecmp-hash` has no BTH"),
         ("eos", {"ecmp_hash": FIVE}, {}, "pyavd 6.4's eos_cli_config_gen schema has no key for the ECMP hash fields"),
-        ("nxos", {"ecmp_hash": FIVE}, {}, "reads `ip load-sharing`"),
+        ("nxos", {"ecmp_hash": ["source-ip", "source-port"]}, {}, "NX-OS `ip load-sharing address` hashes on one of"),
+        ("nxos", {"ecmp_hash": [*FIVE, "bth-destination-qp"]}, {}, "NX-OS `ip load-sharing address` has no BTH"),
         ("sonic", {"adaptive_routing": True}, {}, "community SONiC 202405/202411 carry no adaptive-routing table"),
         ("sonic", {"ecmp_hash": ["source-port", "bth-destination-qp"]}, {}, "sonic-hash.yang's hash-field"),
     ],
@@ -142,3 +146,34 @@ def test_eos_without_intent_has_no_dlb() -> None:
     plan = plan_cluster(load_cluster(DATA / "render" / "eos" / "cluster.yaml"))
     assert DLB not in render_configs(plan)["switches/leaf01/startup-config"]
     assert "ip_hardware" not in render_avd_configs(plan)["structured_configs/leaf01.yml"]
+
+
+# The syntax Cisco quotes (Nexus 9000 Interfaces Configuration Guide 10.3(x), "Configuring ECMP Load Balancing"), options
+# this project renders: ip load-sharing address {destination port destination | source-destination [port source-destination]}
+NXOS_SYNTAX = r"ip load-sharing address (destination port destination|source-destination( port source-destination)?)"
+
+
+@pytest.mark.parametrize(
+    ("fields", "line"),
+    [
+        (FIVE, "ip load-sharing address source-destination port source-destination"),
+        (["source-ip", "destination-ip"], "ip load-sharing address source-destination"),
+        (["destination-ip", "destination-port"], "ip load-sharing address destination port destination"),
+    ],
+)
+@pytest.mark.parametrize("release", NOS_RELEASES["nxos"].supported)
+def test_nxos_renders_ip_load_sharing_in_the_quoted_shape(tmp_path: Path, fields: list[str], line: str, release: str) -> None:
+    tier = {"nos_version": release}
+    plan = _plan(tmp_path, DATA / "render" / "nxos" / "cluster.yaml", {"ecmp_hash": fields}, leaf=tier, spine=tier)
+    text = render_configs(plan)["switches/leaf01/running-config"]
+    found = [x for x in text.splitlines() if x.startswith("ip load-sharing")]
+    assert found == [line]
+    assert re.fullmatch(NXOS_SYNTAX, line)
+    assert unknown_commands("nxos", release, text) == []  # the whole config, the new line included, matches cited forms
+    # negative control: a misspelled option is an unknown command
+    assert unknown_commands("nxos", release, text.replace(line, line.replace("address", "addresses"))) != []
+
+
+def test_nxos_without_intent_has_no_load_sharing_line() -> None:
+    text = render_configs(plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml")))["switches/leaf01/running-config"]
+    assert "ip load-sharing" not in text
