@@ -18,7 +18,7 @@ from fabric.errors import InputError
 from fabric.export.nccl import export_nccl
 from fabric.lint.forms import unknown_commands
 from fabric.lint.nvue_schema import available
-from fabric.lint.rules import schema_findings
+from fabric.lint.rules import lint_configs, schema_findings
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
@@ -177,3 +177,25 @@ def test_nxos_renders_ip_load_sharing_in_the_quoted_shape(tmp_path: Path, fields
 def test_nxos_without_intent_has_no_load_sharing_line() -> None:
     text = render_configs(plan_cluster(load_cluster(DATA / "render" / "nxos" / "cluster.yaml")))["switches/leaf01/running-config"]
     assert "ip load-sharing" not in text
+
+
+SN5600 = {"model": "sn5600"}
+CONFIG_FILE = {"cumulus": "nvue.sh", "sonic": "config_db.json", "eos": "startup-config", "nxos": "running-config"}
+LINT_CASES = [
+    *(("cumulus", {"ecmp_hash": FIVE[:3], "adaptive_routing": True}, SN5600 | {"nos_version": r}) for r in NOS_RELEASES["cumulus"].supported),
+    *(("nxos", {"ecmp_hash": FIVE}, {"nos_version": r}) for r in NOS_RELEASES["nxos"].supported),
+    ("sonic", {"ecmp_hash": FIVE}, {}),
+    ("eos", {"adaptive_routing": True}, {}),
+]
+
+
+@pytest.mark.parametrize(("case", "lb", "tier"), LINT_CASES, ids=[f"{c}-{t.get('nos_version', '')}" for c, _, t in LINT_CASES])
+def test_lint_accepts_what_the_intent_renders(tmp_path: Path, case: str, lb: dict[str, Any], tier: dict[str, Any]) -> None:
+    plan = _plan(tmp_path, DATA / "render" / case / "cluster.yaml", lb, leaf=tier, spine=tier)
+    files = render_configs(plan)
+    assert plan.fabric is not None
+    configs = {s.name: files[f"switches/{s.name}/{CONFIG_FILE[case]}"] for s in plan.fabric.switches}
+    assert [str(f) for f in lint_configs(plan, configs)] == []
+    if case == "cumulus":  # negative control: a misspelled hash line is an unknown command
+        broken = {n: t.replace("forwarding ecmp-hash", "forwarding ecmp-hsh") for n, t in configs.items()}
+        assert any("ecmp-hsh" in str(f) for f in lint_configs(plan, broken))
