@@ -21,6 +21,7 @@ class LoadBalancingSpec(SpecModel):
 
     ecmp_hash: tuple[HashField, ...] | None = Field(
         default=None,
+        min_length=1,  # hashing on no field would send every flow one way: an empty list is a definition error
         max_length=6,
         description="Header fields the switches hash on. The 5-tuple covers RoCE v2's UDP source port, which the NIC "
         "varies per queue pair; bth-destination-qp hashes the InfiniBand transport header's destination QP where the NOS "

@@ -199,3 +199,9 @@ def test_lint_accepts_what_the_intent_renders(tmp_path: Path, case: str, lb: dic
     if case == "cumulus":  # negative control: a misspelled hash line is an unknown command
         broken = {n: t.replace("forwarding ecmp-hash", "forwarding ecmp-hsh") for n, t in configs.items()}
         assert any("ecmp-hsh" in str(f) for f in lint_configs(plan, broken))
+
+
+def test_an_empty_hash_field_list_is_a_definition_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as raised:
+        _plan(tmp_path, DATA / "render" / "sonic" / "cluster.yaml", {"ecmp_hash": []})
+    assert any(f.dotted_path == "fabric.load_balancing.ecmp_hash" for f in raised.value.findings), raised.value.findings
