@@ -21,15 +21,16 @@ class LoadBalancingSpec(SpecModel):
 
     ecmp_hash: tuple[HashField, ...] | None = Field(
         default=None,
+        min_length=1,  # hashing on no field would send every flow one way: an empty list is a definition error
         max_length=6,
         description="Header fields the switches hash on. The 5-tuple covers RoCE v2's UDP source port, which the NIC "
         "varies per queue pair; bth-destination-qp hashes the InfiniBand transport header's destination QP where the NOS "
-        "can. Default: each NOS's own hash, not rendered.",
+        "can. Rendered on Cumulus, SONiC (SWITCH_HASH) and NX-OS (ip load-sharing); default: each NOS's own hash, not rendered.",
     )
     adaptive_routing: bool = Field(
         default=False,
-        description="Per-packet adaptive routing / dynamic load balancing on the fabric links (Spectrum-X adaptive "
-        "routing on Cumulus); refused where the NOS, its release or the switch's ASIC lacks it.",
+        description="Per-packet adaptive routing / dynamic load balancing on the fabric links (Spectrum-4 adaptive "
+        "routing on Cumulus, DLB on EOS); refused where the NOS, its release or the switch's ASIC lacks it.",
     )
     nccl_qps_per_connection: Annotated[int, Field(ge=1, le=128)] | None = Field(
         default=None,

@@ -23,6 +23,8 @@ from fabric.plan.nodes import build_nodes
 from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
 from fabric.plan.storage.build import build_storage
+from fabric.plan.storage.facts import lossless_ports
+from fabric.plan.storage.types import StorageNetworkPlan
 from fabric.plan.types import ClusterPlan, FabricPlan, HardwarePlan, HostInterface, Link, NodePlan, PlanePlan, SwitchPlan
 
 __all__ = [
@@ -124,7 +126,7 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
     if any(f.severity == "error" for f in oob_findings + storage_findings + rack_findings):
         return findings, None
     try:
-        buffers = _buffers(spec, fabric)
+        buffers = _buffers(spec, fabric) + _storage_buffers(spec, storage)
     except PlanError as exc:
         return [*findings, Finding(("roce", "ecn"), str(exc))], None
     tiers = {k: (t.nos, t.model) for k, t in spec.fabric.tier_specs.items()} if spec.fabric is not None else {}
@@ -160,6 +162,12 @@ def _buffers(spec: ClusterSpec, fabric: FabricPlan | None) -> tuple[SwitchBuffer
         if link.kind == "fabric":
             ports[link.b_device].append((link.speed_gbps, link.cable_m, fabric.mtu))
     found = (switch_buffers(name, spec.roce.ecn, lossless) for name, lossless in ports.items())
+    return tuple(b for b in found if b is not None)
+
+
+def _storage_buffers(spec: ClusterSpec, storage: tuple[StorageNetworkPlan, ...]) -> tuple[SwitchBuffers, ...]:
+    """Each storage / in-band switch's ECN thresholds and PFC headroom, from its lossless ports (RoCE segments)."""
+    found = (switch_buffers(s.name, spec.roce.ecn, lossless_ports(net, s.name)) for net in storage for s in net.switches)
     return tuple(b for b in found if b is not None)
 
 

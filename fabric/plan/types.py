@@ -225,12 +225,12 @@ class ClusterPlan:
     positions: tuple[tuple[str, str, int], ...] = ()
     """(device, rack, lowest U) of every device the definition places (``racks``), by device name."""
     buffers: tuple[SwitchBuffers, ...] = ()
-    """ECN thresholds and PFC headroom of every compute-fabric switch with lossless ports (``fabric.plan.buffers``)."""
+    """ECN thresholds and PFC headroom of every compute-fabric and storage switch with lossless ports (``fabric.plan.buffers``)."""
     load_balancing: LoadBalancingSpec = NO_LOAD_BALANCING
     """The compute fabric's load-balancing intent (``fabric.plan.load_balancing`` says what each NOS renders)."""
 
     def buffers_of(self, switch: str) -> SwitchBuffers | None:
-        """One switch's derived buffers (None: no lossless port, or not a compute-fabric switch)."""
+        """One switch's derived buffers (None: no lossless port, or not a compute-fabric or storage switch)."""
         return next((b for b in self.buffers if b.switch == switch), None)
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:

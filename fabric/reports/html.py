@@ -91,6 +91,8 @@ def build_report(plan: ClusterPlan, warnings: tuple[Finding, ...] | list[Finding
                     f'<div class="diagram">{svg}</div>',
                 ]
         parts += _roce(plan, fabric)
+    parts += _buffers(plan)  # compute and storage switches alike (an InfiniBand fabric's RoCE storage too)
+    if fabric is not None:
         parts += _ports(fabric, plan.oob)
         parts += _cabling(fabric)
     head = f'<meta charset="utf-8"><title>{escape(plan.name)}: fabric report</title><style>{_STYLE}</style>'
@@ -214,12 +216,12 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
         "<h2>RoCE contract end to end</h2>",
         f"<p>{escape(r.summary())}</p>",
         _table(["", "NIC", f"leaf ({fabric.leaves[0].nos})", f"spine ({fabric.spines[0].nos})" if fabric.spines else "spine"], rows),
-        *_buffers(plan),
     ]
 
 
 def _buffers(plan: ClusterPlan) -> list[str]:
-    """Every derived ECN threshold and PFC headroom with its formula, inputs and source; switches alike share a row."""
+    """Every derived ECN threshold and PFC headroom with its formula, inputs and source, compute-fabric and storage switches
+    alike; switches alike share a row."""
     alike: dict[tuple[str, int, bool, str, str, str], list[str]] = {}
     for b in plan.buffers:
         for d in (b.ecn_min, b.ecn_max, *b.headroom):

@@ -16,6 +16,7 @@ from fabric.model import load_cluster
 from fabric.model.qos import EcnSpec
 from fabric.plan import plan_cluster
 from fabric.plan.buffers import XOFF_FORMULA, ecn_thresholds, pfc_headroom, xoff_bytes
+from fabric.plan.serialize import plan_to_data
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from tests.conftest import DATA, ROOT
@@ -113,3 +114,39 @@ def test_lint_explains_the_derived_threshold_a_hand_edit_contradicts(tmp_path: P
         "speed_Gbps * 125, up to 1000 B with max_delay_us 30, speed 100 Gb/s (expected 38000-375000 B at 100%, found "
         "38000-1500000 B at 100%)"
     ]
+
+
+def _ib_with_roce_storage(tmp_path: Path, ecn: dict[str, Any] | None = None) -> ClusterPlan:
+    """onprem-ib: an InfiniBand compute fabric whose Cumulus storage network runs RoCE."""
+    data = yaml.safe_load((ROOT / "inventories" / "onprem-ib" / "cluster.yaml").read_text())
+    if ecn is not None:
+        data.setdefault("roce", {})["ecn"] = ecn
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return plan_cluster(load_cluster(path))
+
+
+def test_storage_switches_are_in_the_plan_buffers_with_their_inputs() -> None:
+    plan = plan_cluster(load_cluster(ROOT / "inventories" / "onprem-ib" / "cluster.yaml"))
+    storage = [s.name for net in plan.storage for s in net.switches]
+    assert storage
+    assert {b.switch for b in plan.buffers} == set(storage)  # the InfiniBand compute switches have no lossless port
+    spine = plan.buffers_of("stor-spine-a")
+    assert spine is not None
+    assert [(h.value, h.inputs) for h in spine.headroom] == [
+        (xoff_bytes(200, 30, 9000), "speed 200 Gb/s, cable 30 m, MTU 9000 B, 16 ports"),
+        (xoff_bytes(200, 5, 9000), "speed 200 Gb/s, cable 5 m, MTU 9000 B, 2 ports"),
+    ]
+    data = plan_to_data(plan)
+    assert "stor-spine-a" in {b["switch"] for b in data["buffers"]}  # plan.json carries them
+
+
+def test_a_storage_switch_renders_the_thresholds_the_plan_shows(tmp_path: Path) -> None:
+    plan = _ib_with_roce_storage(tmp_path, {"derive": "queue-delay"})
+    spine = plan.buffers_of("stor-spine-a")
+    assert spine is not None
+    assert (spine.ecn_min.value, spine.ecn_max.value) == (3 * 200 * 125, 30 * 200 * 125)
+    assert spine.ecn_min.inputs == "min_delay_us 3, speed 200 Gb/s"
+    text = render_configs(plan)["switches/stor-spine-a/nvue.sh"]
+    assert "nv set qos congestion-control default-global traffic-class 3 min-threshold 75000" in text
+    assert "nv set qos congestion-control default-global traffic-class 3 max-threshold 750000" in text

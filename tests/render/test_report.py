@@ -125,3 +125,11 @@ def test_report_shows_each_derived_buffer_value_with_formula_and_inputs() -> Non
     assert rows[("ecn_min", "-")][1:3] == ["150000 B", "NVIDIA's qos roce default at every speed"]
     roce = {row[0]: row[1:] for row in next(t for t in page.tables if t[0][0] == "" and t[0][1] == "NIC")}
     assert roce["congestion"][1] == "ECN marks TC 3 at 150000-1500000 B, 100 %"
+
+
+def test_report_shows_storage_switch_buffers_on_an_infiniband_fabric() -> None:
+    page, _, _ = read("onprem-ib")  # compute is InfiniBand (no RoCE contract table); storage runs RoCE
+    table = next(t for t in page.tables if t[0] == ["value", "bytes", "formula", "inputs", "source", "switches"])
+    rows = {(row[0], row[3]): row for row in table[1:]}
+    headroom = rows[("pfc_headroom", "speed 200 Gb/s, cable 30 m, MTU 9000 B, 16 ports")]
+    assert headroom[5] == "stor-spine-a, stor-spine-b"

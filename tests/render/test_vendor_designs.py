@@ -12,8 +12,20 @@
   used to store packets in relation to the total amount of memory allocated to the queue"), which depends on the
   shared-buffer partition of the chip at run time: no byte value can be derived from the definition, and no Junos
   renderer exists; the classification, PFC priority and the 100 % marking at the top end are reproduced and asserted.
-- Arista: no published AI back-end design with ECN numbers could be verified this round (the deployment guides found
-  show the section headings only); not reproduced.
+- Arista EOS, as AMD publishes it: ROCm "GPU cluster networking" guide, "RDMA over Converged Ethernet Configuration
+  Guide", drop-down "Example - DCQCN configuration on an Arista 7388 switch"
+  (https://rocm.docs.amd.com/projects/gpu-cluster-networking/en/latest/how-to/roce-network-config.html; source
+  ROCm/gpu-cluster-networking docs/how-to/roce-network-config.rst at commit 1fc4a3348e3adde20672f317446240f5a0fe6271):
+  ``qos map traffic-class 3 to dscp 26``, ``qos map traffic-class 7 to dscp 48`` (Broadcom Thor2's defaults: RoCE DSCP 26
+  on priority 3, CNP DSCP 48 on priority 7, same guide), ``qos profile QOS_ROCE_DCQCN`` with ``qos trust dscp``,
+  ``priority-flow-control on``, ``priority-flow-control priority 3 no-drop`` and on ``uc-tx-queue 3`` ``random-detect ecn
+  minimum-threshold 2000 segments maximum-threshold 10000 segments max-mark-probability 20 weight 0``, ports at MTU 9214.
+  Reproduced: classification, PFC, queue, marking probability and weight. Not reproduced: the thresholds, which are in
+  ``segments`` (EOS's buffer cells, whose size is the ASIC's, not stated in the guide), while the rendered form takes
+  ``kbytes`` (fabric/render/templates/eos/qos.j2, pyavd ``units: kbytes``): no byte value follows from the published one.
+  Arista's own "AI Network Fabric Deployment Guide" could not be read beyond its headings (the stored copy,
+  manuals.plus/so/arista/ai-network-fabric-deployment-manual, summarises it without numbers); not reproduced.
+- NVIDIA Spectrum-X: no published ECN/PFC number beyond the Cumulus ``qos roce`` defaults above was found this round.
 """
 
 from __future__ import annotations
@@ -23,16 +35,21 @@ from pathlib import Path
 import yaml
 
 from fabric.model import load_cluster
-from fabric.plan import plan_cluster
-from fabric.render import render_configs
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render import render_avd_configs, render_configs
 from tests.conftest import DATA
+from tests.render.test_avd_reference import avd_rendering, compare
+
+
+def _plan(tmp_path: Path, case: str, roce: dict[str, object]) -> ClusterPlan:
+    data = yaml.safe_load((DATA / "render" / case / "cluster.yaml").read_text())
+    data["roce"] = roce
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(data))
+    return plan_cluster(load_cluster(tmp_path / "cluster.yaml"))
 
 
 def _cumulus(tmp_path: Path, roce: dict[str, object]) -> str:
-    data = yaml.safe_load((DATA / "render" / "cumulus" / "cluster.yaml").read_text())
-    data["roce"] = roce
-    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(data))
-    return render_configs(plan_cluster(load_cluster(tmp_path / "cluster.yaml")))["switches/leaf01/nvue.sh"]
+    return render_configs(_plan(tmp_path, "cumulus", roce))["switches/leaf01/nvue.sh"]
 
 
 def test_nvidia_qos_roce_defaults_are_what_the_default_contract_renders(tmp_path: Path) -> None:
@@ -62,3 +79,40 @@ def test_juniper_apstra_dcqcn_configlet_classification_and_pfc(tmp_path: Path) -
     assert "nv set qos pfc default-global switch-priority 3" in lines
     # drop-probability [0 100]: nothing marked below the first fill level, every packet at the second
     assert "nv set qos congestion-control default-global traffic-class 3 probability 100" in lines
+
+
+AMD_ARISTA_ROCE = {"dscp": 26, "priority": 3, "traffic_class": 3, "pfc_priorities": [3], "cnp": {"dscp": 48, "priority": 7, "traffic_class": 7}}
+AMD_ARISTA_ECN = "random-detect ecn minimum-threshold 2000 segments maximum-threshold 10000 segments max-mark-probability 20 weight 0"
+
+
+def _eos_lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines()}
+
+
+def test_amd_arista_7388_dcqcn_example_on_eos_and_through_pyavd(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, "eos", {**AMD_ARISTA_ROCE, "ecn": {"probability": 20}})
+    text = render_configs(plan)["switches/leaf01/startup-config"]
+    lines = _eos_lines(text)
+    assert {
+        "qos map dscp 26 to traffic-class 3",
+        "qos map dscp 48 to traffic-class 7",
+        "qos trust dscp",
+        "priority-flow-control on",
+        "priority-flow-control priority 3 no-drop",
+        "uc-tx-queue 3",
+        "mtu 9214",
+    } <= lines
+    assert [line for line in lines if line.startswith("priority-flow-control priority")] == ["priority-flow-control priority 3 no-drop"]
+    (ecn,) = [line for line in lines if line.startswith("random-detect ecn")]
+    # the published line, its segment thresholds swapped for the derived kbytes: everything else is theirs word for word
+    assert ecn == AMD_ARISTA_ECN.replace("2000 segments", "150 kbytes").replace("10000 segments", "1500 kbytes")
+    assert "service-profile ROCE" in lines
+    # Arista's own generator renders the same structured config to the same commands (pyavd schema-validated)
+    assert compare(text, avd_rendering("render/eos", "leaf01", plan)) == []
+    assert "structured_configs/leaf01.yml" in render_avd_configs(plan)
+
+
+def test_the_default_contract_is_not_the_amd_arista_design(tmp_path: Path) -> None:
+    lines = _eos_lines(render_configs(_plan(tmp_path, "eos", {}))["switches/leaf01/startup-config"])
+    assert "qos map dscp 48 to traffic-class 7" not in lines  # negative control: the definition above is what matches
+    assert not any(line.endswith("max-mark-probability 20 weight 0") for line in lines)

@@ -133,10 +133,29 @@ def build_storage_facts(plan: ClusterPlan) -> tuple[StorageSwitchFacts, ...]:
     return tuple(out)
 
 
-def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: StorageSwitchPlan, peer_mgmt: str) -> StorageSwitchFacts:
+def _port_class(net: StorageNetworkPlan, link: StorageLink) -> tuple[int, bool]:
+    """(MTU, lossless) of a switch port on ``link``: a host port takes its segment's, a switch-to-switch trunk the
+    largest MTU and is lossless when any segment runs RoCE."""
     mtu = {s.plane: s.mtu for s in net.segments}
     lossless = {s.plane for s in net.segments if s.roce}
-    trunk_mtu = max(mtu.values())
+    if link.kind in ("storage", "inband"):
+        return mtu[link.plane], link.plane in lossless
+    return max(mtu.values()), bool(lossless)
+
+
+def lossless_ports(net: StorageNetworkPlan, name: str) -> list[tuple[int, int, int]]:
+    """(speed Gb/s, cable m, MTU B) of every lossless port of storage switch ``name``: the input of its buffers
+    (``fabric.plan.buffers.switch_buffers``), as plan.json and the report show them."""
+    found: list[tuple[int, int, int]] = []
+    for link, _, _, _ in _ends(net, name):
+        port_mtu, is_lossless = _port_class(net, link)
+        if is_lossless:
+            found.append((link.speed_gbps, link.cable_m, port_mtu))
+    return found
+
+
+def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: StorageSwitchPlan, peer_mgmt: str) -> StorageSwitchFacts:
+    lossless = {s.plane for s in net.segments if s.roce}
     ports: list[StoragePort] = []
     members: dict[str, list[str]] = {}
     bonds: dict[str, StorageBond] = {}
@@ -144,8 +163,7 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
     for link, port, far, plan_bond in _ends(net, switch.name):
         bond = bond_name(nos, plan_bond) if plan_bond is not None else None
         host = link.kind in ("storage", "inband")
-        port_mtu = mtu[link.plane] if host else trunk_mtu
-        is_lossless = link.plane in lossless if host else bool(lossless)
+        port_mtu, is_lossless = _port_class(net, link)
         ports.append(
             StoragePort(
                 port, f"{far} {link.plane}" if host else f"{far} {link.kind}", link.speed_gbps, port_mtu, bond,
@@ -178,9 +196,10 @@ def _facts(plan: ClusterPlan, net: StorageNetworkPlan, index: int, switch: Stora
 
 
 def _roce(plan: ClusterPlan, name: str, ports: list[StoragePort]) -> RoceSpec:
-    """The contract this storage switch renders: ECN thresholds derived from its own lossless ports (fabric.plan.buffers)."""
+    """The contract this storage switch renders: ECN thresholds derived from its own lossless ports (fabric.plan.buffers),
+    the plan's (plan.json ``buffers``) where it has them."""
     lossless = [(p.speed_gbps, p.cable_m, p.mtu) for p in ports if p.lossless]
-    return resolved_roce(plan.roce, switch_buffers(name, plan.roce.ecn, lossless))
+    return resolved_roce(plan.roce, plan.buffers_of(name) or switch_buffers(name, plan.roce.ecn, lossless))
 
 
 def _breakouts(switch: StorageSwitchPlan, speed: int, used: set[str]) -> tuple[tuple[str, int], ...]:

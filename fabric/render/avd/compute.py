@@ -62,6 +62,8 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
     if unnumbered:
         config["ip_routing_ipv6_interfaces"] = True
         config["ipv6_unicast_routing"] = True
+    if facts.load_balancing.adaptive_routing:  # fabric.plan.load_balancing: EOS DLB on ECMP groups
+        config["ip_hardware"] = {"fib": {"load_balance_distribution": {"dynamic": {"enabled": True}}}}
     config.update(_qos(facts))
     return {k: v for k, v in config.items() if v not in ({}, [], None)}
 
@@ -127,7 +129,10 @@ def _qos(facts: SwitchFacts) -> Structured:
     pfc: Structured = {"enabled": True, "priorities": [{"priority": p, "no_drop": True} for p in r.pfc_priorities]}
     if wd.enabled:
         pfc["watchdog"] = {"enabled": True, **({"action": WATCHDOG_PORT_ACTION[wd.action]} if wd.action in WATCHDOG_PORT_ACTION else {})}
-    ecn = {"units": "kbytes", "min": r.ecn.min_threshold_bytes // 1000, "max": r.ecn.max_threshold_bytes // 1000}
+    low, high = r.ecn.min_threshold_bytes, r.ecn.max_threshold_bytes
+    assert low is not None, "the switch's contract carries its resolved thresholds (fabric.plan.buffers.resolved_roce)"
+    assert high is not None, "the switch's contract carries its resolved thresholds (fabric.plan.buffers.resolved_roce)"
+    ecn: Structured = {"units": "kbytes", "min": low // 1000, "max": high // 1000}
     queues = [
         {
             "id": r.traffic_class,

@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 from fabric.model.qos import PfcWatchdogSpec
 from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.load_balancing import nxos_load_sharing
 from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
     Section("nxos/header.j2"),  # `feature bgp` / `feature bfd` before any bgp or bfd command is accepted
     Section("nxos/tcam.j2"),  # the TCAM carve is global; it waits for a reload, so its place only matters for reading
+    Section("nxos/load-sharing.j2"),  # the ECMP hash is global, in no block
     Section("nxos/management.j2"),
     Section("nxos/acl.j2"),  # MGMT-SSH defined before `line vty` applies it
     Section("nxos/gnmi.j2"),  # `feature grpc` before `grpc port`
@@ -52,6 +54,7 @@ def render_nxos(facts: SwitchFacts) -> dict[str, str]:
         "roce": facts.roce,
         "unnumbered": unnumbered,
         "watchdog": watchdog,
+        "load_sharing": (nxos_load_sharing(facts.load_balancing) or "").split()[3:],  # the options after `ip load-sharing address`
         "breakouts": breakouts(facts),
         "rs_fec": rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
     }

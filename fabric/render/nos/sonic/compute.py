@@ -19,6 +19,7 @@ from fabric.catalog.switches import SWITCH_MODELS, SonicPort, SonicSku
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import SwitchFacts
+from fabric.plan.load_balancing import sonic_switch_hash
 from fabric.render._jinja import is_word, one_line, token
 from fabric.render._json import dumps_sorted
 from fabric.render.nos.frr import render_frr_conf
@@ -167,6 +168,7 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
             "SSH_ONLY|DEFAULT_RULE": {"PRIORITY": "1", "ETHER_TYPE": "0x0800", "PACKET_ACTION": "DROP"},
         },
         **qos_tables(facts, sku.buffers),
+        "SWITCH_HASH": sonic_switch_hash(facts.load_balancing),  # fabric.plan.load_balancing: the generic hash
     }
     return _guard({k: v for k, v in db.items() if v})
 
