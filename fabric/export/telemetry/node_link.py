@@ -41,6 +41,7 @@ ETHTOOL_PAUSE = ("rx_prio[0-7]_pause", "tx_prio[0-7]_pause", "tx_pause_storm_err
 NIC_PRE_FEC_BER = 1e-6  # as the switch side (telemetry_link_health.PRE_FEC_BER): two decades under the KP4 FEC's limit
 NIC_LINK_DOWNS_IN_10M = 1  # link_down_events_phy counts downs only: more than one in 10 minutes is a flapping port
 IB_SYMBOL_ERRORS_FOR = "10m"  # a burst at link training is normal; symbol errors growing for 10 minutes are not
+IB_GROWING_WINDOW = "5m"  # shorter than the `for`, so one burst (true for one window) never lasts the 10 minutes
 
 
 def ethtool_name(stat: str) -> str:
@@ -159,13 +160,13 @@ def nic_rules(plan: ClusterPlan) -> list[dict[str, object]]:
 
 
 def _ib_rules() -> list[dict[str, object]]:
-    def over(counter: str) -> str:
-        return _labelled(f"increase(node_infiniband_{counter}_total[10m])", "hca", IB_KEEP)
+    def over(counter: str, window: str = "10m") -> str:
+        return _labelled(f"increase(node_infiniband_{counter}_total[{window}])", "hca", IB_KEEP)
 
     return [
         _alert(
             "IbSymbolErrors",
-            f"{over('symbol_error')} > 0",
+            f"{over('symbol_error', IB_GROWING_WINDOW)} > 0",
             IB_SYMBOL_ERRORS_FOR,
             "warning",
             f"{WHERE} port {{{{ $labels.port }}}}: symbol errors for {IB_SYMBOL_ERRORS_FOR} (a marginal cable or transceiver)",
@@ -186,7 +187,7 @@ def _ib_rules() -> list[dict[str, object]]:
         ),
         _alert(
             "IbPortReceiveErrors",
-            f"{over('port_errors_received')} > 0",
+            f"{over('port_errors_received', IB_GROWING_WINDOW)} > 0",
             IB_SYMBOL_ERRORS_FOR,
             "warning",
             f"{WHERE} port {{{{ $labels.port }}}}: received packets with errors for {IB_SYMBOL_ERRORS_FOR}",
