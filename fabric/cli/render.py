@@ -160,7 +160,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.export import export_nccl
     from fabric.export.telemetry.gnmi import gnmic_config
     from fabric.lint import config_paths, lint_configs, read_configs
-    from fabric.lint.gnmi import lint_gnmi, read_gnmic
+    from fabric.lint.gnmi import lint_gnmi, lint_gnmic_processors, read_gnmic
     from fabric.lint.nccl import lint_nccl, read_nccl_files
     from fabric.lint.oob import lint_oob
     from fabric.lint.parse.qos import CONFIG_FILE
@@ -190,6 +190,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings += lint_nccl(plan, nccl)  # the NCCL side of the contract: --configs DIR/nccl/<group>.env, as export writes it
     gnmic = read_gnmic(args.configs) or (gnmic_config(plan), "telemetry/gnmic.yaml")
     findings += lint_gnmi(plan, configs, *gnmic)  # the telemetry side: each switch's gNMI server vs DIR/telemetry/gnmic.yaml
+    findings += lint_gnmic_processors(*gnmic)  # and its processors that keep SONiC's strings out of the labels
     cabling = _cabling(plan, args.configs)
     phys = lint_phys(plan, {**configs, **oob}, cabling)  # both ends of every cable, breakout, FEC
     findings += phys.findings

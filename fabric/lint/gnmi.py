@@ -23,6 +23,7 @@ import yaml
 from hier_config import Platform, get_hconfig
 
 from fabric.errors import Finding, InputError
+from fabric.export.telemetry.gnmi import SONIC_PROCESSORS
 from fabric.lint.rules import LintFinding
 from fabric.plan.gnmi import GNMI_PORTS, gnmi_port
 from fabric.plan.types import ClusterPlan
@@ -155,6 +156,59 @@ def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, 
             message = "the collector must dial the port the switch serves gNMI on"
             findings.append(LintFinding(source, f"target {switch.name}", str(server.port), str(port) if port else "no target", message))
     return findings
+
+
+def lint_gnmic_processors(gnmic: str, source: str = "telemetry/gnmic.yaml") -> list[LintFinding]:
+    """Findings where ``gnmic.yaml`` subscribes SONiC switches but a prometheus output with ``strings-as-labels`` lacks
+    a processor ``export telemetry`` gives it: without them SONiC's string fields (a queue's watchdog status, a port's
+    ``alias`` and ``lanes``, a module's ``N/A``) become labels on every series of the answer (``telemetry_sonic``,
+    ``telemetry_sonic_link``), and the flap and optics fields may never become numbers.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.export.telemetry.gnmi import gnmic_config
+        >>> text = gnmic_config(plan_cluster(load_cluster("inventories/onprem-roce/cluster.yaml")))
+        >>> lint_gnmic_processors(text)
+        []
+        >>> [(f.where, f.expected, f.actual) for f in lint_gnmic_processors(text.replace("    - sonic-link-drop-strings\\n", ""))]
+        [('outputs.prometheus.event-processors', 'sonic-link-drop-strings', 'absent')]
+    """
+    document = _document(gnmic, source)
+    subscriptions = document.get("subscriptions")
+    names = [str(n) for n in cast("dict[object, object]", subscriptions)] if isinstance(subscriptions, dict) else []
+    if not any(name.startswith("sonic-") for name in names):
+        return []
+    declared = document.get("processors")
+    processors = cast("dict[object, object]", declared) if isinstance(declared, dict) else {}
+    outputs = document.get("outputs")
+    findings: list[LintFinding] = []
+    for out, config in (cast("dict[object, object]", outputs) if isinstance(outputs, dict) else {}).items():
+        settings = cast("dict[object, object]", config) if isinstance(config, dict) else {}
+        if settings.get("type") != "prometheus" or not settings.get("strings-as-labels"):
+            continue  # without strings-as-labels gnmic drops a value that is no number
+        listed = settings.get("event-processors")
+        applied = [str(p) for p in cast("list[object]", listed)] if isinstance(listed, list) else []
+        for name, body in SONIC_PROCESSORS.items():
+            message = "SONiC strings would become labels: the output must apply this processor as export telemetry writes it"
+            if name not in applied:
+                findings.append(LintFinding(source, f"outputs.{out}.event-processors", name, "absent", message))
+            elif processors.get(name) != body:
+                found = "absent" if name not in processors else "changed"
+                findings.append(LintFinding(source, f"processors.{name}", yaml.safe_dump(body, width=10_000).strip(), found, message))
+    return findings
+
+
+def _document(text: str, source: str) -> dict[object, object]:
+    try:
+        document: object = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        msg = f"the gnmic collector config is not YAML ({exc}); write it again with fabric export telemetry"
+        raise InputError([Finding((), msg, file=source)], source) from exc
+    if not isinstance(document, dict):
+        msg = "the gnmic collector config is no YAML mapping; write it again with fabric export telemetry"
+        raise InputError([Finding((), msg, file=source)], source)
+    return cast("dict[object, object]", document)
 
 
 def _expected_bind(nos: str, vrf: str, mgmt_address: str) -> str:

@@ -31,6 +31,14 @@ SONIC_QUEUE_HASH = (
     "SAI_QUEUE_STAT_WRED_DROPPED_BYTES",
 )
 
+# Numeric fields of a port's entry in the link tables (after gnmic's processors drop the strings): APPL_DB PORT_TABLE as
+# sonic-utilities tests/mock_tables/appl_db.json holds it; STATE_DB TRANSCEIVER_DOM_SENSOR as xcvrd's dom_mgr.py writes it
+# (sonic-platform-daemons 202411, beautify_dom_info_dict: temperature, rx<N>power; the test keeps a 4-lane module)
+SONIC_TABLE_ANSWERS = {
+    "PORT_TABLE": ("flap_count",),
+    "TRANSCEIVER_DOM_SENSOR": ("temperature", "rx1power", "rx2power", "rx3power", "rx4power"),
+}
+
 
 def relabel(name: str, rules: list[dict[str, str]]) -> tuple[str, dict[str, str]]:
     """Prometheus' ``replace`` relabelling of ``__name__`` (anchored regex, ``$N`` groups) on one series name."""
@@ -50,7 +58,9 @@ def gnmic_series(gnmic_yaml: str, prometheus_yml: str) -> set[str]:
     names: set[str] = set()
     for sub in yaml.safe_load(gnmic_yaml)["subscriptions"].values():
         for path in sub["paths"]:
-            if sub.get("target") == "STATE_DB":
+            if path in SONIC_TABLE_ANSWERS:
+                raw = [sonic_metric_name(path, "Ethernet0", f) for f in SONIC_TABLE_ANSWERS[path]]
+            elif sub.get("target") == "STATE_DB":
                 raw = [sonic_metric_name(path, "10.0.0.57", "state")]
             elif path.endswith("/Queues"):
                 raw = [sonic_metric_name(path, "etp10:3", f) for f in SONIC_QUEUE_HASH]

@@ -218,8 +218,10 @@ def test_gnmic_subscribes_every_sonic_and_cumulus_switch_on_the_roce_priority(tm
         assert sorted(t["name"] for t in config["targets"].values()) == sorted(switches)
         for address, target in config["targets"].items():
             assert address == f"{switches[target['name']].mgmt_address.split('/')[0]}:{port}"
-            # Cumulus 5.14 (this definition's release) gets the link-health paths under their pre-5.15 names
-            assert target["subscriptions"] == [f"{nos}-fabric", *(["sonic-bgp"] if nos == "sonic" else ["cumulus-link-ethernet-phy"])]
+            # Cumulus 5.14 (this definition's release) gets the link-health paths under their pre-5.15 names; SONiC
+            # its BGP, flap and optics tables (STATE_DB, APPL_DB, STATE_DB)
+            sonic = ["sonic-bgp", "sonic-flaps", "sonic-optics"]
+            assert target["subscriptions"] == [f"{nos}-fabric", *(sonic if nos == "sonic" else ["cumulus-link-ethernet-phy"])]
         paths = config["subscriptions"][f"{nos}-fabric"]["paths"]
         prio = plan.roce.priority
         pause = f"SAI_PORT_STAT_PFC_{prio}_RX_PKTS" if nos == "sonic" else f"switch-priority[priority={prio}]/state/counters/in-pause-pkts"

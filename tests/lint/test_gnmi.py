@@ -11,13 +11,13 @@ from pyavd import get_device_config
 from fabric.__main__ import main
 from fabric.errors import InputError
 from fabric.export.telemetry.gnmi import gnmic_config
-from fabric.lint.gnmi import GnmiServer, lint_gnmi, parse_gnmi_server
+from fabric.lint.gnmi import GnmiServer, lint_gnmi, lint_gnmic_processors, parse_gnmi_server
 from fabric.lint.parse.qos import CONFIG_FILE
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_avd_configs, render_configs
-from tests.conftest import DATA
+from tests.conftest import DATA, ROOT
 
 
 def rendered(case: str, *, gnmi: bool = True) -> tuple[ClusterPlan, dict[str, str | None]]:
@@ -130,3 +130,49 @@ def test_lint_reads_the_exported_collector_beside_the_configs(tmp_path: Path, ca
     capsys.readouterr()
     assert main(["lint", definition, "--configs", str(tmp_path)]) == 1
     assert "the collector must dial the port the switch serves gNMI on (expected 6030, found 6031)" in capsys.readouterr().err
+
+
+SONIC_DEFINITION = ROOT / "inventories" / "onprem-roce" / "cluster.yaml"
+
+
+def _sonic_gnmic() -> dict[str, object]:
+    return yaml.safe_load(gnmic_config(plan_cluster(load_cluster(SONIC_DEFINITION))))
+
+
+def test_the_exported_sonic_collector_keeps_its_strings_out_of_the_labels() -> None:
+    assert lint_gnmic_processors(yaml.safe_dump(_sonic_gnmic(), sort_keys=False)) == []
+
+
+def test_a_collector_without_a_sonic_processor_or_with_one_edited_is_a_finding() -> None:
+    document = _sonic_gnmic()
+    outputs = document["outputs"]
+    assert isinstance(outputs, dict)
+    outputs["prometheus"]["event-processors"].remove("sonic-link-drop-strings")
+    processors = document["processors"]
+    assert isinstance(processors, dict)
+    processors["sonic-link-numbers"]["event-convert"]["value-names"] = ["flap_count$"]
+    found = {(f.where, f.actual) for f in lint_gnmic_processors(yaml.safe_dump(document), "out/telemetry/gnmic.yaml")}
+    assert found == {("outputs.prometheus.event-processors", "absent"), ("processors.sonic-link-numbers", "changed")}
+
+
+def test_without_strings_as_labels_or_sonic_targets_nothing_is_required() -> None:
+    document = _sonic_gnmic()
+    outputs = document["outputs"]
+    assert isinstance(outputs, dict)
+    outputs["prometheus"]["strings-as-labels"] = False
+    outputs["prometheus"]["event-processors"] = []
+    assert lint_gnmic_processors(yaml.safe_dump(document)) == []
+    cumulus = gnmic_config(plan_cluster(load_cluster(DATA / "plan" / "three-tier" / "cluster.yaml")))
+    assert lint_gnmic_processors(cumulus) == []
+
+
+def test_lint_finds_a_hand_edited_sonic_collector(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    definition = str(SONIC_DEFINITION)
+    assert main(["render", definition, "-o", str(tmp_path)]) == 0
+    assert main(["export", "telemetry", definition, "-o", str(tmp_path)]) == 0
+    assert main(["lint", definition, "--configs", str(tmp_path)]) == 0
+    gnmic = tmp_path / "telemetry" / "gnmic.yaml"
+    gnmic.write_text(gnmic.read_text(encoding="utf-8").replace("    - sonic-link-drop-strings\n", ""), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["lint", definition, "--configs", str(tmp_path)]) == 1
+    assert "outputs.prometheus.event-processors: SONiC strings would become labels" in capsys.readouterr().err

@@ -10,7 +10,8 @@ Metric names are the exporters' own:
     ``--collector.rdma``): ``node_rdma_mlx5_np_ecn_marked_roce_packets_total``, ``node_rdma_mlx5_port_rcv_packets_total``.
     frr_exporter (tynany/frr_exporter ``collector/bgp.go``): ``frr_bgp_peer_state`` (0 down, 1 established, 2 admin down).
 The switch-side rules (gnmic's series for the ``gnmic.yaml`` subscriptions) are ``telemetry_switch.switch_rules``; link
-health (FEC, pre-FEC BER, flaps, optics, labelled from the plan) is ``telemetry_link_health``.
+health (FEC, pre-FEC BER, flaps, optics, labelled from the plan) is ``telemetry_link_health`` on the switch side and
+``telemetry_node_link`` on the nodes' HCAs.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import yaml
 from fabric.export.telemetry.dashboard import dashboard_json
 from fabric.export.telemetry.gnmi import gnmic_config
 from fabric.export.telemetry.link_health import link_labels, link_rules
+from fabric.export.telemetry.node_link import nic_labels, nic_rules
 from fabric.export.telemetry.rails import rail_rules
 from fabric.export.telemetry.scrape import scrape_config
 from fabric.export.telemetry.switch import switch_rules
@@ -120,6 +122,9 @@ def alert_rules(plan: ClusterPlan) -> str:
     links = link_rules(plan)
     if links:
         groups.append({"name": f"gpufabric-{plan.name}-links", "rules": links})
+    nics = nic_rules(plan)
+    if nics:
+        groups.append({"name": f"gpufabric-{plan.name}-nic-links", "rules": nics})
     rails = rail_rules(plan)
     if rails:
         groups.append({"name": f"gpufabric-{plan.name}-rails", "rules": rails})
@@ -141,6 +146,8 @@ def export_telemetry(plan: ClusterPlan) -> dict[str, str]:
     gnmic = gnmic_config(plan)
     if gnmic:
         files["telemetry/gnmic.yaml"] = gnmic
-    if link_rules(plan):  # the plan's labels for the link-health alerts (node_exporter textfile collector, one host)
-        files["telemetry/link-labels.prom"] = link_labels(plan)
+    # the plan's labels for the link-health alerts, switch ports and node NICs (node_exporter textfile collector, one host)
+    labels = (link_labels(plan) if link_rules(plan) else "") + (nic_labels(plan) if nic_rules(plan) else "")
+    if labels:
+        files["telemetry/link-labels.prom"] = labels
     return dict(sorted(files.items()))

@@ -54,6 +54,8 @@ from collections import defaultdict
 
 import yaml
 
+from fabric.export.telemetry.sonic_link import DOM_TABLE, FLAP_TABLE
+from fabric.export.telemetry.sonic_link import PROCESSORS as SONIC_LINK_PROCESSORS
 from fabric.plan.gnmi import GNMI_PORTS, RENDERED
 from fabric.plan.types import ClusterPlan, SwitchPlan
 
@@ -92,6 +94,7 @@ SONIC_PROCESSORS: dict[str, dict[str, object]] = {
             ],
         }
     },
+    **SONIC_LINK_PROCESSORS,  # flaps and optics: keep their numbers, drop their tables' strings (telemetry_sonic_link)
 }
 
 
@@ -162,6 +165,16 @@ def _sonic(plan: ClusterPlan) -> dict[str, object]:
 def _sonic_bgp(_: ClusterPlan) -> dict[str, object]:
     # STATE_DB NEIGH_STATE_TABLE, which the bgp container's bgpmon keeps (sonic-buildimage src/sonic-bgpcfgd/bgpmon/bgpmon.py)
     return _sample([SONIC_BGP_PATH], "STATE_DB")
+
+
+def _sonic_flaps(_: ClusterPlan) -> dict[str, object]:
+    # APPL_DB PORT_TABLE: flap_count per port (sonic-swss#3052; telemetry_sonic_link)
+    return _sample([FLAP_TABLE], "APPL_DB")
+
+
+def _sonic_optics(_: ClusterPlan) -> dict[str, object]:
+    # STATE_DB TRANSCEIVER_DOM_SENSOR: temperature and rx<N>power per port (xcvrd dom_mgr.py; telemetry_sonic_link)
+    return _sample([DOM_TABLE], "STATE_DB")
 
 
 def _cumulus(plan: ClusterPlan) -> dict[str, object]:
@@ -252,7 +265,8 @@ def _nxos(_: ClusterPlan) -> dict[str, object]:
 
 
 SUBSCRIPTIONS = {"sonic": _sonic, "cumulus": _cumulus, "eos": _eos, "nxos": _nxos}
-EXTRA_SUBSCRIPTIONS = {"sonic": {"sonic-bgp": _sonic_bgp}}  # a second database (gNMI target) of the same switches
+# other databases (gNMI targets) of the same switches
+EXTRA_SUBSCRIPTIONS = {"sonic": {"sonic-bgp": _sonic_bgp, "sonic-flaps": _sonic_flaps, "sonic-optics": _sonic_optics}}
 NOTES = {
     "sonic": "# sonic: the queues' ECN marks appear once `counterpoll wredqueue enable` turns the WRED_ECN_QUEUE flex counters on "
     "(off by default; SONiC ECN_and_WRED_statistics_HLD); the processors below keep SONiC's string fields out of the labels\n",

@@ -15,9 +15,11 @@ Series (gnmic's names, ``telemetry_switch`` docstring; SONiC's after ``telemetry
   ``SAI_PORT_STAT_IF_IN_FEC_CORRECTED_BITS`` (sonic-net/sonic-swss#3291, "needs to be polled to estimate pre-FEC BER").
   Pre-FEC BER is SONiC's own formula (``port_rates.lua``, sonic-net/SONiC#1829 "Port FEC BER" HLD): corrected bits per
   second over the serdes rate; here over the port speed from the plan, which leaves out the line coding's few percent
-  (the BER reads that much high). SONiC's flap count (APPL_DB ``PORT_TABLE`` ``flap_count``, sonic-net/sonic-swss#3052)
-  and optics (STATE_DB ``TRANSCEIVER_DOM_SENSOR``) are strings in tables the gNMI server answers as strings, which
-  gnmic's ``strings-as-labels`` would turn into labels: not subscribed yet.
+  (the BER reads that much high). Flaps: APPL_DB ``PORT_TABLE`` ``flap_count`` (sonic-net/sonic-swss#3052, one per
+  oper-status change) as ``gnmic_sonic_port_flap_count{port}``; optics: STATE_DB ``TRANSCEIVER_DOM_SENSOR``
+  ``rx<N>power`` (dBm) and ``temperature`` (°C) as ``gnmic_sonic_optic_rx_power_dbm{port, lane}`` and
+  ``gnmic_sonic_optic_temperature_celsius{port}``; both tables answer strings, which gnmic's processors turn into
+  numbers or drop (``telemetry_sonic_link``).
 - **Cumulus Linux** (gNMI): ``/interfaces/interface[name=*]/ethernet/phy/state/{rs-fec-uncorrectable-blocks,
   corrected-bits}`` up to 5.14, renamed ``/interfaces/interface[name=*]/phy/fec/state/…`` in 5.15 (CumulusNetworks/docs
   cumulus-linux-515 Whats-New, "Updated gNMI PHY metric names"); flaps are ``carrier-transitions`` (already in the
@@ -42,6 +44,7 @@ from fabric.export.telemetry.gnmi import (
     gnmic_metric_name,
 )
 from fabric.export.telemetry.sonic import SONIC_PORT
+from fabric.export.telemetry.sonic_link import SONIC_FLAPS, SONIC_RX_POWER, SONIC_TEMPERATURE
 from fabric.plan.types import ClusterPlan, FabricPlan, SwitchPlan
 
 INFO = "gpufabric_link_info"
@@ -50,7 +53,7 @@ PLAN_LABELS = ("leaf", "node", "node_port", "rail", "peer", "peer_port", "tier")
 PRE_FEC_BER = 1e-6  # two decades under the RS(544,514) "KP4" FEC's 2.4e-4 limit (IEEE 802.3bs); SONiC's published healthy ports read 1e-12..2e-9
 PRE_FEC_BER_FOR = "10m"
 FEC_UNCORRECTABLE_IN_10M = 0  # any frame FEC could not correct is a frame lost (sonic-mgmt test_intf_fec.py fails on any)
-FLAPS_IN_10M = 2  # carrier transitions: one down and one up is a single flap
+FLAPS_IN_10M = 2  # carrier transitions (SONiC flap_count: one per oper-status change): one down and one up is one flap
 OPTIC_RX_DBM = -10.0  # below a 400G-DR4 module's low-power alarm (SFF-8636 thresholds, e.g. rxpowerlowalarm -8.9 dBm in sonic-platform-common#235)
 OPTIC_TEMP_C = 70.0  # commercial-temperature modules are specified to a 70 °C case (temphighwarning 72.0 in sonic-platform-common#235)
 
@@ -112,6 +115,9 @@ def link_signals(plan: ClusterPlan) -> LinkSignals:
     if "sonic" in by_nos:
         s.uncorrectable.append(Term(f"{SONIC_PORT}_SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES"))
         s.corrected_bits.append(Term(f"{SONIC_PORT}_SAI_PORT_STAT_IF_IN_FEC_CORRECTED_BITS"))
+        s.flaps.append(Term(SONIC_FLAPS))
+        s.rx_power.append(Term(SONIC_RX_POWER))
+        s.temperature.append(Term(SONIC_TEMPERATURE))
     if "cumulus" in by_nos:
         for phy in sorted({CUMULUS_PHY_NEW if cumulus_new_names(sw.nos_version) else CUMULUS_PHY_OLD for sw in by_nos["cumulus"]}):
             s.uncorrectable.append(Term(gnmic_metric_name(f"{phy}/rs-fec-uncorrectable-blocks"), "interface_name"))

@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 
 from fabric.export.telemetry.gnmi import GNMIC_METRIC_PREFIX, SONIC_BGP_PATH, SONIC_QUEUES_PATH
+from fabric.export.telemetry.sonic_link import DOM_TABLE, FLAP_TABLE, SONIC_FLAPS, SONIC_RX_POWER, SONIC_TEMPERATURE, link_relabel
 
 _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]+")
 PORT_PATH = "COUNTERS/Ethernet*/"  # + a port counter's name
@@ -99,6 +100,10 @@ def sonic_relabel(paths: list[str]) -> list[dict[str, object]]:
             rules += _move(f"{queue}_(.+)_([0-9]+)_periodic_(SAI_[A-Za-z0-9_]+)", f"{SONIC_QUEUE_PERIODIC}_$3", {"port": "$1", "queue": "$2"})
         elif path == BGP_PATH:
             rules += _move(f"{_raw('/' + BGP_PATH)}_(.+)_state", SONIC_BGP, {"neighbor": "$1"})
+        elif path in (FLAP_TABLE, DOM_TABLE):  # link flaps and optics (telemetry_sonic_link)
+            for regex, name, labels in link_relabel(GNMIC_METRIC_PREFIX):
+                if f"_{path}_" in regex:
+                    rules += _move(regex, name, labels)
         elif path.startswith(PORT_PATH):
             counter = path.rsplit("/", 1)[1]
             rules += _move(f"{_raw('/' + path)}_(.+)_{counter}", f"{SONIC_PORT}_{counter}", {"port": "$1"})
@@ -118,6 +123,10 @@ def sonic_names(paths: list[str]) -> set[str]:
             names |= {f"{SONIC_QUEUE}_{f}" for f in QUEUE_FIELDS} | {f"{SONIC_QUEUE_PERIODIC}_{WATERMARK_FIELD}"}
         elif path == BGP_PATH:
             names.add(SONIC_BGP)
+        elif path == FLAP_TABLE:
+            names.add(SONIC_FLAPS)
+        elif path == DOM_TABLE:
+            names |= {SONIC_RX_POWER, SONIC_TEMPERATURE}
         elif path.startswith(PORT_PATH):
             names.add(f"{SONIC_PORT}_{path.rsplit('/', 1)[1]}")
     return names
