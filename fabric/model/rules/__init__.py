@@ -11,6 +11,7 @@ from itertools import pairwise
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.cloud_refused import REFUSED_TYPES
 from fabric.catalog.hardware import HARDWARE
+from fabric.catalog.switch_refused import UNRENDERED_NOS
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.base import unknown_choice
@@ -165,7 +166,8 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
     for tier, tier_spec in fabric.tier_specs.items():
         model = SWITCH_MODELS[tier_spec.model]
         if tier_spec.nos not in model.nos:
-            yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")
+            why = "".join(f" ({UNRENDERED_NOS[n]})" for n in model.nos if n in UNRENDERED_NOS)
+            yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}{why}")
         yield from unsupported_release(("fabric", tier, "nos_version"), tier_spec.nos, tier_spec.nos_version)
         limit = model.max_mtu(tier_spec.nos)
         if fabric.mtu is not None and limit is not None and fabric.mtu > limit:
