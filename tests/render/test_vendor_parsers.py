@@ -135,6 +135,7 @@ DIFFERENCES: tuple[Difference, ...] = (
 CASES = [
     ("nxos", "render/nxos"),  # leaf-spine, breakout, OOB, storage pair
     ("nxos", "render/nxos-3tier"),
+    ("nxos", "render/nxos-800g"),  # Nexus 9364E-SG2-O: 800G cages in 2 x 400G
     ("nxos", "storage/nxos"),
     ("eos", "render/eos"),
     ("eos", "render/eos-3tier"),
