@@ -30,7 +30,8 @@ def test_nexus_9364e_sg2_o_follows_the_cited_figures() -> None:
     # [nxos-9364e] 64 x 800G OSFP; [cisco-osfp800] 2 x 400, 4 x 200, 8 x 100.
     assert (n.ports, n.speed_gbps, n.lanes) == (64, 800, 8)
     assert [n.radix(s) for s in (800, 400, 200, 100)] == [64, 128, 256, 512]
-    assert list(n.nos) == ["nxos"] and n.sonic is None
+    assert list(n.nos) == ["nxos"]
+    assert n.sonic is None
     assert n.max_mtu("nxos") == 9216
     assert (n.port_name("nxos", 1, 400), n.port_name("nxos", 511, 100)) == ("Ethernet1/1/2", "Ethernet1/64/8")
 
