@@ -20,6 +20,7 @@ from fabric.model.rules.addressing import check_cidrs, check_explicit_addresses
 from fabric.model.rules.aws import check_aws
 from fabric.model.rules.azure import check_azure
 from fabric.model.rules.gcp import check_gcp
+from fabric.model.rules.ib_features import check_ib_features
 from fabric.model.rules.infiniband import check_infiniband
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
 from fabric.model.topology import unsupported_release
@@ -202,6 +203,7 @@ RULES: tuple[Rule, ...] = (
     check_roce_contract,
     check_rdma_stack,
     check_infiniband,
+    check_ib_features,
     check_switch_tiers,
     check_nos_watchdog,
     check_aws,
