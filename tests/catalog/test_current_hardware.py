@@ -73,3 +73,66 @@ def test_refused_entries_are_not_also_catalog_models() -> None:
 
     assert {n for m in SWITCH_MODELS.values() for n in m.nos} >= set(UNRENDERED_NOS)
     assert not set(UNRENDERED_NOS) & set(NOS_RELEASES)
+
+
+def test_dgx_b300_follows_the_connectx8_link_speeds() -> None:
+    from fabric.catalog.hardware import HARDWARE
+
+    ib, eth = HARDWARE["dgx-b300"], HARDWARE["dgx-b300-eth"]
+    # [cx8-fw] "800Gb/s or XDR IB or 2 x 400GbE"; "800GbE link speed is not supported on a single port"
+    assert (ib.gpus, ib.ports["compute"].count, ib.ports["compute"].speed_gbps) == (8, 8, 800)
+    assert (eth.gpus, eth.ports["compute"].count, eth.ports["compute"].speed_gbps) == (8, 16, 400)
+    assert ib.nvswitch
+    assert (ib.arch, eth.arch) == ("x86_64", "x86_64")
+
+
+@pytest.mark.parametrize(("name", "speed"), [("dgx-gb200", 400), ("dgx-gb300", 800)])
+def test_nvl72_trays_are_arm64_four_gpu_nodes_of_an_18_tray_domain(name: str, speed: int) -> None:
+    from fabric.catalog.hardware import HARDWARE
+
+    tray = HARDWARE[name]
+    # [gb200-tray] two Grace CPUs and four Blackwell GPUs per tray, 18 trays (72 GPUs) per rack; [gb200-mlperf] 144 cores
+    assert (tray.gpus, tray.nvlink_domain_nodes, tray.gpus * (tray.nvlink_domain_nodes or 0)) == (4, 18, 72)
+    assert (tray.arch, tray.sockets, tray.cores_per_socket) == ("arm64", 2, 72)
+    assert (tray.ports["compute"].count, tray.ports["compute"].speed_gbps) == (4, speed)
+    assert not tray.nvswitch  # the NVLink switches are the rack's switch trays
+
+
+def test_an_architecture_the_schema_does_not_know_is_refused(tmp_path: Path) -> None:
+    from fabric.catalog.hardware import load_node_profiles
+
+    directory = tmp_path / "nodes"
+    directory.mkdir()
+    (directory / "tray.yaml").write_text(
+        "name: tray\ndescription: x\narch: aarch64\ngpus: 0\nports:\n  inband: {speed_gbps: 1, names: [eth0]}\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as err:
+        load_node_profiles(directory)
+    assert "arch" in str(err.value)
+    assert "'x86_64' or 'arm64'" in str(err.value)
+
+
+def test_each_nvl72_rack_is_one_slurm_block_and_one_kubernetes_level() -> None:
+    from fabric.export.k8s.topology import NVLINK_LABEL, node_labels, topology_levels
+    from fabric.export.slurm import nvlink_blocks
+    from fabric.plan import plan_cluster
+
+    plan = plan_cluster(load_cluster(IB.parent.parent / "onprem-ib-sharp" / "cluster.yaml"))
+    blocks = nvlink_blocks(plan)
+    assert {k: (v[0], v[-1], len(v)) for k, v in blocks.items()} == {"gpu-nvl01": ("gb01", "gb18", 18), "gpu-nvl02": ("gb19", "gb36", 18)}
+    labels = node_labels(plan)
+    assert {labels[h][NVLINK_LABEL] for h in ("gb01", "gb18")} == {"gpu-nvl01"}
+    assert labels["gb19"][NVLINK_LABEL] == "gpu-nvl02"
+    assert topology_levels(labels)[-2:] == [NVLINK_LABEL, "kubernetes.io/hostname"]
+    # negative control: DGX H100 nodes have no multi-node NVLink domain, so no such level
+    assert NVLINK_LABEL not in topology_levels(node_labels(plan_cluster(load_cluster(IB))))
+
+
+def test_an_nvlink_domain_across_two_groups_gets_no_kubernetes_level() -> None:
+    from fabric.export.k8s.topology import NVLINK_LABEL, _add_level  # pyright: ignore[reportPrivateUsage]
+
+    labels = {"a": {"su": "su01"}, "b": {"su": "su02"}}
+    _add_level(labels, {"a": "nvl01", "b": "nvl01"}, NVLINK_LABEL)  # one domain over two units: Kueue's levels would not nest
+    assert NVLINK_LABEL not in labels["a"]
+    _add_level(labels, {"a": "nvl01", "b": "nvl02"}, NVLINK_LABEL)
+    assert labels["b"][NVLINK_LABEL] == "nvl02"
