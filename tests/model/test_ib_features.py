@@ -116,3 +116,16 @@ def test_the_catalog_cites_a_sharp_generation_for_every_infiniband_model() -> No
     infiniband = {name for name, m in SWITCH_MODELS.items() if m.link_layer == "infiniband"}
     assert set(ib_features.IB_SWITCH_FEATURES) == infiniband
     assert {n: f.sharp for n, f in ib_features.IB_SWITCH_FEATURES.items()} == {"qm8700": 2, "qm9700": 3, "q3400": 4}
+
+
+def test_every_switch_of_the_example_keeps_its_onboard_sm_off() -> None:
+    # SHARP Rev 3.3.0, "Setting up NVIDIA SHARP Environment": "Make sure onboard Subnet Manager is disabled in the managed
+    # switches" (the aggregation manager runs beside the master SM on a host).
+    from fabric.plan import plan_cluster
+    from fabric.render import render_configs
+
+    files = render_configs(plan_cluster(load_cluster(EXAMPLE)))
+    configs = {path: text for path, text in files.items() if path.startswith("switches/")}
+    assert len(configs) == 18
+    assert all("\nno ib sm\n" in text for text in configs.values())
+    assert not any("\nib sm\n" in text for text in configs.values())
