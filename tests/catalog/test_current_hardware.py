@@ -84,6 +84,8 @@ def test_dgx_b300_follows_the_connectx8_link_speeds() -> None:
     assert (eth.gpus, eth.ports["compute"].count, eth.ports["compute"].speed_gbps) == (8, 16, 400)
     assert ib.nvswitch
     assert (ib.arch, eth.arch) == ("x86_64", "x86_64")
+    hgx = HARDWARE["hgx-b300"]  # [hgx-b300] "8x ConnectX 8 SuperNICs", up to 800 Gb/s per GPU
+    assert (hgx.gpus, hgx.ports["compute"].count, hgx.ports["compute"].speed_gbps, hgx.nvswitch) == (8, 8, 800, True)
 
 
 @pytest.mark.parametrize(("name", "speed"), [("dgx-gb200", 400), ("dgx-gb300", 800)])
