@@ -30,6 +30,8 @@ DEFAULT_IB_SL = 0
 # SHARP aggregation with NCCL when using the plugin. NCCL_COLLNET_ENABLE=1"; SHARP_COLL_ENABLE_SAT=1 asks libsharp for
 # streaming aggregation trees (Mellanox/nccl-rdma-sharp-plugins .ci/run_nccl_test.sh @1e29196: NCCL_ALGO=CollNet runs with
 # SHARP_COLL_ENABLE_SAT=1). The plugin itself ships with HPC-X / DOCA-Host (libnccl-net.so on the library path).
+# SHARP_COLL_* is libsharp's, not NCCL's: it still works from /etc/nccl.conf, as NCCL's setEnvFile (src/misc/param.cc)
+# puts every KEY=VALUE line of the file into the process environment (setenv without overwrite) before loading plugins.
 SHARP_ENV: dict[str, str] = {"NCCL_COLLNET_ENABLE": "1", "SHARP_COLL_ENABLE_SAT": "1"}
 
 
