@@ -48,8 +48,8 @@ def test_opensm_conf_enables_sharp_and_the_ar_engine_from_the_definition() -> No
 
 def _version_gate(stdout: str, **options: Any) -> bool:
     found = role_vars("opensm")
-    found.update({"opensm_ib": {}, "__opensm_parse": {"stdout": stdout, "rc": 0}, "_opensm_unit": "opensmd.service", **options})
-    step = task("opensm", "opensm.yml", "Verify | NVIDIA's OpenSM where the definition needs it")
+    found.update({"opensm_ib": {}, "__opensm_version": {"stdout": stdout, "rc": 0}, "_opensm_unit": "opensmd.service", **options})
+    step = task("opensm", "opensm.yml", "Configure | NVIDIA's OpenSM where the definition needs it")
     found.update(step["vars"])
     return bool(render("{{ " + step["ansible.builtin.assert"]["that"] + " }}", found))
 
