@@ -100,9 +100,9 @@ def nccl_env(plan: ClusterPlan, group: NcclGroup) -> dict[str, str]:
         env["NCCL_CROSS_NIC"] = str(RAIL_OPTIMIZED_CROSS_NIC)
     ib = plan.infiniband if group.transport == "infiniband" else None
     if ib is not None and ib.adaptive_routing:
-        # NCCL net_ib: NCCL_PARAM(IbAdaptiveRouting, "IB_ADAPTIVE_ROUTING", -2), on by default on InfiniBand ports; written
-        # out so the node's file states what the fabric was built for (NCCL env docs: "Enable use of Adaptive Routing
-        # capable data transfers for the IB Verbs transport").
+        # NCCL src/transport/net_ib: NCCL_PARAM(IbAdaptiveRouting, "IB_ADAPTIVE_ROUTING", -2), and -2 means "Enable
+        # ADAPTIVE_ROUTING by default on IB networks" (ar = link layer InfiniBand); written out so the node's file states
+        # what the fabric was built for, and a job's environment cannot silently turn it off.
         env["NCCL_IB_ADAPTIVE_ROUTING"] = "1"
     if ib is not None and ib.sharp:
         env.update(SHARP_ENV)
