@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 UNRENDERED_NOS: Mapping[str, str] = {
     # NVIDIA Q32xx and Q34xx XDR 800Gb/s InfiniBand Switch Systems User Manual (docs.nvidia.com/networking/display/
-    # xdrswitcheshwum/nvos, 2026-01): "NVOS is the networking operating system that manages the [XDR] switches";
+    # xdrswitcheshwum/nvos, 2026-01), section "NVOS" of the XDR switch manual: "NVOS is the networking operating system that
+    # manages the NVLink switches" (sic, in the Q3400 manual), "refer to NVIDIA NVOS User Manual for InfiniBand Switches";
     # "System Bring-Up of Managed Systems": "NVOS supports configurations through NVUE only", with an appendix "Moving
     # from MLNX-OS to NVOS". NVOS User Manual for InfiniBand Switches v25.02.x: a CLI (nv set/show) and OpenAPI.
     "nvos": (
