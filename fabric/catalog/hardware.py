@@ -78,6 +78,7 @@ class HardwareProfile:
     cores_per_socket: int | None = None
     memory_gb: int | None = None
     nvlink_domain_nodes: int | None = None
+    arch: str = "x86_64"
 
 
 def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfile:
@@ -97,6 +98,7 @@ def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfil
         data.cores_per_socket,
         data.memory_gb,
         data.nvlink_domain_nodes,
+        data.arch,
     )
 
 

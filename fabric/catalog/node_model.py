@@ -158,6 +158,11 @@ class NodeProfileBody(_Strict):
         default=None,
         description="Nodes that share one multi-node NVLink domain (a GB200 NVL72 rack: 18 compute trays); none for single-node NVLink.",
     )
+    arch: Literal["x86_64", "arm64"] = Field(
+        default="x86_64",
+        description="CPU architecture (GB200/GB300 compute trays: arm64, NVIDIA Grace); roles/gpu_driver and roles/rdma_stack refuse a "
+        "node whose gathered architecture differs (arm64 = Ansible's aarch64).",
+    )
     ports: dict[PlaneName, PortGroupSpec] = Field(min_length=1)
 
     @model_validator(mode="after")

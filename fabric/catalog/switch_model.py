@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from fabric.catalog.text import CatalogKey, Description
 
-Nos = Literal["sonic", "cumulus", "eos", "nxos", "frr", "mlnx-os"]
+Nos = Literal["sonic", "cumulus", "eos", "nxos", "frr", "mlnx-os", "nvos"]  # nvos: described, not rendered (fabric/catalog/switch_refused.py)
 LinkLayer = Literal["ethernet", "infiniband"]
 Speed = Annotated[int, Field(ge=1, le=1600)]
 NAME_FIELDS = frozenset({"cage", "port", "sub", "sub1", "lane", "sonic"})

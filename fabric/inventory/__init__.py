@@ -229,8 +229,11 @@ def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
     partitions = _partitions_with_members(plan) if sm else []
     children: dict[str, Any] = {group: {"hosts": {}} for group in ROLE_GROUPS.values()}  # playbooks' patterns always match
     planes = fabric_plane_cidrs(plan)
+    arch = {h.name: h.arch for h in plan.hardware}  # the profile's CPU architecture: roles/gpu_driver and rdma_stack check it
     for node in plan.nodes:
         host = _node_vars(node, sm.get(node.hostname), host_bonds(plan, node), planes)
+        if node.hardware in arch:
+            host["gpufabric_arch"] = arch[node.hardware]
         if node.hostname in sm:
             host["gpufabric_ib_partitions"] = partitions  # what opensm writes to partitions.conf
         if node.group in nccl:
@@ -323,6 +326,10 @@ def _cluster_vars(plan: ClusterPlan) -> dict[str, Any]:
             "sweep_interval_s": ib.subnet_manager.sweep_interval_s,
             "lmc": ib.subnet_manager.lmc,
             "port_subnets": ib.subnet_manager.port_subnets,
+            "nvidia_opensm": ib.subnet_manager.nvidia_opensm,  # roles/opensm: opensm --version 5.x required
+            "sharp": ib.sharp,  # roles/opensm: sharp_enabled 2, sharp_am running, ibdiagnet --sharp read back
+            "adaptive_routing": ib.adaptive_routing,  # roles/opensm: ibdiagnet "Adaptive Routing is enabled on N switches"
+            "switches": len(plan.fabric.switches) if plan.fabric is not None else 0,  # what the read-backs must count
             "mtu": ib.mtu,
             "partitions": [{"name": p.name, "pkey": f"0x{p.pkey:04x}", "ipoib": p.ipoib} for p in ib.partitions],
         }

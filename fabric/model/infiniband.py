@@ -1,4 +1,4 @@
-"""InfiniBand: subnet manager placement and HA, routing, partitions."""
+"""InfiniBand: subnet manager placement and HA, routing, partitions, SHARP and adaptive routing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pydantic import Field, field_validator
 from fabric.model.base import Name, SpecModel
 from fabric.model.strings import Guid
 
-RoutingEngine = Literal["ftree", "updn", "minhop", "dnup", "lash", "dor", "nue", "dfsssp", "sssp", "ar_updn"]
+# ar_updn / ar_ftree: NVIDIA OpenSM's adaptive-routing engines (SHARP Rev 3.3.0, "Setting up NVIDIA SHARP Environment":
+# "Tree based topologies: updn, ar_updn, ftree, ar_ftree"); not in upstream opensm (shared/reference/onprem.md section 4).
+RoutingEngine = Literal["ftree", "updn", "minhop", "dnup", "lash", "dor", "nue", "dfsssp", "sssp", "ar_updn", "ar_ftree"]
 Membership = Literal["full", "limited", "both"]
 PortGuid = Guid  # 0x + 16 hex digits, checked before it is ever written (fabric/model/strings.py)
 
@@ -34,6 +36,12 @@ class SubnetManagerSpec(SpecModel):
         description="opensm hosts with several InfiniBand ports: run one SM per port, each port its own subnet with its own "
         "subnet prefix (0xfe8000000000000N, N the port's order), for ports cabled to separate fabrics. Off (default): such a "
         "host is refused, because opensm binds one port per instance and every port would silently become its own subnet.",
+    )
+    nvidia_opensm: bool = Field(
+        default=False,
+        description="kind opensm: the SM hosts run NVIDIA's OpenSM (DOCA-Host / MLNX_OFED, unit opensmd, version 5.x), not the "
+        "distribution's upstream 3.3 opensm. Needed for the ar_* routing engines, adaptive routing and SHARP; the opensm role "
+        "reads opensm --version and refuses an older one.",
     )
 
 
@@ -81,3 +89,15 @@ class InfinibandSpec(SpecModel):
     subnet_manager: SubnetManagerSpec
     partitions: tuple[PartitionSpec, ...] = Field(default=(), max_length=128)
     mtu: Literal[2048, 4096] = Field(default=4096, description="IB link MTU (not the IPoIB MTU).")
+    sharp: bool = Field(
+        default=False,
+        description="SHARP in-network reductions: OpenSM enables SHARP on the switches (opensm.conf sharp_enabled 2), the "
+        "aggregation manager (sharp_am) runs beside the master SM, and the GPU nodes' NCCL gets NCCL_COLLNET_ENABLE=1 (the "
+        "nccl-rdma-sharp plugin). Needs an SM on hosts (NVIDIA OpenSM 5.20+ or UFM), a tree routing engine and a "
+        "rail-optimized fabric; see docs/infiniband.md.",
+    )
+    adaptive_routing: bool = Field(
+        default=False,
+        description="Adaptive routing: the SM programs AR groups on the switches (routing_engine ar_updn or ar_ftree) and NCCL "
+        "gets NCCL_IB_ADAPTIVE_ROUTING=1. Needs an SM on hosts (NVIDIA OpenSM or UFM): the switch-hosted SM has none.",
+    )

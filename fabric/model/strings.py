@@ -111,6 +111,7 @@ SWITCH_PORT_RE: dict[str, re.Pattern[str]] = {
     "nxos": re.compile(r"^Ethernet\d{1,2}/\d{1,3}(/\d{1,2})?$"),  # Cisco NX-OS: Ethernet1/1, breakouts Ethernet1/1/1
     "frr": re.compile(INTERFACE_NAME_RE),  # FRR runs on Linux: its ports are Linux interfaces
     "mlnx-os": re.compile(r"^(IB|ib)\d{1,2}/\d{1,3}(/\d{1,2})?$"),  # MLNX-OS InfiniBand: IB1/1, splits IB1/1/1
+    "nvos": re.compile(r"^sw\d{1,3}p\d(s\d)?$"),  # NVOS front-panel ports: sw1p1, logical sw1p1s1 (described, not rendered)
 }
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from fabric.catalog.releases import NOS_RELEASES, default_release
+from fabric.catalog.switch_refused import REFUSED_SWITCH_MODELS, UNRENDERED_NOS
 from fabric.catalog.switches import SWITCH_MODELS, Nos
 from fabric.errors import Finding
 from fabric.model.base import Asn, SpecModel, unknown_choice
@@ -116,8 +117,19 @@ class TierSpec(SpecModel):
     @field_validator("model")
     @classmethod
     def _known_model(cls, value: str) -> str:
+        if value in REFUSED_SWITCH_MODELS:
+            msg = f"switch model '{value}' is not supported: {REFUSED_SWITCH_MODELS[value]}"
+            raise ValueError(msg)
         if value not in SWITCH_MODELS:
             raise ValueError(unknown_choice("switch model", value, SWITCH_MODELS))
+        return value
+
+    @field_validator("nos")
+    @classmethod
+    def _rendered_nos(cls, value: Nos) -> Nos:
+        if value in UNRENDERED_NOS:
+            msg = f"nos '{value}' is not rendered: {UNRENDERED_NOS[value]}"
+            raise ValueError(msg)
         return value
 
     @field_validator("nos_version", mode="before")

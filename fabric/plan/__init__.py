@@ -174,7 +174,9 @@ def _storage_buffers(spec: ClusterSpec, storage: tuple[StorageNetworkPlan, ...])
 def _hardware(spec: ClusterSpec) -> tuple[HardwarePlan, ...]:
     """The profiles the node groups use, sorted by name."""
     profiles = {p.name: p for p in (spec.profile_of(g) for g in spec.nodes) if p is not None}
-    return tuple(HardwarePlan(p.name, p.gpus, p.sockets, p.cores_per_socket, p.memory_gb, p.nvlink_domain_nodes) for _, p in sorted(profiles.items()))
+    return tuple(
+        HardwarePlan(p.name, p.gpus, p.sockets, p.cores_per_socket, p.memory_gb, p.nvlink_domain_nodes, p.arch) for _, p in sorted(profiles.items())
+    )
 
 
 def _planes(spec: ClusterSpec) -> tuple[PlanePlan, ...]:

@@ -27,6 +27,13 @@ RAIL_OPTIMIZED_CROSS_NIC = 0
 # NCCL_IB_SL: the service level. The definition configures no QoS levels in the subnet manager, so every path uses
 # SL 0 (OpenSM's default); set explicitly so a job's environment cannot inherit another one.
 DEFAULT_IB_SL = 0
+# SHARP through NCCL's CollNet: HPC-X 2.26 "NCCL-RDMA-SHARP Plugins": "The following environment variables enable the
+# SHARP aggregation with NCCL when using the plugin. NCCL_COLLNET_ENABLE=1"; SHARP_COLL_ENABLE_SAT=1 asks libsharp for
+# streaming aggregation trees (Mellanox/nccl-rdma-sharp-plugins .ci/run_nccl_test.sh @1e29196: NCCL_ALGO=CollNet runs with
+# SHARP_COLL_ENABLE_SAT=1). The plugin itself ships with HPC-X / DOCA-Host (libnccl-net.so on the library path).
+# SHARP_COLL_* is libsharp's, not NCCL's: it still works from /etc/nccl.conf, as NCCL's setEnvFile (src/misc/param.cc)
+# puts every KEY=VALUE line of the file into the process environment (setenv without overwrite) before loading plugins.
+SHARP_ENV: dict[str, str] = {"NCCL_COLLNET_ENABLE": "1", "SHARP_COLL_ENABLE_SAT": "1"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,14 @@ def nccl_env(plan: ClusterPlan, group: NcclGroup) -> dict[str, str]:
         env["NCCL_IB_TC"] = str(plan.roce.effective_tos)
     if plan.fabric is not None and plan.fabric.topology == "rail-optimized":
         env["NCCL_CROSS_NIC"] = str(RAIL_OPTIMIZED_CROSS_NIC)
+    ib = plan.infiniband if group.transport == "infiniband" else None
+    if ib is not None and ib.adaptive_routing:
+        # NCCL src/transport/net_ib: NCCL_PARAM(IbAdaptiveRouting, "IB_ADAPTIVE_ROUTING", -2), and -2 means "Enable
+        # ADAPTIVE_ROUTING by default on IB networks" (ar = link layer InfiniBand); written out so the node's file states
+        # what the fabric was built for, and a job's environment cannot silently turn it off.
+        env["NCCL_IB_ADAPTIVE_ROUTING"] = "1"
+    if ib is not None and ib.sharp:
+        env.update(SHARP_ENV)
     env.update(load_balancing_env(plan.load_balancing, group.transport))
     return env
 

@@ -203,6 +203,7 @@ class HardwarePlan:
     cores_per_socket: int | None = None
     memory_gb: int | None = None
     nvlink_domain_nodes: int | None = None
+    arch: str = "x86_64"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

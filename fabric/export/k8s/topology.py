@@ -10,7 +10,8 @@ through the pod's spines, other pods only through the super-spines), then the gr
 (a scalable unit on a rail-optimized fabric, where a node reaches all of its unit's rail leaves; the leaf itself on a
 fat tree), then the rack where the definition has racks (``fabric.export.racks``: ``placement: rack`` OOB switches) and
 each rack's nodes share that group (Kueue's levels must nest; a rack split across two leaves of a fat tree gets no
-label), then the host.
+label), then the multi-node NVLink domain (a GB200/GB300 NVL72 rack: the same blocks as Slurm's topology/block,
+``fabric.export.slurm.nvlink_blocks``) where every domain nests in the levels above, then the host.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import yaml
 
 from fabric.export.k8s.documents import HEADER, dump_documents
 from fabric.export.racks import node_racks
+from fabric.export.slurm import nvlink_blocks
 from fabric.plan.types import ClusterPlan, NodePlan
 
 LABEL_PREFIX = "topology.gpufabric.io/"
@@ -27,6 +29,7 @@ POD_LABEL = f"{LABEL_PREFIX}pod"
 SU_LABEL = f"{LABEL_PREFIX}scalable-unit"
 LEAF_LABEL = f"{LABEL_PREFIX}leaf"
 RACK_LABEL = f"{LABEL_PREFIX}rack"
+NVLINK_LABEL = f"{LABEL_PREFIX}nvlink-domain"
 HOST_LABEL = "kubernetes.io/hostname"  # the well-known label the kubelet sets (Kubernetes "Well-Known Labels")
 # The node roles install the GPU driver and DOCA on the host (roles/gpu_driver/defaults/main.yml gpu_driver_branch,
 # gpu_driver_open_kernel_modules, gpu_driver_gpudirect: auto = DMA-BUF; roles/rdma_stack: DOCA), so the operators
@@ -68,25 +71,31 @@ def node_labels(plan: ClusterPlan) -> dict[str, dict[str, str]]:
                 labels[node.hostname][POD_LABEL] = f"pod{pod_of[leaf]:02d}"
             labels[node.hostname][group[0]] = group[1]
     _add_racks(labels, node_racks(plan))
+    _add_level(labels, {host: block for block, hosts in nvlink_blocks(plan).items() for host in hosts}, NVLINK_LABEL)
     return labels
 
 
 def _add_racks(labels: dict[str, dict[str, str]], racks: dict[str, str]) -> None:
     """The rack label on every labelled node, when every labelled node has a rack and each rack sits inside one group."""
-    if not labels or any(host not in racks for host in labels):
+    _add_level(labels, racks, RACK_LABEL)
+
+
+def _add_level(labels: dict[str, dict[str, str]], values: dict[str, str], key: str) -> None:
+    """``key`` on every labelled node, when every labelled node has a value and each value sits inside one group."""
+    if not labels or any(host not in values for host in labels):
         return
     parent: dict[str, tuple[str, ...]] = {}
     for host, node in labels.items():
-        if parent.setdefault(racks[host], tuple(node.values())) != tuple(node.values()):
-            return  # a rack across two groups: not a level below them
+        if parent.setdefault(values[host], tuple(node.values())) != tuple(node.values()):
+            return  # a rack or domain across two groups: not a level below them
     for host, node in labels.items():
-        node[RACK_LABEL] = racks[host]
+        node[key] = values[host]
 
 
 def topology_levels(labels: dict[str, dict[str, str]]) -> list[str]:
     """Kueue's levels, broadest first, ending with the hostname."""
     used = {key for node in labels.values() for key in node}
-    return [key for key in (BLOCK_LABEL, POD_LABEL, SU_LABEL, LEAF_LABEL, RACK_LABEL) if key in used] + [HOST_LABEL]
+    return [key for key in (BLOCK_LABEL, POD_LABEL, SU_LABEL, LEAF_LABEL, RACK_LABEL, NVLINK_LABEL) if key in used] + [HOST_LABEL]
 
 
 def kueue_objects(plan: ClusterPlan, labels: dict[str, dict[str, str]]) -> list[dict[str, object]]:

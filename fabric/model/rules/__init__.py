@@ -11,6 +11,7 @@ from itertools import pairwise
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES
 from fabric.catalog.cloud_refused import REFUSED_TYPES
 from fabric.catalog.hardware import HARDWARE
+from fabric.catalog.switch_refused import UNRENDERED_NOS
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.base import unknown_choice
@@ -19,6 +20,7 @@ from fabric.model.rules.addressing import check_cidrs, check_explicit_addresses
 from fabric.model.rules.aws import check_aws
 from fabric.model.rules.azure import check_azure
 from fabric.model.rules.gcp import check_gcp
+from fabric.model.rules.ib_features import check_ib_features
 from fabric.model.rules.infiniband import check_infiniband
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
 from fabric.model.topology import unsupported_release
@@ -165,7 +167,8 @@ def check_switch_tiers(spec: ClusterSpec) -> Iterator[Finding]:
     for tier, tier_spec in fabric.tier_specs.items():
         model = SWITCH_MODELS[tier_spec.model]
         if tier_spec.nos not in model.nos:
-            yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}")
+            why = "".join(f" ({UNRENDERED_NOS[n]})" for n in model.nos if n in UNRENDERED_NOS)
+            yield Finding(("fabric", tier, "nos"), f"{model.name} does not run {tier_spec.nos}; it runs {', '.join(model.nos)}{why}")
         yield from unsupported_release(("fabric", tier, "nos_version"), tier_spec.nos, tier_spec.nos_version)
         limit = model.max_mtu(tier_spec.nos)
         if fabric.mtu is not None and limit is not None and fabric.mtu > limit:
@@ -200,6 +203,7 @@ RULES: tuple[Rule, ...] = (
     check_roce_contract,
     check_rdma_stack,
     check_infiniband,
+    check_ib_features,
     check_switch_tiers,
     check_nos_watchdog,
     check_aws,

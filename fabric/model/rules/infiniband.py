@@ -114,10 +114,21 @@ def _check_subnet_manager(spec: ClusterSpec, hosts: Mapping[str, object]) -> Ite
         )
     if len(sm.nodes) == 1:
         yield Finding((*base, "nodes"), "a single subnet manager has no standby; add a second node with a lower priority", "warning")
-    if sm.routing_engine == "ar_updn" and sm.kind == "opensm":
-        yield Finding((*base, "routing_engine"), "ar_updn exists only in NVIDIA's SM (UFM or switch-hosted); with upstream opensm use ftree or updn")
+    if sm.routing_engine.startswith("ar_") and sm.kind == "opensm" and not sm.nvidia_opensm:
+        yield Finding(
+            (*base, "routing_engine"),
+            f"{sm.routing_engine} exists only in NVIDIA's OpenSM (DOCA-Host) and UFM; with upstream opensm use ftree or updn, "
+            "or set infiniband.subnet_manager.nvidia_opensm: true",
+        )
+    elif sm.routing_engine.startswith("ar_") and sm.kind == "switch":
+        # MLNX-OS User Manual v3.11.2502 LTS, "Subnet Manager": "Subnet manager running via MLNX-OS does not support adaptive routing"
+        yield Finding(
+            (*base, "routing_engine"),
+            f"{sm.routing_engine} is an adaptive-routing engine and the switch-hosted SM (MLNX-OS) does not support adaptive "
+            "routing; use ftree or updn, or run the SM on hosts (kind ufm, or opensm with nvidia_opensm: true)",
+        )
     fabric = spec.fabric
-    if sm.kind == "opensm" and fabric is not None and fabric.leaf.model == "qm9700":
+    if sm.kind == "opensm" and not sm.nvidia_opensm and fabric is not None and fabric.leaf.model == "qm9700":
         yield Finding(
             (*base, "kind"), "upstream opensm has known problems on NDR (Quantum-2) fabrics; NVIDIA recommends its SM (ufm or switch)", "warning"
         )

@@ -314,7 +314,10 @@ def _legend(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Struct
         lines.append((f"RoCE: {plan.roce.summary()}", 11))
     elif plan.infiniband is not None:
         sm = plan.infiniband.subnet_manager
-        lines.append((f"InfiniBand: MTU {plan.infiniband.mtu}, subnet manager {sm.kind} on {len(sm.nodes)} node(s), routing {sm.routing_engine}", 11))
+        ib = plan.infiniband
+        features = "".join(f", {name}" for name, on in (("SHARP", ib.sharp), ("adaptive routing", ib.adaptive_routing)) if on)
+        text = f"InfiniBand: MTU {ib.mtu}, subnet manager {sm.kind} on {len(sm.nodes)} node(s), routing {sm.routing_engine}{features}"
+        lines.append((text, 11))
     return lines
 
 
