@@ -5,7 +5,9 @@
 3.11 ``Lib/dataclasses.py``, ``_create_fn``: ``exec(txt, globals, ns)``; 3.12 the same; 3.13 ``_FuncBuilder.
 add_fns_to_class``: one ``exec`` per class). A render creates some 150 dataclasses (gpufabric's ~110 plan, facts and
 render classes, the rest in the libraries it imports after ``fabric``): about 500 compiles, some 40 ms of every
-command's start, the largest single item of a render's imports.
+command's start, the largest single item of a render's imports. ``typing.ForwardRef`` likewise compiles each
+annotation text it is given (``compile(text, "<string>", "eval")``): pydantic-core's schema types alone make some
+1,000 of them at import, about 10 ms.
 
 ``install`` (called first thing by ``fabric/__init__.py``) gives the ``dataclasses`` module its own ``exec``, a module
 global its ``exec(txt, …)`` finds before the builtin. For a class created from then on it looks the text up in its
@@ -14,6 +16,8 @@ module's cache file and runs the code object stored under that exact text; else 
 ``dataclasses`` inherits none) and keeps it. So the methods are the very code a compile of the same text gives, and an
 entry cannot go stale: a changed field, default, type or option changes the text, which is then a miss. Classes
 created before ``install`` are untouched; those of a script's ``__main__`` are compiled as before, never cached.
+``typing`` gets its own ``compile`` the same way, for the forward references' texts (one file for every caller, kept
+across processes up to ``FORWARD_REFS_MAX`` texts).
 
 The cache lives in ``$XDG_CACHE_HOME/gpufabric/classes`` (``~/.cache``), one file per module and interpreter
 (``sys.implementation.cache_tag``, ``sys.hexversion``, ``marshal.version`` in the name), off with
@@ -36,12 +40,18 @@ import marshal
 import os
 import stat
 import sys
+import typing
 from pathlib import Path
 from types import CodeType
 from typing import cast
 
 SUFFIX = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-m{marshal.version}.code"
 """The interpreter a file was written by: marshalled code is read only by the interpreter that wrote it."""
+
+FORWARD_REFS = "typing-forward-refs"
+"""The file of ``typing.ForwardRef``'s compiled annotation texts (no module is named so)."""
+FORWARD_REFS_MAX = 4096
+"""Texts kept in it across processes; past that only the last process's."""
 
 _state: dict[str, object] = {}  # "folder": the open cache directory, "pid": the process that saves at exit
 _files: dict[str, dict[str, CodeType]] = {}  # module -> its file's entries (read once, on the module's first class)
@@ -87,6 +97,7 @@ def install() -> None:
         return
     _state["folder"], _state["pid"] = folder, os.getpid()
     dataclasses.exec = _exec  # type: ignore[attr-defined] - a module global the module's own ``exec(txt, …)`` finds first
+    typing.compile = _compile  # type: ignore[attr-defined] - likewise for ``ForwardRef``'s ``compile(text, …)``
     atexit.register(save)
 
 
@@ -94,6 +105,8 @@ def uninstall() -> None:
     """``dataclasses`` compiles with the builtin ``exec`` again; nothing more is cached or saved (tests)."""
     if getattr(dataclasses, "exec", None) is _exec:
         del dataclasses.exec  # type: ignore[attr-defined]
+    if getattr(typing, "compile", None) is _compile:
+        del typing.compile  # type: ignore[attr-defined]
     folder = _state.pop("folder", None)
     if isinstance(folder, int):
         os.close(folder)
@@ -109,19 +122,34 @@ def _exec(source: object, globals: dict[str, object] | None = None, locals: dict
     module = globals.get("__name__") if globals is not None else None
     if type(source) is not str:
         builtins.exec(source, globals, locals)  # type: ignore[arg-type]  # noqa: S102 - code objects pass through
-        return
-    if type(module) is not str or (module not in _files and not _cacheable(module)):
+    elif type(module) is not str or (module not in _files and not _cacheable(module)):
         builtins.exec(compile(source, "<string>", "exec", dont_inherit=True), globals, locals)  # noqa: S102 - dataclasses' own
-        return
-    entries = _files.get(module)
+    else:
+        builtins.exec(_code(module, source, "exec"), globals, locals)  # noqa: S102 - the code of dataclasses' own text
+
+
+def _compile(source: object, filename: str, mode: str, /, *args: object, **kwargs: object) -> CodeType:
+    """``compile`` as ``typing.ForwardRef`` calls it (``compile(text, "<string>", "eval")``, typing.py 3.11-3.13): the
+    cached code of the text. Any other call is compiled as asked, with ``typing``'s own ``__future__`` flags (none)."""
+    if not args and not kwargs and type(source) is str and filename == "<string>" and mode == "eval":
+        return _code(FORWARD_REFS, source, "eval")
+    options = dict(zip(("flags", "dont_inherit", "optimize"), args, strict=False)) | kwargs
+    options.setdefault("dont_inherit", True)
+    return builtins.compile(source, filename, mode, **options)  # type: ignore[call-overload]
+
+
+def _code(label: str, source: str, mode: str) -> CodeType:
+    """The code of ``source`` from ``label``'s file (read on first use), else compiled (``dont_inherit``: as the
+    ``dataclasses`` and ``typing`` modules compile, with no ``__future__`` flag) and kept for ``save``."""
+    entries = _files.get(label)
     if entries is None:
-        entries = _files[module] = _read(module)
+        entries = _files[label] = _read(label)
     code = entries.get(source)
     if code is None:
-        code = compile(source, "<string>", "exec", dont_inherit=True)  # as ``exec`` in ``dataclasses`` compiles it
-        _missed.add(module)
-    _used.setdefault(module, {})[source] = code
-    builtins.exec(code, globals, locals)  # noqa: S102 - the code of dataclasses' own text
+        code = compile(source, "<string>", mode, dont_inherit=True)
+        _missed.add(label)
+    _used.setdefault(label, {})[source] = code
+    return code
 
 
 def _cacheable(module: str) -> bool:
@@ -165,7 +193,10 @@ def save() -> None:
 
     for module in sorted(_missed):
         name = f"{module}.{SUFFIX}"
-        payload = marshal.dumps(_used[module])
+        entries = _used[module]
+        if module == FORWARD_REFS and len(merged := {**_files.get(module, {}), **entries}) <= FORWARD_REFS_MAX:
+            entries = merged  # one file for every caller's annotations: what other processes used is kept
+        payload = marshal.dumps(entries)
         temporary = f".{name}.{secrets.token_hex(6)}.tmp"
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)

@@ -7,11 +7,13 @@ Each case runs in a fresh interpreter with its own ``XDG_CACHE_HOME``: the cache
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict, cast
 
 import pytest
 
@@ -20,14 +22,23 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = """
 import json, dataclasses
 from fabric import classcode
-same = all(code == compile(text, "<string>", "exec", dont_inherit=True) for used in classcode._used.values() for text, code in used.items())
+same = all(code == compile(text, "<string>", "eval" if label == classcode.FORWARD_REFS else "exec", dont_inherit=True)
+           for label, used in classcode._used.items() for text, code in used.items())
 print(json.dumps({"missed": sorted(classcode._missed), "used": sum(map(len, classcode._used.values())), "same": same,
                   "installed": getattr(dataclasses, "exec", None) is classcode._exec}))
 """
 
 
-def _run(cache: Path, code: str, *, extra: Path | None = None, **env: str) -> dict[str, object]:
-    import json
+class Report(TypedDict):
+    """What ``REPORT`` prints of a run."""
+
+    missed: list[str]
+    used: int
+    same: bool
+    installed: bool
+
+
+def _run(cache: Path, code: str, *, extra: Path | None = None, **env: str) -> Report:
 
     path = os.pathsep.join(str(p) for p in (ROOT, extra) if p)
     done = subprocess.run(
@@ -39,7 +50,7 @@ def _run(cache: Path, code: str, *, extra: Path | None = None, **env: str) -> di
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return cast("Report", json.loads(done.stdout.splitlines()[-1]))
 
 
 def _shapes(folder: Path, body: str) -> Path:
@@ -67,6 +78,21 @@ def test_the_second_process_compiles_nothing_and_runs_the_code_of_the_same_text(
     assert warm["same"], "a cached method is not the compile of its text"
 
 
+def test_forward_references_are_cached_and_other_compiles_pass_through(tmp_path: Path) -> None:
+    code = (
+        "import typing, fabric.plan\n"
+        "assert typing.get_type_hints(type('T', (), {'__annotations__': {'a': 'int | None'}})) == {'a': int | None}\n"
+        "namespace = {}\n"
+        "exec(typing.compile('def f(a: int): pass', '<s>', 'exec'), namespace)\n"
+        "assert namespace['f'].__annotations__ == {'a': int}, 'a caller of typing.compile got our __future__ flags'\n"
+    )
+    cold = _run(tmp_path, code)
+    assert "typing-forward-refs" in cold["missed"]
+    warm = _run(tmp_path, code)
+    assert warm["missed"] == []
+    assert warm["same"]
+
+
 def test_a_changed_class_is_compiled_afresh_never_served_stale(tmp_path: Path) -> None:
     code = "import fabric, shapes; print(shapes.P(1))"
     extra = _shapes(tmp_path / "src", "@dataclass(frozen=True)\nclass P:\n    x: int\n")
@@ -87,13 +113,13 @@ def test_annotations_stay_types_cold_and_warm(tmp_path: Path) -> None:
     assert _run(tmp_path, check, extra=extra)["missed"] == []
 
 
-def _plant(entry: Path, marker: Path) -> None:
-    """Replace every code object of ``entry`` by one that also touches ``marker``, with a valid checksum."""
+def _plant(entry: Path, marker: Path, *, digest: bytes | None = None) -> None:
+    """Replace every code object of ``entry`` by one that also touches ``marker``, with a valid checksum (or ``digest``)."""
     payload = entry.read_bytes()[32:]
     texts = marshal.loads(payload)
     evil = {text: compile(f"open({str(marker)!r}, 'w').close()\n{text}", "<string>", "exec") for text in texts}
     data = marshal.dumps(evil)
-    entry.write_bytes(hashlib.sha256(data).digest() + data)
+    entry.write_bytes((digest or hashlib.sha256(data).digest()) + data)
 
 
 @pytest.mark.parametrize("hostile", ["none (the control: a private entry is read)", "group-writable", "a link", "world-writable directory"])
@@ -133,6 +159,18 @@ def test_a_damaged_file_is_compiled_and_written_again(tmp_path: Path, keep: int)
     assert _run(tmp_path, code)["missed"] == []
 
 
+def test_contents_that_do_not_match_their_checksum_are_not_run(tmp_path: Path) -> None:
+    """Whole, marshal-readable, private, but not what was written (the checksum of the old contents): not run."""
+    extra = _shapes(tmp_path / "src", "@dataclass(frozen=True)\nclass P:\n    x: int\n")
+    code = "import fabric, shapes; shapes.P(1)"
+    _run(tmp_path, code, extra=extra)
+    entry = _files(tmp_path)["shapes"]
+    marker = tmp_path / "MARKER"
+    _plant(entry, marker, digest=entry.read_bytes()[:32])
+    assert _run(tmp_path, code, extra=extra)["missed"] == ["shapes"]
+    assert not marker.exists()
+
+
 def test_a_flipped_byte_is_a_miss(tmp_path: Path) -> None:
     _run(tmp_path, "import fabric.plan")
     entry = _files(tmp_path)["fabric.plan.types"]
@@ -151,14 +189,7 @@ def test_off_with_gpufabric_no_cache(tmp_path: Path) -> None:
 def test_a_forked_child_never_writes(tmp_path: Path) -> None:
     """A render worker is forked with the parent's exit hook; a class it made must not be saved by it."""
     extra = _shapes(tmp_path / "src", "@dataclass\nclass P:\n    x: int\n")
-    code = (
-        "import os, sys, fabric\n"
-        "pid = os.fork()\n"
-        "if pid == 0:\n"
-        "    import shapes\n"
-        "    sys.exit(0)\n"
-        "os.waitpid(pid, 0)\n"
-    )
+    code = "import os, sys, fabric\npid = os.fork()\nif pid == 0:\n    import shapes\n    sys.exit(0)\nos.waitpid(pid, 0)\n"
     _run(tmp_path, code, extra=extra)
     assert "shapes" not in _files(tmp_path)
 
