@@ -255,7 +255,7 @@ def token(value: object, nos: str = "eos") -> str:
         RenderError: the text holds whitespace, a quote, a shell or CLI metacharacter, starts with '-', or is empty.
     """
     word = str(value)
-    if not TOKEN_RE[nos].match(word):
+    if not TOKEN_RE[nos].fullmatch(word):  # not match: its '$' also matches before a final line break
         msg = f"refusing to render {word[:80]!r} where one {nos} word goes: only letters, digits and _ . : / @ + - are allowed (not a leading -)"
         raise RenderError(msg)
     return word
