@@ -87,8 +87,8 @@ def open_private_dir(directory: Path) -> int | None:
 
 
 def install() -> None:
-    """Cache the methods of every dataclass a ``fabric`` module creates from now on (once per process; a no-op when
-    the cache is off or its directory is not private)."""
+    """Cache the methods of every dataclass created from now on and ``typing``'s forward references (once per
+    process; a no-op when the cache is off or its directory is not private)."""
     if "folder" in _state:
         return
     home = cache_home()
@@ -102,7 +102,7 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """``dataclasses`` compiles with the builtin ``exec`` again; nothing more is cached or saved (tests)."""
+    """``dataclasses`` and ``typing`` compile with the builtins again; nothing more is cached or saved."""
     if getattr(dataclasses, "exec", None) is _exec:
         del dataclasses.exec  # type: ignore[attr-defined]
     if getattr(typing, "compile", None) is _compile:

@@ -199,3 +199,16 @@ def test_a_scripts_main_is_not_cached(tmp_path: Path) -> None:
     done = _run(tmp_path, code)
     assert "__main__" not in done["missed"]
     assert "__main__" not in _files(tmp_path)
+
+
+def test_uninstall_gives_the_builtins_back(tmp_path: Path) -> None:
+    code = (
+        "import dataclasses, typing, fabric\n"
+        "from fabric import classcode\n"
+        "assert dataclasses.exec is classcode._exec and typing.compile is classcode._compile\n"
+        "classcode.uninstall()\n"
+        "assert not hasattr(dataclasses, 'exec') and not hasattr(typing, 'compile')\n"
+    )
+    done = _run(tmp_path, code)
+    assert not done["installed"]
+    assert done["used"] == 0
