@@ -29,7 +29,7 @@ _quiet = _PLUGIN_LOADER not in sys.modules  # a loader already imported (plugins
 if _quiet:
     sys.modules[_PLUGIN_LOADER] = _no_plugins
 
-classcode.install()  # the dataclasses' methods below (and of every fabric module later imported) compiled once per machine
+classcode.install()  # every dataclass and forward reference created from here on: compiled once per machine
 
 try:
     from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError
