@@ -17,6 +17,8 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
+from fabric import classcode
+
 _PLUGIN_LOADER = "pydantic.plugin._loader"
 """pydantic's plugin discovery, imported when the first model class is built (``pydantic/plugin/_schema_validator.py``,
 ``create_schema_validator``, pydantic 2.14.3): it imports ``importlib.metadata`` (with ``email``, ``zipfile``, ``csv``)
@@ -26,6 +28,8 @@ _no_plugins.get_plugins = tuple  # type: ignore[attr-defined] - get_plugins() ->
 _quiet = _PLUGIN_LOADER not in sys.modules  # a loader already imported (plugins looked up before us) is left alone
 if _quiet:
     sys.modules[_PLUGIN_LOADER] = _no_plugins
+
+classcode.install()  # every dataclass and forward reference created from here on: compiled once per machine
 
 try:
     from fabric.errors import FabricError, Finding, InputError, PlanError, PushError, RenderError

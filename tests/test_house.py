@@ -17,6 +17,7 @@ FABRIC = Path(__file__).resolve().parent.parent / "fabric"
 
 LAYERS = {
     "errors": 0,
+    "classcode": 0,  # the dataclass methods' compile cache, installed before any other fabric module is imported
     "catalog": 1,
     "model": 2,
     "nodes": 2,  # the ansible-runner wrapper: takes a finished inventory, knows nothing of the plan

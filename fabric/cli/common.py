@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import TextIO
 
 from rich.console import Console
 
+from fabric.classcode import cache_home
 from fabric.errors import Finding, InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_INVALID, EXIT_PENDING, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -29,16 +29,12 @@ def status(err: Console, text: str) -> AbstractContextManager[object]:
 
 def template_cache() -> None:
     """Compiled templates kept between runs in ``$XDG_CACHE_HOME/gpufabric/jinja`` (``~/.cache``); off with GPUFABRIC_NO_CACHE=1."""
-    if os.environ.get("GPUFABRIC_NO_CACHE") == "1":
+    home = cache_home()
+    if home is None:
         return
     from fabric.render._jinja import use_bytecode_cache
 
-    base = os.environ.get("XDG_CACHE_HOME")
-    try:
-        home = Path(base) if base else Path.home() / ".cache"
-    except RuntimeError:  # no home directory to be found: compile in memory
-        return
-    use_bytecode_cache(home / "gpufabric" / "jinja")
+    use_bytecode_cache(home / "jinja")
 
 
 def finding_data(findings: Sequence[Finding]) -> list[dict[str, object]]:

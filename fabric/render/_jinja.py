@@ -36,6 +36,7 @@ from typing import cast
 from jinja2 import BytecodeCache, Environment, PackageLoader, StrictUndefined, Template
 from jinja2.bccache import Bucket
 
+from fabric.classcode import open_private_dir
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.render.vlan_list import vlan_ranges
@@ -133,22 +134,6 @@ class PrivateBytecodeCache(BytecodeCache):
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(temporary, dir_fd=self._folder)
-
-
-def open_private_dir(directory: Path) -> int | None:
-    """A descriptor of ``directory`` (made 0700 if missing) when it is a directory, no link, owned by this user and
-    closed to everyone else (mode 0700 or stricter); None otherwise (the cache is then not used, never repaired: what
-    others could write there before is not to be trusted)."""
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return None
-    info = os.fstat(fd)
-    if info.st_uid != os.geteuid() or info.st_mode & 0o077:
-        os.close(fd)
-        return None
-    return fd
 
 
 _CACHE: list[BytecodeCache] = []  # set once by use_bytecode_cache, before the first template is loaded
@@ -270,7 +255,7 @@ def token(value: object, nos: str = "eos") -> str:
         RenderError: the text holds whitespace, a quote, a shell or CLI metacharacter, starts with '-', or is empty.
     """
     word = str(value)
-    if not TOKEN_RE[nos].match(word):
+    if not TOKEN_RE[nos].fullmatch(word):  # not match: its '$' also matches before a final line break
         msg = f"refusing to render {word[:80]!r} where one {nos} word goes: only letters, digits and _ . : / @ + - are allowed (not a leading -)"
         raise RenderError(msg)
     return word
