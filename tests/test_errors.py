@@ -26,7 +26,9 @@ ERRORS_PY = Path(fabric.errors.__file__)
 FABRIC = ERRORS_PY.parent
 BUILTIN_EXCEPTIONS = frozenset(name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException))
 # Foreign exceptions fabric raises itself, by the dotted name it raises them with: argparse's way to refuse an option value.
-FOREIGN_RAISED = frozenset({"argparse.ArgumentTypeError"})
+# pulumi.RunError: Pulumi's documented clean stop of a program ("terminating a program abruptly, but resulting in a clean
+# exit rather than the usual verbose unhandled error logic", pulumi/sdk/python/lib/pulumi/errors.py).
+FOREIGN_RAISED = frozenset({"argparse.ArgumentTypeError", "pulumi.RunError"})
 # A base class from a library that names an exception by the usual suffix (yaml's ComposerError, hier_config's ...Error).
 EXCEPTION_SUFFIX = re.compile(r"(Error|Exception|Warning|Exit|Interrupt)$")
 # One class of the drawing: the tree's connectors, then ``Name(Base, Base)``, then the note.

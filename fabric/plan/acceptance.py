@@ -250,6 +250,10 @@ def plan_acceptance(plan: ClusterPlan) -> AcceptancePlan | None:
     routed = fabric.link_layer == "ethernet"
     hosts = _Hosts(plan)
     at_spine, at_super = _uplinks(fabric)
+    # a leaf with no host (a spare, or an SU's unfilled rails) cannot send or receive a test: its cables are reported, and
+    # kept out of the matching so that they never take the partner a cable of a leaf with hosts needs
+    hostless = {u.below for ups in at_spine.values() for u in ups if not hosts.ports.get(u.below)}
+    at_spine = {spine: [u for u in ups if u.below not in hostless] for spine, ups in at_spine.items()}
     uncovered_at: dict[str, list[_Uplink]] = {spine: list(ups) for spine, ups in at_spine.items()}
     chosen: list[tuple[Endpoint, Endpoint, tuple[Link, ...]]] = []
     pods = fabric.pods
@@ -285,7 +289,13 @@ def plan_acceptance(plan: ClusterPlan) -> AcceptancePlan | None:
     pairs = _rounds(chosen, routed=routed, prefix="p")
     links = fabric_links(fabric)
     covered = {link for p in pairs for link in p.links}
-    uncovered = tuple(f"{link_id(link)}: no other leaf with hosts on {link.b_device}" for link in links if link_id(link) not in covered)
+    uncovered = tuple(
+        f"{link_id(link)}: {link.a_device} has no hosts"
+        if link.a_device in hostless
+        else f"{link_id(link)}: no other leaf with hosts on {link.b_device}"
+        for link in links
+        if link_id(link) not in covered
+    )
     bound = max(
         sum((len(ups) + 1) // 2 for ups in at_spine.values()),
         sum((len(ups) + 1) // 2 for ups in at_super.values()),

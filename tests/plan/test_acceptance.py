@@ -53,9 +53,23 @@ def test_every_fabric_cable_of_every_example_is_crossed_by_a_pair_at_the_lower_b
     assert plan.fabric is not None
     wanted = {link_id(link) for link in fabric_links(plan.fabric)}
     assert len(wanted) == len(acceptance.links) > 0
-    assert acceptance.covered() == wanted, f"uncovered: {sorted(wanted - acceptance.covered())}"
-    assert acceptance.uncovered == ()
-    assert len(acceptance.pairs) == acceptance.lower_bound, "a pair crosses at most two cables at one spine (and one super-spine)"
+    # only a cable no end-to-end test can cross stays uncovered: its leaf has no hosts, or its spine meets no other leaf
+    # with hosts (a one-leaf fabric); each is named with that reason, and every other cable is crossed
+    hosted = {link.a_device for link in plan.fabric.links if link.kind == "host"}
+    leaves_at = {link.b_device: set[str]() for link in fabric_links(plan.fabric)}
+    for link in fabric_links(plan.fabric):
+        if link.a_device in hosted:
+            leaves_at[link.b_device].add(link.a_device)
+    leaves = {s.name for s in plan.fabric.switches if s.tier == "leaf"}
+    unreachable = {
+        link_id(link)
+        for link in fabric_links(plan.fabric)
+        if link.a_device in leaves and (link.a_device not in hosted or len(leaves_at[link.b_device]) < 2)
+    }
+    assert acceptance.covered() == wanted - unreachable, f"uncovered: {sorted(wanted - unreachable - acceptance.covered())}"
+    assert {u.split(": ")[0] for u in acceptance.uncovered} == unreachable
+    if not unreachable:
+        assert len(acceptance.pairs) == acceptance.lower_bound, "a pair crosses at most two cables at one spine (and one super-spine)"
     with capsys.disabled():
         print(f"\n{path.parent.relative_to(ROOT)}: {len(acceptance.pairs)} pairs for {len(wanted)} fabric cables, {acceptance.rounds} rounds")
 
