@@ -35,12 +35,14 @@ class PortGroup:
         pci_buses: one PCI bus number per port (the port count); used to derive interface names.
         hcas: RDMA device name per port (``mlx5_N``), empty when the ports carry no RDMA.
         names: fixed interface names; when empty, names derive from ``pci_buses`` and the link layer.
+        nic: the NIC model (``fabric.catalog.nics``), None when the profile does not name it.
     """
 
     speed_gbps: int
     pci_buses: tuple[int, ...] = ()
     hcas: tuple[str, ...] = ()
     names: tuple[str, ...] = ()
+    nic: str | None = None
 
     @property
     def count(self) -> int:
@@ -79,7 +81,7 @@ class HardwareProfile:
 
 def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfile:
     """The planner's view of a validated profile (a data file's, or one a definition names ``name``)."""
-    ports: dict[PlaneName, PortGroup] = {plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names) for plane, g in data.ports.items()}
+    ports: dict[PlaneName, PortGroup] = {plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names, g.nic) for plane, g in data.ports.items()}
     title = name if name is not None else getattr(data, "name", "")
     return HardwareProfile(
         title,

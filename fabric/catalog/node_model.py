@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
+from fabric.catalog.nics import NIC_MODELS
 from fabric.catalog.text import CatalogKey, Description, GpuModel
 
 PlaneName = Literal["compute", "storage", "inband", "oob"]
@@ -106,6 +107,17 @@ class PortGroupSpec(_Strict):
     hcas: tuple[Annotated[str, Field(pattern=_HCA)], ...] = Field(
         default=(), max_length=MAX_PORTS, description="RDMA device of each port (mlx5_N); empty when the ports carry no RDMA."
     )
+    nic: CatalogKey | None = Field(
+        default=None, description="The NIC model of these ports (fabric/catalog/data/nics/<nic>.yaml), e.g. connectx-7; None: not known."
+    )
+
+    @field_validator("nic")
+    @classmethod
+    def _known_nic(cls, value: str | None) -> str | None:
+        if value is not None and value not in NIC_MODELS:
+            msg = f"unknown NIC model '{value}'; known: {', '.join(sorted(NIC_MODELS))} (fabric/catalog/data/nics/)"
+            raise ValueError(msg)
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> PortGroupSpec:

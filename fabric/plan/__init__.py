@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import contract_roce
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.checks import check_fabric_plan, check_planes
@@ -15,6 +16,7 @@ from fabric.plan.compute.sizing import fabric_members, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
+from fabric.plan.nics import plan_nics
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
@@ -121,13 +123,14 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         planes=_planes(spec),
         nodes=nodes,
         fabric=fabric,
-        roce=spec.roce,
+        roce=contract_roce(spec),
         infiniband=spec.infiniband,
         cloud=plan_cloud(spec),
         oob=oob,
         storage=storage,
         hardware=_hardware(spec),
         positions=positions,
+        nics=plan_nics(spec),
     )
     _assert_unique_addresses(plan)
     return findings, plan

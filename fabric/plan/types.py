@@ -203,6 +203,27 @@ class HardwarePlan:
     nvlink_domain_nodes: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class NicPlan:
+    """The compute NIC of one node group and the RoCE marking it sends once the node roles ran (fabric.model.nics).
+
+    Attributes:
+        model: the catalog name (``fabric/catalog/data/nics/<model>.yaml``).
+        tool: the path roles/nic_qos takes on it (``mlnx``, ``bnxt``), None where it sets nothing.
+        sets: the marking fields the roles change from the NIC's out-of-the-box values.
+    """
+
+    group: str
+    model: str
+    vendor: str
+    tool: str | None
+    sets: tuple[str, ...]
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClusterPlan:
     """Everything derived from one cluster definition (built by keyword: twelve fields read best by name)."""
@@ -222,6 +243,12 @@ class ClusterPlan:
     """The node profiles the groups use, by name (bare metal only)."""
     positions: tuple[tuple[str, str, int], ...] = ()
     """(device, rack, lowest U) of every device the definition places (``racks``), by device name."""
+    nics: tuple[NicPlan, ...] = ()
+    """The compute NIC of every RoCE node group whose model is known, and what it sends (``fabric.model.nics``)."""
+
+    def nic_of(self, node: NodePlan) -> NicPlan | None:
+        """The compute NIC of a node's group (None: not a RoCE group, or its NIC model is not known)."""
+        return next((n for n in self.nics if n.group == node.group), None)
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
         """The profile facts of a node's hardware (None on cloud nodes)."""

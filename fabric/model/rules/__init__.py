@@ -20,6 +20,7 @@ from fabric.model.rules.aws import check_aws
 from fabric.model.rules.azure import check_azure
 from fabric.model.rules.gcp import check_gcp
 from fabric.model.rules.infiniband import check_infiniband
+from fabric.model.nics import check_nic_marking
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
 from fabric.model.topology import unsupported_release
 
@@ -198,6 +199,7 @@ RULES: tuple[Rule, ...] = (
     check_explicit_addresses,
     check_mtu,
     check_roce_contract,
+    check_nic_marking,
     check_rdma_stack,
     check_infiniband,
     check_switch_tiers,

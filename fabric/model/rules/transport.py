@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import contract_roce
 
 ETHERNET_OVERHEAD = 22  # Ethernet header 14 + 802.1Q tag 4 + FCS 4
 
@@ -51,8 +52,9 @@ def check_mtu(spec: ClusterSpec) -> Iterator[Finding]:
 
 
 def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
-    """The RoCE contract is consistent: one lossless priority fed by the RoCE DSCP, CNP apart and strict."""
-    roce = spec.roce
+    """The RoCE contract is consistent: one lossless priority fed by the RoCE DSCP, CNP apart and strict (the CNP marking
+    as the NICs give it where the definition leaves it out: fabric.model.nics)."""
+    roce = contract_roce(spec)
     base = ("roce",)
     dscp_map = roce.dscp_map()
     mapped = dscp_map[roce.dscp]
