@@ -5,7 +5,8 @@ Per marking field (RoCE DSCP and priority, CNP DSCP and priority) the rule is:
 
 - the definition names the value (``roce.dscp``, ``roce.priority``, ``roce.cnp.dscp``, ``roce.cnp.priority``), or, for
   the two CNP fields only, leaves it out and every RoCE NIC model of the cluster documents the same default: then the
-  contract takes the NICs' own value (an all-Thor2 fabric keeps Broadcom's CNP priority 7; nothing is reprogrammed);
+  contract takes the NICs' own value (an all-Thor2 fabric keeps Broadcom's CNP priority 7, and its CNP traffic class
+  follows unless given; nothing is reprogrammed). Mixed NICs that disagree keep the contract's defaults (48 / 6);
 - a NIC whose default differs from the contract, or is not documented, is **set** by ``roles/nic_qos`` where the
   catalog lists the field as ``settable`` (mlx5: mlnx_qos, sysfs, cma_roce_tos; bnxt_re: configfs);
 - otherwise the definition is **refused**, naming the NIC model, the node group and the field: the switches classify
@@ -70,8 +71,10 @@ def contract_roce(spec: ClusterSpec) -> RoceSpec:
     models = [g.model for g in roce_nics(spec)]
     for field, key in (("cnp_dscp", "dscp"), ("cnp_priority", "priority")):
         values = {getattr(m.defaults, field) for m in models}
-        if key not in given and len(values) == 1 and (value := values.pop()) is not None:
+        if key not in given and len(values) == 1 and (value := values.pop()) is not None and value != getattr(roce.cnp, key):
             update[key] = value
+    if "priority" in update and "traffic_class" not in given:
+        update["traffic_class"] = update["priority"]  # the CNP queue follows its priority (SONiC schedules by TC = priority)
     if not update:
         return roce
     return roce.model_copy(update={"cnp": roce.cnp.model_copy(update=update)})
