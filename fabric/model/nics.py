@@ -30,6 +30,9 @@ from fabric.model.nodes import NodeGroupSpec
 from fabric.model.qos import RoceSpec
 
 
+LABEL: dict[MarkingField, str] = {"roce_dscp": "RoCE DSCP", "roce_priority": "RoCE priority", "cnp_dscp": "CNP DSCP", "cnp_priority": "CNP priority"}
+
+
 @dataclass(frozen=True, slots=True)
 class GroupNic:
     """One node group's compute NIC model."""
@@ -101,11 +104,12 @@ def check_nic_marking(spec: ClusterSpec) -> Iterator[Finding]:
             want, has = contract_value(roce, field), getattr(nic.model.defaults, field)
             if has == want:
                 continue
-            sends = "sends a value no cited document gives" if has is None else f"sends {has}"
+            label = LABEL[field]
+            sends = f"a {label} no cited document gives" if has is None else f"{label} {has}"
             fix = f"set {CONTRACT_FIELD[field]}: {has}" if has is not None else "cite the NIC's value in its catalog file"
             yield Finding(
                 where,
-                f"group '{nic.group.group}': the {nic.title} NIC's {field.replace('_', ' ')} {sends} and gpufabric cannot set it "
+                f"group '{nic.group.group}': the {nic.title} NIC sends {sends} and gpufabric cannot set it "
                 f"(fabric/catalog/data/nics/{nic.model.name}.yaml: not settable), but the contract's {CONTRACT_FIELD[field]} is {want}; "
                 f"the switches would classify its packets wrongly. Fix: {fix}, or give the group a NIC gpufabric can set",
             )
