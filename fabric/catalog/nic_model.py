@@ -61,7 +61,9 @@ class NicModel(_Strict):
     driver: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")] | None = Field(default=None, description="The Linux netdev driver (ethtool -i).")
     rdma_driver: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")] | None = Field(default=None, description="The RDMA driver (rdma link).")
     ports: Annotated[int, Field(ge=1, le=8)] | None = Field(default=None, description="Network ports per card; None: it varies by SKU.")
-    speeds_gbps: tuple[Annotated[int, Field(ge=1, le=1600)], ...] = Field(default=(), max_length=10, description="Ethernet port speeds the card runs (the cited ones).")
+    speeds_gbps: tuple[Annotated[int, Field(ge=1, le=1600)], ...] = Field(
+        default=(), max_length=10, description="Ethernet port speeds the card runs (the cited ones)."
+    )
     defaults: RoceMarking = Field(description="RoCE and CNP marking out of the box.")
     settable: tuple[MarkingField, ...] = Field(
         default=(), description="The marking fields roles/nic_qos sets on this NIC (through its tool); the others must already agree."

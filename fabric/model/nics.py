@@ -29,7 +29,6 @@ from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import NodeGroupSpec
 from fabric.model.qos import RoceSpec
 
-
 LABEL: dict[MarkingField, str] = {"roce_dscp": "RoCE DSCP", "roce_priority": "RoCE priority", "cnp_dscp": "CNP DSCP", "cnp_priority": "CNP priority"}
 
 

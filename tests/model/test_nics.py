@@ -52,14 +52,14 @@ def test_a_cnp_the_definition_names_wins_and_the_nics_are_set_to_it(tmp_path: Pa
 
 
 def test_a_group_may_override_its_profiles_nic(tmp_path: Path) -> None:
-    path = definition(tmp_path, MIXED, ('hardware: gpu-cx7}', "hardware: gpu-cx7, nic: thor2}"))
+    path = definition(tmp_path, MIXED, ("hardware: gpu-cx7}", "hardware: gpu-cx7, nic: thor2}"))
     plan = validate_file(path).plan
     assert [(n.group, n.model) for n in plan.nics] == [("nv", "thor2"), ("amd", "thor2")]
     assert plan.roce.cnp.priority == 7  # now every NIC is a Thor2: the contract takes its CNP priority
 
 
 def test_an_unknown_nic_model_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    path = definition(tmp_path, MIXED, ('hardware: gpu-cx7}', "hardware: gpu-cx7, nic: connectx7}"))
+    path = definition(tmp_path, MIXED, ("hardware: gpu-cx7}", "hardware: gpu-cx7, nic: connectx7}"))
     assert errors(path) == [
         f"{path}:47: error: nodes[0].nic: unknown NIC model 'connectx7'; did you mean 'connectx-7'? known: bluefield-3, connectx-7, "
         "connectx-8, pollara-400, thor2 (fabric/catalog/data/nics/)"
@@ -67,7 +67,7 @@ def test_an_unknown_nic_model_is_refused_with_the_known_ones(tmp_path: Path) -> 
 
 
 def test_a_nic_that_cannot_be_set_and_documents_nothing_is_refused_per_field(tmp_path: Path) -> None:
-    path = definition(tmp_path, MIXED, ('hardware: gpu-cx7}', "hardware: gpu-cx7, nic: pollara-400}"))
+    path = definition(tmp_path, MIXED, ("hardware: gpu-cx7}", "hardware: gpu-cx7, nic: pollara-400}"))
     found = errors(path)
     assert len(found) == 4
     assert found[2] == (

@@ -24,7 +24,10 @@ def thor2(tmp_path: Path, ports: list[str]) -> tuple[Path, dict[str, str]]:
     for n, port in enumerate(ports):
         files[f"sys/class/net/{port}/device/infiniband/bnxt_re{n}/.keep"] = ("", 0o644)
         for name in ("roce_dscp", "roce_prio", "cnp_dscp", "cnp_prio", "ecn_enable", "apply"):
-            files[f"configfs/bnxt_re/bnxt_re{n}/ports/1/cc/{name}"] = ({"roce_dscp": "0x1a", "roce_prio": "0x3", "cnp_dscp": "0x30"}.get(name, "0x7" if name == "cnp_prio" else "0"), 0o644)
+            files[f"configfs/bnxt_re/bnxt_re{n}/ports/1/cc/{name}"] = (
+                {"roce_dscp": "0x1a", "roce_prio": "0x3", "cnp_dscp": "0x30"}.get(name, "0x7" if name == "cnp_prio" else "0"),
+                0o644,
+            )
         files[f"configfs/rdma_cm/bnxt_re{n}/ports/1/default_roce_tos"] = ("0\n", 0o644)
     write_tree(tmp_path, files)
     templates = role_templates(ROOT / "roles" / "nic_qos")
@@ -68,7 +71,14 @@ def test_thor2_out_of_the_box_cnp_priority_7_is_found_then_set_to_the_contracts_
     after = run(script, "verify", env)
     assert (after.returncode, after.stdout) == (0, "")
     cc = tmp_path / "configfs" / "bnxt_re" / "bnxt_re0" / "ports" / "1" / "cc"
-    assert [(cc / n).read_text() for n in ("roce_dscp", "roce_prio", "cnp_dscp", "cnp_prio", "ecn_enable", "apply")] == ["0x1a", "0x3", "0x30", "0x6", "0x1", "0x1"]
+    assert [(cc / n).read_text() for n in ("roce_dscp", "roce_prio", "cnp_dscp", "cnp_prio", "ecn_enable", "apply")] == [
+        "0x1a",
+        "0x3",
+        "0x30",
+        "0x6",
+        "0x1",
+        "0x1",
+    ]
     calls = (tmp_path / "stubs" / "calls.log").read_text().splitlines()
     assert calls[:3] == [
         "bnxtqos -dev=enp65s0f0np0 set_pfc enabled=3",

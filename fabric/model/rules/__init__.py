@@ -15,12 +15,12 @@ from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.base import unknown_choice
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import check_nic_marking
 from fabric.model.rules.addressing import check_cidrs, check_explicit_addresses
 from fabric.model.rules.aws import check_aws
 from fabric.model.rules.azure import check_azure
 from fabric.model.rules.gcp import check_gcp
 from fabric.model.rules.infiniband import check_infiniband
-from fabric.model.nics import check_nic_marking
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
 from fabric.model.topology import unsupported_release
 
