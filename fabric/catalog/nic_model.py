@@ -47,9 +47,12 @@ class CcParameter(_Strict):
     """One congestion-control (DCQCN) parameter the NIC exposes, by the name its own tool uses."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
-    default: int | None = Field(default=None, description="The documented default; None where no document gives it.")
-    unit: Annotated[str, Field(max_length=40)] = ""
-    where: Annotated[str, Field(max_length=200)] = Field(description="Where it is read and set (sysfs/configfs path, NVConfig name).")
+    # the widest DCQCN field is 32 bits (NVIDIA DOCA "DCQCN CC Parameters": rate_reduce_monitor_period "1…UINT32")
+    default: Annotated[int, Field(ge=0, le=2**32 - 1)] | None = Field(
+        default=None, description="The documented default; None where no document gives it."
+    )
+    unit: Description = ""
+    where: Description = Field(description="Where it is read and set (sysfs/configfs path, NVConfig name).")
 
 
 class NicModel(_Strict):
@@ -66,13 +69,13 @@ class NicModel(_Strict):
     )
     defaults: RoceMarking = Field(description="RoCE and CNP marking out of the box.")
     settable: tuple[MarkingField, ...] = Field(
-        default=(), description="The marking fields roles/nic_qos sets on this NIC (through its tool); the others must already agree."
+        default=(), max_length=len(MARKING_FIELDS), description="The marking fields roles/nic_qos sets on this NIC (through its tool); the others must already agree."
     )
     tool: Literal["mlnx", "bnxt"] | None = Field(
         default=None, description="The path roles/nic_qos takes: mlnx (mlnx_qos, sysfs ecn, cma_roce_tos), bnxt (bnxt_re configfs); None: none."
     )
     congestion_control: tuple[CcParameter, ...] = Field(default=(), max_length=64)
-    commands: tuple[Annotated[str, Field(max_length=300)], ...] = Field(
+    commands: tuple[Description, ...] = Field(
         default=(), max_length=32, description="The documented commands that set the marking, as the vendor writes them (for people)."
     )
 
