@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from fabric.catalog.hardware import HardwareProfile
 from fabric.catalog.nic_model import CONTRACT_FIELD, MARKING_FIELDS, MarkingField, NicModel
 from fabric.catalog.nics import NIC_MODELS, VENDOR_NAME
 from fabric.errors import Finding
@@ -44,6 +45,19 @@ class GroupNic:
     def title(self) -> str:
         """``Broadcom thor2``: the vendor and the catalog name."""
         return f"{VENDOR_NAME[self.model.vendor]} {self.model.name}"
+
+
+def is_connectx(profile: HardwareProfile | None) -> bool:
+    """Whether a profile's compute NIC takes the ConnectX path (an NVIDIA model, or one the profile does not name).
+
+    Example:
+        >>> from fabric.catalog.hardware import HARDWARE
+        >>> is_connectx(HARDWARE["dgx-h100"]), is_connectx(HARDWARE["lab-node"])
+        (True, True)
+    """
+    port = profile.ports.get("compute") if profile is not None else None
+    model = NIC_MODELS.get(port.nic) if port is not None and port.nic is not None else None
+    return model is None or model.tool == "mlnx"
 
 
 def roce_nics(spec: ClusterSpec) -> list[GroupNic]:

@@ -75,3 +75,12 @@ def test_a_nic_that_cannot_be_set_and_documents_nothing_is_refused_per_field(tmp
         "gpufabric cannot set it (fabric/catalog/data/nics/pollara-400.yaml: not settable), but the contract's roce.cnp.dscp is 48; "
         "the switches would classify its packets wrongly. Fix: cite the NIC's value in its catalog file, or give the group a NIC gpufabric can set"
     )
+
+
+def test_a_thor2_group_defaults_to_and_may_ask_for_the_inbox_rdma_stack_a_connectx_group_may_not(tmp_path: Path) -> None:
+    plan = validate_file(MIXED).plan
+    assert {n.group: n.rdma_stack for n in plan.nodes} == {"nv": "doca", "amd": "inbox"}
+    path = definition(tmp_path, MIXED, ("hardware: gpu-thor2, id_offset: 1}", "hardware: gpu-thor2, id_offset: 1, rdma_stack: inbox}"))
+    assert validate_file(path).plan.nics
+    path = definition(tmp_path, MIXED, ("hardware: gpu-cx7}", "hardware: gpu-cx7, rdma_stack: inbox}"))
+    assert [e.split(": ", 3)[2] for e in errors(path)] == ["nodes[0].rdma_stack"]

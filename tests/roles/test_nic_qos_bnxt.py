@@ -9,7 +9,10 @@ import stat
 import subprocess
 from pathlib import Path
 
+from fabric.inventory import onprem_host_vars
 from tests.conftest import ROOT
+from tests.render.conftest import plan_of
+from tests.roles.role_logic import load, render, role_vars
 from tests.roles.stubs import role_templates, write_tree
 
 BNXTQOS = """#!/bin/sh
@@ -95,3 +98,23 @@ def test_a_port_without_an_rdma_device_fails_apply_and_verify_naming_it(tmp_path
     assert applied.returncode == 1
     assert "enp65s0f0np0: no RDMA device" in applied.stderr
     assert run(script, "verify", env).stdout == "enp65s0f0np0: rdma device expected present, actual <missing>\n"
+
+
+def test_each_node_takes_its_nics_path_from_the_inventory() -> None:
+    """nic_qos_tool from gpufabric_roce_nic (ConnectX without it); site.yml runs nic_firmware on ConnectX nodes only."""
+    hosts = onprem_host_vars(plan_of("render/mixed-nic"))
+    defaults = role_vars("nic_qos")
+    site = load(ROOT / "playbooks" / "site.yml")
+    firmware = next(r for r in site[0]["roles"] if r["role"] == "nic_firmware")
+    seen = {}
+    for name in ("nv01", "amd01"):
+        variables = {**hosts[name], **defaults}
+        seen[name] = (
+            render(defaults["nic_qos_tool"], variables),
+            render("{{ " + firmware["when"] + " }}", variables),
+            hosts[name]["gpufabric_rdma_stack"],
+        )
+    assert seen == {"nv01": ("mlnx", True, "doca"), "amd01": ("bnxt", False, "inbox")}
+    legacy = {k: v for k, v in hosts["nv01"].items() if k != "gpufabric_roce_nic"}  # a profile that names no NIC model
+    assert render(defaults["nic_qos_tool"], {**legacy, **defaults}) == "mlnx"
+    assert render(role_vars("nic_qos")["_nic_qos_driver"], {**hosts["amd01"], **defaults}) == "bnxt_en"
