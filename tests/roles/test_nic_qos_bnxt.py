@@ -12,7 +12,7 @@ from pathlib import Path
 from fabric.inventory import onprem_host_vars
 from tests.conftest import ROOT
 from tests.render.conftest import plan_of
-from tests.roles.role_logic import load, render, role_vars
+from tests.roles.role_logic import load, render, role_vars, task
 from tests.roles.stubs import role_templates, write_tree
 
 BNXTQOS = """#!/bin/sh
@@ -118,3 +118,10 @@ def test_each_node_takes_its_nics_path_from_the_inventory() -> None:
     legacy = {k: v for k, v in hosts["nv01"].items() if k != "gpufabric_roce_nic"}  # a profile that names no NIC model
     assert render(defaults["nic_qos_tool"], {**legacy, **defaults}) == "mlnx"
     assert render(role_vars("nic_qos")["_nic_qos_driver"], {**hosts["amd01"], **defaults}) == "bnxt_en"
+
+
+def test_the_preflight_looks_for_each_paths_tools() -> None:
+    check = task("nic_qos", "main.yml", "Preflight | the NIC tools exist")["ansible.builtin.shell"]
+    base = {**role_vars("nic_qos"), "gpufabric_roce": {}, "nic_qos_configfs": "/sys/kernel/config"}
+    assert render(check, {**base, "nic_qos_tool": "bnxt"}) == "command -v bnxtqos && test -d /sys/kernel/config/bnxt_re"
+    assert render(check, {**base, "nic_qos_tool": "mlnx"}) == "command -v mlnx_qos && command -v cma_roce_tos"
