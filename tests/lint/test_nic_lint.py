@@ -1,6 +1,7 @@
-"""The lint's NIC half (issue 34): each switch classifies what the NICs cabled to it send. Each kind of disagreement,
-on SONiC, Cumulus and EOS, is one finding naming the switch port, the node, its RDMA device and the NIC model; the
-rendered configs are the clean control."""
+"""The lint's NIC half (issue 34): each switch classifies what the NICs cabled to it send. Each kind of disagreement
+(RoCE or CNP DSCP in the wrong class, or on the wrong priority), on SONiC, Cumulus and EOS, is one finding naming the
+switch port, the node, its RDMA device and the NIC model; the rendered configs are the clean control. On SONiC a
+DSCP's priority is its traffic class (gpufabric's identity maps), so a priority disagreement there is a class one."""
 
 from __future__ import annotations
 
@@ -82,6 +83,36 @@ BREAKS = [
             "must put it in the lossless traffic class 3, it puts it in traffic-class 2 (expected dscp 26 in traffic-class 3, found dscp 26 in traffic-class 2)"
         ],
         id="cumulus-roce-class",
+    ),
+    pytest.param(
+        "render/thor2-eos",
+        "leaf02",
+        [("qos map dscp 26 to traffic-class 3", "qos map dscp 26 to traffic-class 1")],
+        [
+            "leaf02: port Ethernet1/1 (amd03 bnxt_re0, Broadcom thor2) and 3 more ports of that NIC: the NIC sends RoCE with DSCP 26; the switch "
+            "must put it in the lossless traffic class 3, it puts it in traffic-class 1 (expected dscp 26 in traffic-class 3, found dscp 26 in traffic-class 1)"
+        ],
+        id="eos-roce-class",
+    ),
+    pytest.param(
+        "render/thor2-cumulus",
+        "leaf02",
+        [("switch-priority 7 traffic-class 7", "switch-priority 7 traffic-class 0")],
+        [
+            "leaf02: port swp1 (amd03 bnxt_re0, Broadcom thor2) and 3 more ports of that NIC: the NIC sends CNP with DSCP 48; the switch "
+            "must put it in the CNP traffic class 7, it puts it in traffic-class 0 (expected dscp 48 in traffic-class 7, found dscp 48 in traffic-class 0)"
+        ],
+        id="cumulus-cnp-class",
+    ),
+    pytest.param(
+        "render/thor2-cumulus",
+        "leaf01",
+        [("dscp 26 switch-priority 3", "dscp 26 switch-priority 2"), ("switch-priority 3 traffic-class 3", "switch-priority 2 traffic-class 3")],
+        [
+            "leaf01: port swp1 (amd01 bnxt_re0, Broadcom thor2) and 3 more ports of that NIC: the switch puts RoCE on priority 2, "
+            "the NIC sends RoCE with DSCP 26 → priority 3 (expected dscp 26 on priority 3, found dscp 26 on priority 2)"
+        ],
+        id="cumulus-roce-priority",
     ),
     pytest.param(
         "render/mixed-nic",
