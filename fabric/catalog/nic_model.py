@@ -69,7 +69,9 @@ class NicModel(_Strict):
     )
     defaults: RoceMarking = Field(description="RoCE and CNP marking out of the box.")
     settable: tuple[MarkingField, ...] = Field(
-        default=(), max_length=len(MARKING_FIELDS), description="The marking fields roles/nic_qos sets on this NIC (through its tool); the others must already agree."
+        default=(),
+        max_length=len(MARKING_FIELDS),
+        description="The marking fields roles/nic_qos sets on this NIC (through its tool); the others must already agree.",
     )
     tool: Literal["mlnx", "bnxt"] | None = Field(
         default=None, description="The path roles/nic_qos takes: mlnx (mlnx_qos, sysfs ecn, cma_roce_tos), bnxt (bnxt_re configfs); None: none."
