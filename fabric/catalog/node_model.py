@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
+from fabric.catalog.nics import NIC_MODELS
 from fabric.catalog.text import CatalogKey, Description, GpuModel
 
 PlaneName = Literal["compute", "storage", "inband", "oob"]
@@ -112,6 +113,17 @@ class PortGroupSpec(_Strict):
         description="Ports of each NIC (2 on a dual-port card); list the ports NIC by NIC. A multi-plane fabric "
         "(fabric.plane_split: port) sends port k of every NIC to plane k.",
     )
+    nic: CatalogKey | None = Field(
+        default=None, description="The NIC model of these ports (fabric/catalog/data/nics/<nic>.yaml), e.g. connectx-7; None: not known."
+    )
+
+    @field_validator("nic")
+    @classmethod
+    def _known_nic(cls, value: str | None) -> str | None:
+        if value is not None and value not in NIC_MODELS:
+            msg = f"unknown NIC model '{value}'; known: {', '.join(sorted(NIC_MODELS))} (fabric/catalog/data/nics/)"
+            raise ValueError(msg)
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> PortGroupSpec:

@@ -117,6 +117,7 @@ def onprem_inventory(plan: ClusterPlan, *, compact: bool | None = None) -> dict[
     peer, HCA, the bond it is a member of), ``gpufabric_bonds`` (the 802.3ad bonds the storage / in-band
     switches expect: ``fabric.plan.host_bonds``), ``gpufabric_nccl_env`` (the group's ``export nccl`` variables, where NCCL runs),
     ``gpufabric_roce_ports`` (Ethernet compute ports: where the NIC half of the RoCE contract goes),
+    ``gpufabric_roce_nic`` (their NIC model, vendor, the tool roles/nic_qos sets it with and the fields it changes),
     ``gpufabric_ib_ports``, ``gpufabric_rdma_stack`` (the RDMA stack rdma_stack installs) and, on subnet-manager hosts,
     ``gpufabric_sm_priority`` and ``gpufabric_ib_partitions`` (the partitions with members resolved to hosts). Cluster
     vars: planes, the RoCE contract and the InfiniBand settings (partitions by name and pkey, without members).
@@ -238,6 +239,8 @@ def _flat_inventory(plan: ClusterPlan) -> dict[str, Any]:
             host["gpufabric_ib_partitions"] = partitions  # what opensm writes to partitions.conf
         if node.group in nccl:
             host["gpufabric_nccl_env"] = nccl[node.group]
+        if (nic := plan.nic_of(node)) is not None:  # roles/nic_qos: which tool sets the contract's marking on this NIC
+            host["gpufabric_roce_nic"] = {"model": nic.model, "vendor": nic.vendor, "tool": nic.tool, "sets": list(nic.sets)}
         children.setdefault(ROLE_GROUPS[node.role], {"hosts": {}})["hosts"][node.hostname] = host
         children.setdefault(f"group_{node.group}", {"hosts": {}})["hosts"][node.hostname] = None
         if node.hostname in sm and node.role != "subnet-manager":

@@ -10,6 +10,7 @@ from hier_config.exceptions import DuplicateChildError
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding, InputError
 from fabric.lint.forms import has_forms, unknown_commands
+from fabric.lint.nics import nic_findings
 from fabric.lint.nvue_schema import refusals as nvue_refusals
 from fabric.lint.nvue_schema import releases as nvue_releases
 from fabric.lint.parse.qos import CONFIG_FILE, PARSERS, SwitchQos
@@ -78,6 +79,7 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
         fact = facts[name]
         if fact.roce is not None and qos.qos_modelled:
             findings.extend(_contract(qos, fact.roce, plan.buffers_of(name)))
+            findings.extend(LintFinding(name, w, e, a, m) for w, e, a, m in nic_findings(plan, fact, qos, fact.roce))
             for where, expected, found in watchdog_findings(fact.switch.nos, configs.get(name) or "", fact.roce.pfc_watchdog):
                 findings.append(LintFinding(name, where, expected, found, "the PFC watchdog must act as the contract says"))
         findings.extend(_ports(qos, fact, observed=observed, host_mtu=plan.plane("compute").mtu, roce=fact.roce))

@@ -12,7 +12,9 @@ from typing import Annotated, Literal, cast
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from fabric.catalog.hardware import HARDWARE, HardwareProfile, PortGroup
+from fabric.catalog.nics import NIC_MODELS
 from fabric.catalog.node_model import MAX_PORTS_PER_NIC, PciBus, PortSpeed
+from fabric.catalog.text import CatalogKey
 from fabric.model.base import NAME_RE, Name, SpecModel, unknown_choice
 from fabric.model.planes import PlaneName
 from fabric.model.strings import HostnameFormat, Identifier, InterfaceName, TagKey, TagValue
@@ -100,6 +102,11 @@ class NodeGroupSpec(SpecModel):
         description="Explicit addresses: hostname -> plane -> address (first port of that plane).",
     )
     labels: dict[TagKey, TagValue] = Field(default_factory=dict[str, str], max_length=64)
+    nic: CatalogKey | None = Field(
+        default=None,
+        description="The compute NIC model of the group's nodes (fabric/catalog/data/nics/), over the hardware profile's: "
+        "a server sold with several NICs, or a group whose cards were swapped. Default: the profile's compute ports' nic.",
+    )
     rdma_stack: Literal["doca", "inbox"] | None = Field(
         default=None,
         description="RDMA stack the node roles install: doca (NVIDIA DOCA-OFED) or inbox (the distribution's rdma-core). "
@@ -134,6 +141,13 @@ class NodeGroupSpec(SpecModel):
             raise ValueError(unknown_choice("hardware profile", value, [*HARDWARE, *defined]))
         return value
 
+    @field_validator("nic")
+    @classmethod
+    def _known_nic(cls, value: str | None) -> str | None:
+        if value is not None and value not in NIC_MODELS:
+            raise ValueError(unknown_choice("NIC model", value, NIC_MODELS) + " (fabric/catalog/data/nics/)")
+        return value
+
     def hardware_profile(self, defined: Mapping[str, HardwareProfile] | None = None) -> HardwareProfile | None:
         """The node's hardware: its profile (built-in, or one of ``defined``, the definition's ``hardware`` section) with
         ``ports`` laid over it, or ``ports`` alone; None on cloud groups and for an unknown profile (a rule reports it).
@@ -152,6 +166,8 @@ class NodeGroupSpec(SpecModel):
             return None
         ports = dict(base.ports) if base else {}
         ports.update({plane: spec.port_group() for plane, spec in self.ports.items()})
+        if self.nic is not None and "compute" in ports:
+            ports["compute"] = dataclasses.replace(ports["compute"], nic=self.nic)
         if base is None:
             return HardwareProfile(
                 "custom", f"group {self.group}: ports from the definition", self.gpus or 0, None, self.gpus is not None and self.gpus >= 8, ports

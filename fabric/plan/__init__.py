@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.load_balancing import NO_LOAD_BALANCING
+from fabric.model.nics import contract_roce
 from fabric.model.planes import PLANE_NAMES
 from fabric.model.rules import check_spec
 from fabric.plan.buffers import SwitchBuffers, switch_buffers
@@ -19,6 +20,7 @@ from fabric.plan.compute.three_tier import build_three_tier
 from fabric.plan.compute.two_tier import HostAttachment, build_fabric
 from fabric.plan.host_bonds import plan_bond_addresses
 from fabric.plan.load_balancing import refusals
+from fabric.plan.nics import plan_nics
 from fabric.plan.nodes import build_nodes
 from fabric.plan.oob.build import build_oob
 from fabric.plan.racks import build_positions
@@ -138,7 +140,7 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         planes=_planes(spec),
         nodes=nodes,
         fabric=fabric,
-        roce=spec.roce,
+        roce=contract_roce(spec),
         infiniband=spec.infiniband,
         cloud=plan_cloud(spec),
         oob=oob,
@@ -147,6 +149,7 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         positions=positions,
         buffers=buffers,
         load_balancing=spec.fabric.load_balancing if spec.fabric is not None else NO_LOAD_BALANCING,
+        nics=plan_nics(spec),
     )
     _assert_unique_addresses(plan)
     return findings, plan

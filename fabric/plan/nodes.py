@@ -9,6 +9,7 @@ from ipaddress import IPv4Network
 from fabric.catalog.cloud import AWS_INSTANCE_TYPES, AZURE_VM_SIZES, GCP_MACHINE_TYPES, AwsInstanceType, AzureVmSize, GcpMachineType
 from fabric.catalog.hardware import HardwareProfile
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import is_connectx
 from fabric.model.nodes import NodeGroupSpec, format_hostname
 from fabric.model.planes import PLANE_NAMES
 from fabric.plan import addressing
@@ -116,7 +117,7 @@ def _node(spec: ClusterSpec, shared: _Group, index: int, node_id: int, attached:
     if fabric is not None and "compute" in profile.ports:
         su, slot = (node_id - 1) // fabric.su_size + 1, (node_id - 1) % fabric.su_size + 1
     roce_ports = spec.planes.compute.transport == "roce" and "compute" in profile.ports
-    stack = group.rdma_stack or ("doca" if roce_ports else "inbox")
+    stack = group.rdma_stack or ("doca" if roce_ports and is_connectx(profile) else "inbox")  # DOCA's tools are ConnectX tools
     return NodePlan(hostname, group.group, group.role, node_id, profile.name, profile.gpus, tuple(interfaces), su, slot, stack)
 
 

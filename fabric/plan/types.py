@@ -206,6 +206,27 @@ class HardwarePlan:
     arch: str = "x86_64"
 
 
+@dataclass(frozen=True, slots=True)
+class NicPlan:
+    """The compute NIC of one node group and the RoCE marking it sends once the node roles ran (fabric.model.nics).
+
+    Attributes:
+        model: the catalog name (``fabric/catalog/data/nics/<model>.yaml``).
+        tool: the path roles/nic_qos takes on it (``mlnx``, ``bnxt``), None where it sets nothing.
+        sets: the marking fields the roles change from the NIC's out-of-the-box values.
+    """
+
+    group: str
+    model: str
+    vendor: str
+    tool: str | None
+    sets: tuple[str, ...]
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClusterPlan:
     """Everything derived from one cluster definition (built by keyword: twelve fields read best by name)."""
@@ -233,6 +254,13 @@ class ClusterPlan:
     def buffers_of(self, switch: str) -> SwitchBuffers | None:
         """One switch's derived buffers (None: no lossless port, or not a compute-fabric or storage switch)."""
         return next((b for b in self.buffers if b.switch == switch), None)
+
+    nics: tuple[NicPlan, ...] = ()
+    """The compute NIC of every RoCE node group whose model is known, and what it sends (``fabric.model.nics``)."""
+
+    def nic_of(self, node: NodePlan) -> NicPlan | None:
+        """The compute NIC of a node's group (None: not a RoCE group, or its NIC model is not known)."""
+        return next((n for n in self.nics if n.group == node.group), None)
 
     def hardware_of(self, node: NodePlan) -> HardwarePlan | None:
         """The profile facts of a node's hardware (None on cloud nodes)."""

@@ -76,6 +76,8 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
         first = next(n for n in plan.nodes if n.group == name)
         groups.add_row(name, first.role, str(len(hosts)), first.hardware, str(first.gpus * len(hosts)), hosts[0], hosts[-1])
     console.print(groups)
+    if plan.nics:
+        _print_nics(console, plan)
     if plan.fabric is not None:
         _print_fabric(console, plan)
     if plan.oob is not None:
@@ -84,6 +86,25 @@ def print_plan(console: Console, plan: ClusterPlan) -> None:
         print_storage(console, net)
     if plan.cloud is not None:
         _print_cloud(console, plan.cloud)
+
+
+def _print_nics(console: Console, plan: ClusterPlan) -> None:
+    """Each RoCE group's NIC model, what it sends once the node roles ran, and which fields they change on it."""
+    from rich.table import Table
+
+    table = Table(title="RoCE NICs (fabric/catalog/data/nics)", title_justify="left")
+    for column in ("group", "NIC", "RoCE DSCP / priority", "CNP DSCP / priority", "nic_qos sets"):
+        table.add_column(column)
+    for nic in plan.nics:
+        sets = ", ".join(nic.sets) or "nothing (its defaults are the contract's)"
+        table.add_row(
+            nic.group,
+            f"{nic.vendor} {nic.model}",
+            f"{nic.roce_dscp} / {nic.roce_priority}",
+            f"{nic.cnp_dscp} / {nic.cnp_priority}",
+            f"{sets} ({nic.tool})",
+        )
+    console.print(table)
 
 
 def _print_cloud(console: Console, cloud: CloudPlan) -> None:

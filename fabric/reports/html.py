@@ -212,10 +212,14 @@ def _roce(plan: ClusterPlan, fabric: FabricPlan) -> list[str]:
         ],
         ["PFC watchdog", "-", watchdog, watchdog],
     ]
+    nics: list[list[object]] = [
+        [n.group, f"{n.vendor} {n.model}", f"{n.cnp_dscp} / {n.cnp_priority}", ", ".join(n.sets) or "nothing"] for n in plan.nics
+    ]
     return [
         "<h2>RoCE contract end to end</h2>",
         f"<p>{escape(r.summary())}</p>",
         _table(["", "NIC", f"leaf ({fabric.leaves[0].nos})", f"spine ({fabric.spines[0].nos})" if fabric.spines else "spine"], rows),
+        *([_table(["group", "NIC model", "CNP DSCP / priority", "nic_qos sets"], nics)] if nics else []),
     ]
 
 

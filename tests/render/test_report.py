@@ -3,14 +3,18 @@ lint verdict and the validation warnings, and nothing fetched from elsewhere."""
 
 from __future__ import annotations
 
+import io
 from html.parser import HTMLParser
 
 import pytest
+from rich.console import Console
 
 from fabric.render.diagrams.topology import topology_svgs
+from fabric.reports.console import print_plan
 from fabric.reports.html import build_report
 from fabric.validate import validate_file
 from tests.conftest import ROOT
+from tests.render.conftest import plan_of
 
 SECTIONS = [
     "Validation warnings",
@@ -133,3 +137,14 @@ def test_report_shows_storage_switch_buffers_on_an_infiniband_fabric() -> None:
     rows = {(row[0], row[3]): row for row in table[1:]}
     headroom = rows[("pfc_headroom", "speed 200 Gb/s, cable 30 m, MTU 9000 B, 16 ports")]
     assert headroom[5] == "stor-spine-a, stor-spine-b"
+
+
+def test_the_report_and_the_plan_table_name_each_groups_nic_and_what_the_roles_set() -> None:
+    """Issue 34: a reader sees which NIC each RoCE group has and what nic_qos changes on it."""
+    plan = plan_of("render/mixed-nic")
+    report = build_report(plan, [])
+    assert report.lint_clean
+    assert "<td>amd</td><td>broadcom thor2</td><td>48 / 6</td><td>cnp_priority</td>" in report.html
+    out = io.StringIO()
+    print_plan(Console(file=out, width=200), plan)
+    assert "│ amd   │ broadcom thor2    │ 26 / 3               │ 48 / 6              │ cnp_priority (bnxt)" in out.getvalue()

@@ -103,9 +103,9 @@ DIFFERENCES: tuple[Difference, ...] = (
         "eos",
         "unread",
         IF,
-        r"speed \d{1,2}g",
+        r"speed \d{1,3}g",
         "eos_interfaces splits a speed into <speed><duplex> by its last four characters (facts/interfaces/interfaces.py:"
-        " state[:-4]), the old `forced 40gfull` form; a single-lane `10g`/`25g` leaves no speed",
+        " state[:-4]), the old `forced 40gfull` form; a single-lane `10g`/`25g`, or `400g` (render/thor2-eos), leaves no speed",
     ),
     Difference("eos", "added", IF, r"no shutdown", "eos_interfaces reads enabled: true (the default) and renders it"),
     Difference("eos", "unread", IF, r"mlag \d+", "no arista.eos module models MLAG"),
@@ -142,6 +142,7 @@ CASES = [
     ("eos", "render/eos-3tier"),
     ("eos", "render/eos-unnumbered"),
     ("eos", "render/eos-2plane"),
+    ("eos", "render/thor2-eos"),  # issue 34: the CNP class and priority derived from the Thor2 NICs (TC 7, cos 7)
     ("eos", "storage/eos"),
 ]
 _MARK = {"nxos": "for NX-OS ", "eos": "for EOS "}

@@ -121,6 +121,9 @@ def test_the_nic_contract_file_never_executes_a_port_name(tmp_path: Path) -> Non
         nic_qos_sysfs=f"/sys$(touch {marker})",
         nic_qos_mlnx_qos="mlnx_qos",
         nic_qos_cma_roce_tos="cma_roce_tos",
+        nic_qos_tool="mlnx",
+        nic_qos_configfs="/sys/kernel/config",
+        nic_qos_bnxtqos="bnxtqos",
     )
     env = tmp_path / "nic-qos.env"
     env.write_text(text)

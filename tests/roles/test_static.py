@@ -79,6 +79,9 @@ def nic(tmp_path: Path, ports: list[str]) -> tuple[Path, dict[str, str]]:
         "nic_qos_sysfs": str(sysfs),
         "nic_qos_mlnx_qos": str(stubs / "mlnx_qos"),
         "nic_qos_cma_roce_tos": str(stubs / "cma_roce_tos"),
+        "nic_qos_tool": "mlnx",
+        "nic_qos_configfs": str(tmp_path / "configfs"),
+        "nic_qos_bnxtqos": str(stubs / "bnxtqos"),
     }
     env_file = tmp_path / "nic-qos.env"
     env_file.write_text(templates.get_template("nic-qos.env.j2").render(values))

@@ -49,6 +49,10 @@ class SwitchQos:
     strict_tcs: set[int] = field(default_factory=set[int])
     ports: dict[str, PortQos] = field(default_factory=dict[str, PortQos])
     qos_modelled: bool = True
+    dscp_to_priority: dict[int, int] = field(default_factory=dict[int, int])
+    """The switch priority a DSCP lands on, where the config says (EOS: ``qos map traffic-class T to cos P`` after the
+    DSCP's TC; Cumulus: the ``switch-priority``; SONiC: the TC, which the identity TC_TO_PRIORITY_GROUP and
+    MAP_PFC_PRIORITY_TO_QUEUE maps make the priority it pauses and schedules by); absent where it does not say."""
 
 
 _ECN_EOS = re.compile(r"random-detect ecn minimum-threshold (\d+) kbytes maximum-threshold (\d+) kbytes max-mark-probability (\d+)")
@@ -65,9 +69,12 @@ def parse_eos(device: str, text: str) -> SwitchQos:
     config = get_hconfig(Platform.ARISTA_EOS, text)
     qos = SwitchQos(device, "eos")
     profiles: dict[str, PortQos] = {}
+    tc_to_cos: dict[int, int] = {}
     for node in config.children:
         if m := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d+)", node.text):
             qos.dscp_to_tc.update(dict.fromkeys(map(int, m.group(1).split()), int(m.group(2))))
+        elif m := re.fullmatch(r"qos map traffic-class ([\d ]+) to cos (\d)", node.text):
+            tc_to_cos.update(dict.fromkeys(map(int, m.group(1).split()), int(m.group(2))))
         elif node.text.startswith("qos profile "):
             profiles[node.text.removeprefix("qos profile ")] = _eos_profile(node, qos)
     for node in config.children:
@@ -79,6 +86,7 @@ def parse_eos(device: str, text: str) -> SwitchQos:
                 elif line.startswith("service-profile ") and (profile := profiles.get(line.split()[1])):
                     port.pfc, port.watchdog = profile.pfc, profile.watchdog
             qos.ports[node.text.removeprefix("interface ")] = port
+    qos.dscp_to_priority = {d: tc_to_cos[tc] for d, tc in qos.dscp_to_tc.items() if tc in tc_to_cos}
     return qos
 
 
@@ -168,6 +176,7 @@ def parse_sonic(device: str, text: str) -> SwitchQos:
     for name, length in db.get("CABLE_LENGTH", {}).get("AZURE", {}).items():  # "40m", as fabric/render/nos/sonic/qos.py writes it
         if name in qos.ports and (m := re.fullmatch(r"(\d+)m", str(length))):
             qos.ports[name].cable_m = int(m.group(1))
+    qos.dscp_to_priority = dict(qos.dscp_to_tc)
     return qos
 
 
@@ -227,6 +236,7 @@ def parse_nvue(device: str, text: str) -> SwitchQos:
         elif m := re.fullmatch(r"interface (swp\S+) qos pfc-watchdog", rest):
             qos.ports.setdefault(m.group(1), PortQos()).watchdog = True
     qos.dscp_to_tc = {d: sp_to_tc.get(sp, sp) for d, sp in dscp_to_sp.items()}
+    qos.dscp_to_priority = dict(dscp_to_sp)
     qos.ecn = {tc: Ecn(v["min"], v["max"], v["p"]) for tc, v in ecn.items() if {"on", "min", "max", "p"} <= v.keys()}
     for port in qos.ports.values():
         port.pfc = bool(qos.pfc_priorities)  # NVUE's PFC is global (default-global profile on every port)

@@ -16,6 +16,7 @@ from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import Finding
 from fabric.model.base import unknown_choice
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import check_nic_marking
 from fabric.model.rules.addressing import check_cidrs, check_explicit_addresses
 from fabric.model.rules.aws import check_aws
 from fabric.model.rules.azure import check_azure
@@ -201,6 +202,7 @@ RULES: tuple[Rule, ...] = (
     check_explicit_addresses,
     check_mtu,
     check_roce_contract,
+    check_nic_marking,
     check_rdma_stack,
     check_infiniband,
     check_ib_features,

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from fabric.errors import Finding
 from fabric.model.cluster import ClusterSpec
+from fabric.model.nics import contract_roce, is_connectx
 
 ETHERNET_OVERHEAD = 22  # Ethernet header 14 + 802.1Q tag 4 + FCS 4
 
@@ -51,8 +52,9 @@ def check_mtu(spec: ClusterSpec) -> Iterator[Finding]:
 
 
 def check_roce_contract(spec: ClusterSpec) -> Iterator[Finding]:
-    """The RoCE contract is consistent: one lossless priority fed by the RoCE DSCP, CNP apart and strict."""
-    roce = spec.roce
+    """The RoCE contract is consistent: one lossless priority fed by the RoCE DSCP, CNP apart and strict (the CNP marking
+    as the NICs give it where the definition leaves it out: fabric.model.nics)."""
+    roce = contract_roce(spec)
     base = ("roce",)
     dscp_map = roce.dscp_map()
     mapped = dscp_map[roce.dscp]
@@ -106,12 +108,14 @@ def check_rdma_stack(spec: ClusterSpec) -> Iterator[Finding]:
     The NIC half of the RoCE contract needs DOCA's tools: mlnx_qos and cma_roce_tos (Mellanox/mlnx-tools, which Debian
     12 does not package), the ECN sysfs (DOCA "Explicit Congestion Notification": /sys/class/net/<if>/ecn/...) and, for
     nvidia-peermem, the peer-memory API (NVIDIA driver README "GPUDirect RDMA Peer Memory Client": MOFED needed).
+    A group whose compute NIC is not a ConnectX (a Broadcom Thor2: fabric.model.nics) takes another path and may run the
+    inbox stack (rdma-core carries bnxt_re's user-space provider).
     """
     if spec.target != "onprem" or spec.planes.compute.transport != "roce":
         return
     for gi, group in enumerate(spec.nodes):
         profile = spec.profile_of(group)
-        if group.rdma_stack == "inbox" and profile is not None and "compute" in profile.ports:
+        if group.rdma_stack == "inbox" and profile is not None and "compute" in profile.ports and is_connectx(profile):
             yield Finding(
                 ("nodes", gi, "rdma_stack"),
                 f"group '{group.group}' has RoCE compute ports, and the inbox RDMA stack cannot apply the NIC half of the RoCE "
