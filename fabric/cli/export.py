@@ -14,7 +14,8 @@ from fabric.cli.output import refuse_links, write_files
 from fabric.errors import Finding, InputError
 from fabric.export.k8s import export_k8s
 from fabric.export.nccl import export_nccl
-from fabric.export.slurm import export_slurm
+from fabric.export.nvlink_facts import read_facts_dir
+from fabric.export.slurm_nvlink import NOTE_FILE, export_slurm_from_facts, export_slurm_with_blocks
 from fabric.export.telemetry import export_telemetry
 from fabric.plan.types import ClusterPlan
 from fabric.validate import validate_file
@@ -22,7 +23,7 @@ from fabric.validate import validate_file
 EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
     "k8s": export_k8s,
     "nccl": export_nccl,
-    "slurm": export_slurm,
+    "slurm": export_slurm_with_blocks,
     "telemetry": export_telemetry,
 }
 HELP = (
@@ -45,6 +46,13 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
     cmd.add_argument("file", type=Path, help="the cluster definition")
     cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     cmd.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+    cmd.add_argument(
+        "--nvlink-facts",
+        type=Path,
+        metavar="DIR",
+        help="slurm only: <hostname>.nvidia-smi-q.txt files the nodes reported (cloud_fabric_nvlink_facts_dir); "
+        "topology-block.conf gets one block per NVLink domain they name",
+    )
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -52,7 +60,14 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.reports.console import print_findings
 
     validated = validate_file(args.file)
-    files = EXPORTERS[args.kind](validated.plan)
+    facts_dir: Path | None = getattr(args, "nvlink_facts", None)
+    if facts_dir is not None and args.kind != "slurm":
+        msg = f"--nvlink-facts is for export slurm (its block topology), not export {args.kind}. Fix: drop it, or export slurm"
+        raise InputError([Finding((), msg, file=str(facts_dir))], str(facts_dir))
+    if facts_dir is not None:
+        files = export_slurm_from_facts(validated.plan, read_facts_dir(facts_dir), source=str(facts_dir))
+    else:
+        files = EXPORTERS[args.kind](validated.plan)
     print_findings(err, validated.warnings)
     target = args.output / validated.plan.name if args.output == Path("build") else args.output
     written = _write(target, files, named=args.output)
@@ -62,6 +77,8 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"[yellow]nothing to export[/]: {args.kind} has no settings for this cluster", highlight=False)
     else:
         out.print(f"[green]exported[/] {len(files)} {args.kind} files into {target}", highlight=False)
+    if NOTE_FILE in files and not args.json:
+        err.print(f"[yellow]note[/]: no topology-block.conf yet, the nodes must report their NVLink domains: {target / NOTE_FILE}", highlight=False)
     return 0
 
 
