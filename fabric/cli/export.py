@@ -16,7 +16,8 @@ from fabric.export.acceptance import export_acceptance
 from fabric.export.k8s import export_k8s
 from fabric.export.k8s.nic_config import nic_configuration
 from fabric.export.nccl import export_nccl
-from fabric.export.slurm import export_slurm
+from fabric.export.nvlink_facts import read_facts_dir
+from fabric.export.slurm_nvlink import NOTE_FILE, export_slurm_from_facts, export_slurm_with_blocks
 from fabric.export.telemetry import export_telemetry
 from fabric.plan.types import ClusterPlan
 from fabric.validate import validate_file
@@ -25,7 +26,7 @@ EXPORTERS: dict[str, Callable[[ClusterPlan], dict[str, str]]] = {
     "acceptance": export_acceptance,
     "k8s": export_k8s,
     "nccl": export_nccl,
-    "slurm": export_slurm,
+    "slurm": export_slurm_with_blocks,
     "telemetry": export_telemetry,
 }
 HELP = (
@@ -49,6 +50,13 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
     cmd.add_argument("file", type=Path, help="the cluster definition")
     cmd.add_argument("-o", "--output", type=Path, default=Path("build"), help="output directory (default: build/<cluster>)")
     cmd.add_argument("--json", action="store_true", help="the files written and their SHA-256, as JSON")
+    cmd.add_argument(
+        "--nvlink-facts",
+        type=Path,
+        metavar="DIR",
+        help="slurm only: <hostname>.nvidia-smi-q.txt files the nodes reported (cloud_fabric_nvlink_facts_dir); "
+        "topology-block.conf gets one block per NVLink domain they name",
+    )
 
 
 def run(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -56,7 +64,14 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.reports.console import print_findings
 
     validated = validate_file(args.file)
-    files = EXPORTERS[args.kind](validated.plan)
+    facts_dir: Path | None = getattr(args, "nvlink_facts", None)
+    if facts_dir is not None and args.kind != "slurm":
+        msg = f"--nvlink-facts is for export slurm (its block topology), not export {args.kind}. Fix: drop it, or export slurm"
+        raise InputError([Finding((), msg, file=str(facts_dir))], str(facts_dir))
+    if facts_dir is not None:
+        files = export_slurm_from_facts(validated.plan, read_facts_dir(facts_dir), source=str(facts_dir))
+    else:
+        files = EXPORTERS[args.kind](validated.plan)
     if args.kind == "k8s":  # the NICs' Spectrum-X settings come from the definition, not the plan (fabric.export.k8s.nic_config)
         files = dict(sorted({**files, **nic_configuration(validated.spec)}.items()))
     print_findings(err, validated.warnings)
@@ -70,6 +85,8 @@ def run(args: argparse.Namespace, out: Console, err: Console) -> int:
         out.print(f"[green]exported[/] {len(files)} {args.kind} files into {target}", highlight=False)
         if args.kind == "acceptance":
             out.print(json.loads(files["acceptance/plan.json"])["summary"], highlight=False)
+    if NOTE_FILE in files and not args.json:
+        err.print(f"[yellow]note[/]: no topology-block.conf yet, the nodes must report their NVLink domains: {target / NOTE_FILE}", highlight=False)
     return 0
 
 
