@@ -88,6 +88,7 @@ def test_fabric_check_names_ports_whose_roce_v2_gid_is_not_at_the_plans_nccl_gid
     gpu001 = host_vars(site("onprem-roce"), "gpu001")
     gids = fake_roce_gids(gpu001["gpufabric_interfaces"], gpu001["gpufabric_bonds"], root=f"{IB}/sys", extra_ipv6=1)
     checks = {"fabric_check_strict": True, "fabric_check_ping_peers": 0, "fabric_check_sysfs": f"{IB}/sys", "fabric_check_host_tuning": False}
+    checks["fabric_check_cabling"] = False  # no lldpd in the container (tests/roles/test_cabling_readback.py)
     with booted("gpu001", tmp_path, private_network=True, files=gids) as node:
         result, _ = converge(site("onprem-roce"), [node], role_playbook(tmp_path, "fabric_check"), tmp_path, extravars=checks)
         [(task, message)] = failures(result)["gpu001"]

@@ -61,8 +61,9 @@ def image() -> Path:
 
 
 NIC = "/srv/nic"
-# the plane and GID checks read the test machine's own /proc and /sys otherwise (host tuning has its own test)
-NO_HOST_TUNING = {"fabric_check_host_tuning": False}
+# the plane and GID checks read the test machine's own /proc and /sys otherwise (host tuning has its own test); the
+# containers run no lldpd (the cabling read-back has its own test: tests/roles/test_cabling_readback.py)
+NO_HOST_TUNING = {"fabric_check_host_tuning": False, "fabric_check_cabling": False}
 NIC_VARS = nic_stub_vars(NIC)
 
 
@@ -385,6 +386,8 @@ def test_fabric_check_proves_each_plane_carries_full_size_frames_and_names_the_p
                 "fabric_check_gid_planes=[]",
                 "-e",
                 "fabric_check_host_tuning=false",
+                "-e",
+                "fabric_check_cabling=false",
                 "--json",
             ],
             cwd=ROOT,
@@ -715,6 +718,7 @@ def test_fabric_check_reads_the_host_tuning_back_and_fails_an_untuned_gpu_node_n
         "fabric_check_sysfs": f"{PCI}/sys",
         "fabric_check_procfs": f"{PCI}/proc",
         "fabric_check_setpci": f"{PCI}/stubs/setpci",
+        "fabric_check_cabling": False,
     }
     hcas = sorted({i["hca"] for i in host_vars(site("onprem-roce"), "gpu001")["gpufabric_interfaces"] if i["hca"]})
     files = {f"{PCI}/{rel}": content for rel, content in fake_pci_host(4).items()}
