@@ -35,7 +35,7 @@ _RESULT = re.compile(r"^\s*\d+\s+\d+\s+[\d.]+\s+([\d.]+)\s+[\d.]+\s*$", re.MULTI
 def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subparsers type private
     """Register ``accept``."""
     cmd = sub.add_parser("accept", help=HELP, description=HELP)
-    verbs = cmd.add_subparsers(dest="verb", required=True)
+    verbs = cmd.add_subparsers(dest="verb", required=True, help="localise: name the slow cable from the measured pairs")
     loc = verbs.add_parser("localise", help="read each pair's ib_write_bw result and name the slow cables", description=__doc__)
     loc.add_argument("file", type=Path, help="the cluster definition the pairs were exported from")
     loc.add_argument("results", type=Path, help="the directory with <pair>.txt results (the Slurm job's $OUT)")

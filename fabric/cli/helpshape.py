@@ -21,9 +21,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "diff": ("gpufabric diff cluster.yaml --plane compute", "gpufabric diff cluster.yaml --offline --full"),
     "push": ("gpufabric push cluster.yaml    # dry run: the diffs only", "gpufabric push cluster.yaml --commit --plane oob"),
     "rollback": ("gpufabric rollback cluster.yaml --to CHANGE    # dry run", "gpufabric rollback cluster.yaml --to CHANGE --commit"),
-    "verify": ("gpufabric verify cluster.yaml", "gpufabric verify cluster.yaml --json"),
+    "verify": ("gpufabric verify cluster.yaml", "gpufabric verify cluster.yaml --cabling --from replies/"),
     "nodes": ("gpufabric nodes cluster.yaml --check --limit gpu001", "gpufabric nodes cluster.yaml --playbook check"),
-    "export": ("gpufabric export nccl cluster.yaml -o out", "gpufabric export slurm cluster.yaml -o out"),
+    "export": ("gpufabric export nccl cluster.yaml -o out", "gpufabric export acceptance cluster.yaml -o out"),
+    "accept": ("gpufabric accept localise cluster.yaml results/ -o follow-up",),
     "schema": ("gpufabric schema -o cluster.schema.json",),
 }
 POSITIONALS = {
@@ -32,7 +33,12 @@ POSITIONALS = {
 }
 DEBUG_HELP = "on a failure, print the full error and traceback too (device errors are one line each without it)"
 EXIT_CODES = "exit codes: 0 success; 1 failure (lint findings, an unreachable device); 2 invalid definition or arguments"
-EXIT_EXTRA = {"diff": "; 3 changes pending", "push": "; 3 changes pending (--detailed-exitcode); 130 interrupted", "rollback": "; 130 interrupted"}
+EXIT_EXTRA = {
+    "diff": "; 3 changes pending",
+    "push": "; 3 changes pending (--detailed-exitcode); 130 interrupted",
+    "rollback": "; 130 interrupted",
+    "accept": "; 1 slow pairs",
+}
 
 
 def version(name: str) -> str:
