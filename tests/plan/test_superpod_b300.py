@@ -38,6 +38,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from fabric.catalog.hardware import HARDWARE
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.model import ClusterSpec
 from fabric.plan import plan_cluster
@@ -120,7 +121,9 @@ def test_dgx_superpod_b300_spectrum_x_table_row(row: Row) -> None:
 
 
 def test_each_gpus_two_ports_go_to_two_planes_on_the_same_rail() -> None:
-    """Profile entries 2N and 2N+1 are GPU N's ports 1 and 2: plane 1 and plane 2, rail N + 1 of each."""
+    """Profile entries 2N and 2N+1 are GPU N's ports 1 and 2 (one ConnectX-8, ``ports_per_nic: 2``), so
+    ``plane_split: port`` sends them to plane 1 and plane 2, rail N + 1 of each."""
+    assert HARDWARE["dgx-b300-eth"].ports["compute"].ports_per_nic == 2
     fabric = plan_cluster(superpod_b300(1)).fabric
     assert fabric is not None
     # dgx-b300-eth's compute names, in profile order
