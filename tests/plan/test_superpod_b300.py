@@ -11,9 +11,9 @@ connectivity through two different planes". The definition is ``tests/data/plan/
 
 What the table does not say: the switch model and NOS of the rows (SN5600 and Cumulus Linux are ours: the RA names
 Spectrum-4), and what one "cable" is. Its cable counts are one per GPU (64 nodes x 8 GPUs = 512 node-leaf) while each
-GPU has two 400GbE links, one per plane: 1,024 node-leaf links per SU. The plan counts links, one per 400G port pair, and
-reproduces the table's figure as exactly half of them; the test asserts both, and that the halving is the table's
-counting (a cable of two 400G links: one per GPU down, one per 800G cage up), not a plan that differs. The per-plane
+GPU has two 400GbE links, one per plane: 1,024 node-leaf links per SU. The plan counts links, one per 400G port, and
+the table's figures are exactly half of them on both tiers; the test asserts that. Our reading, which the RA does not
+state: the table counts 800G cables of two 400G links each (one per GPU's SuperNIC cage, one per 800G switch cage). The per-plane
 split (8 leaves, 4 spines per plane per SU) is the arithmetic of 16 and 8 over two planes; the RA's figure shows the two
 planes, not their counts.
 
