@@ -1,0 +1,55 @@
+"""The 100k-GPU multi-plane benchmark's definition (bench/bench_planes.py) validates and plans, at a reduced size.
+
+Not timed: this keeps the benchmark from rotting (a renamed key, a profile that no longer splits, a pool the planner
+outgrows) without paying for 12,544 nodes; the full size is measured by the benchmark itself (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.bench_planes import NODES_100K, definition
+from fabric.model import load_cluster
+from fabric.plan.compute.planes import plane_of
+from fabric.plan.types import ClusterPlan, FabricPlan
+from fabric.validate import validate_file
+
+
+def planned(tmp_path: Path, nodes: int, planes: int) -> tuple[ClusterPlan, FabricPlan]:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(definition(nodes, planes), encoding="utf-8")
+    validated = validate_file(path)
+    fabric = validated.plan.fabric
+    assert fabric is not None
+    return validated.plan, fabric
+
+
+def test_the_full_case_is_100k_gpus_of_two_planes(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(definition(), encoding="utf-8")
+    spec = load_cluster(path)  # the model alone: planning 12,544 nodes is the benchmark's job
+    assert spec.fabric is not None
+    assert spec.fabric.super_spine is not None
+    assert (sum(g.count for g in spec.nodes), NODES_100K * 8, spec.fabric.planes) == (12544, 100352, 2)
+
+
+def test_two_planes_plan_with_one_supernic_port_in_each(tmp_path: Path) -> None:
+    plan, fabric = planned(tmp_path, 256, 2)
+    # 256 nodes: 4 scalable units of 64, 8 rail leaves each, per plane; one pod of 32 leaves + 32 spines per plane
+    counts = {tier: len(switches) for tier, switches in (("leaf", fabric.leaves), ("spine", fabric.spines), ("super", fabric.super_spines))}
+    assert counts == {"leaf": 64, "spine": 64, "super": 64}
+    assert {plane_of(s.name) for s in fabric.switches} == {1, 2}
+    # plane_split: port (dgx-b300-eth's ports_per_nic 2): ConnectX-8 n's port 1 in plane 1, its port 2 in plane 2
+    node = plan.nodes[0]
+    compute = [i for i in node.interfaces if i.plane == "compute"]
+    assert len(compute) == 16
+    assert [plane_of(i.switch) for i in compute] == [1, 2] * 8
+    assert all(plane_of(x.a_device) == plane_of(x.b_device) for x in fabric.links if x.kind == "fabric")
+
+
+def test_four_planes_plan_with_whole_nics(tmp_path: Path) -> None:
+    plan, fabric = planned(tmp_path, 256, 4)
+    assert {plane_of(s.name) for s in fabric.switches} == {1, 2, 3, 4}
+    compute = [i for i in plan.nodes[0].interfaces if i.plane == "compute"]
+    # plane_split: nic: SuperNIC n (both ports) in plane n % 4 + 1
+    assert [plane_of(i.switch) for i in compute] == [1, 1, 2, 2, 3, 3, 4, 4] * 2
