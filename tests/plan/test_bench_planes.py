@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bench.bench_planes import NODES_100K, definition
 from fabric.model import load_cluster
+from fabric.plan.buffers import SwitchBuffers, resolved_roce
+from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.compute.planes import plane_of
 from fabric.plan.types import ClusterPlan, FabricPlan
 from fabric.validate import validate_file
@@ -53,3 +57,21 @@ def test_four_planes_plan_with_whole_nics(tmp_path: Path) -> None:
     compute = [i for i in plan.nodes[0].interfaces if i.plane == "compute"]
     # plane_split: nic: SuperNIC n (both ports) in plane n % 4 + 1
     assert [plane_of(i.switch) for i in compute] == [1, 1, 2, 2, 3, 3, 4, 4] * 2
+
+
+def test_switch_facts_read_each_switchs_buffers_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """build_switch_facts indexes the buffers once: ``buffers_of`` per switch scans them all, O(switches²) at 100k GPUs."""
+    plan, fabric = planned(tmp_path, 256, 2)
+    lossless = {s.name: plan.buffers_of(s.name) for s in fabric.switches}
+    calls: list[str] = []
+    scan = ClusterPlan.buffers_of
+
+    def counted(self: ClusterPlan, switch: str) -> SwitchBuffers | None:
+        calls.append(switch)
+        return scan(self, switch)
+
+    monkeypatch.setattr(ClusterPlan, "buffers_of", counted)
+    facts = build_switch_facts(plan)
+    assert calls == []
+    assert [f.roce for f in facts] == [resolved_roce(plan.roce, lossless[f.switch.name]) for f in facts]
+    assert all(f.roce is not None for f in facts)
