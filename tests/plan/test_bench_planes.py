@@ -6,9 +6,11 @@ outgrows) without paying for 12,544 nodes; the full size is measured by the benc
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from bench.bench_planes import NODES_100K, definition
 from fabric.model import load_cluster
@@ -16,6 +18,7 @@ from fabric.plan.buffers import SwitchBuffers, resolved_roce
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.compute.planes import plane_of
 from fabric.plan.types import ClusterPlan, FabricPlan
+from fabric.reports.console import print_plan
 from fabric.validate import validate_file
 
 
@@ -75,3 +78,13 @@ def test_switch_facts_read_each_switchs_buffers_once(tmp_path: Path, monkeypatch
     assert calls == []
     assert [f.roce for f in facts] == [resolved_roce(plan.roce, lossless[f.switch.name]) for f in facts]
     assert all(f.roce is not None for f in facts)
+
+
+def test_plan_counts_every_planes_super_spine_cables(tmp_path: Path) -> None:
+    """The summary counted one plane's spine-super-spine cables (its ``pods`` figures) and the rest as leaf-spine."""
+    plan, _ = planned(tmp_path, 256, 2)
+    console = Console(record=True, width=400, file=io.StringIO())
+    print_plan(console, plan)
+    text = console.export_text()
+    # per plane: 32 leaves and 32 spines of 32 uplinks each
+    assert "4096 node-leaf, 2048 leaf-spine, 2048 spine-super-spine at 800 Gb/s" in text
