@@ -58,9 +58,9 @@ nodes:
   - {{group: gpu, role: gpu, count: {nodes}, hostname: "gpu{{index:05d}}", hardware: dgx-b300-eth}}
 """
 # Pool sizes, two planes, 12,544 nodes (each pool splits into one block per plane, docs/definition/planes.md):
-# - underlay.p2p_pool /12: a leaf's /31s are keyed by its id (a stride of 64 uplinks), 1,568 leaves a plane need
-#   200,704 addresses, more than a /14's half;
-# - super_spine.p2p_pool /12: keyed the same way by the 1,568 spines a plane;
+# - underlay.p2p_pool /12: a leaf's /31s are keyed by its id, one per radix port (128 on a 400G-breakout SN5600):
+#   1,568 leaves a plane need 401,408 addresses, the /13 that is a plane's half of a /12;
+# - super_spine.p2p_pool /12: keyed the same way by the 1,568 spines a plane (64 ports: 200,704 addresses, a /14 would do);
 # - loopbacks: 2,592 spines and super-spines a plane below leaf_loopback_offset 4096, 1,568 leaves above, in a /17;
 # - mgmt_pool /18: 8,320 switches (spines from 1, leaves from 6144); the oob plane's nodes sit below it.
 
