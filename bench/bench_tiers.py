@@ -47,7 +47,7 @@ NODES = '  - {{group: gpu, role: gpu, count: {count}, hostname: "gpu{{index:05d}
 
 
 def run(command: list[str], target: Path | None) -> dict[str, float]:
-    """One fresh process: wall and CPU seconds, its own peak RSS (MiB), and the MB it wrote (to ``target`` or stdout)."""
+    """One fresh process: wall and CPU seconds, its own peak RSS (MiB), the MB it wrote (to ``target`` or stdout), its files."""
     if target is not None:
         shutil.rmtree(target, ignore_errors=True)
     env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
@@ -60,8 +60,9 @@ def run(command: list[str], target: Path | None) -> dict[str, float]:
             stderr = child.stderr.read().decode() if child.stderr else ""
             msg = f"{' '.join(command)} failed: {stderr[-2000:]}"
             raise SystemExit(msg)
-        written = out.tell() if target is None else sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
-    return {"s": wall, "cpu": usage.ru_utime + usage.ru_stime, "mib": usage.ru_maxrss / 1024, "mb": written / 1e6}
+        files = [] if target is None else [p for p in target.rglob("*") if p.is_file()]
+        written = out.tell() if target is None else sum(p.stat().st_size for p in files)
+    return {"s": wall, "cpu": usage.ru_utime + usage.ru_stime, "mib": usage.ru_maxrss / 1024, "mb": written / 1e6, "files": len(files)}
 
 
 def main() -> None:

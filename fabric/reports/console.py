@@ -165,7 +165,8 @@ def _print_fabric(console: Console, plan: ClusterPlan) -> None:
     console.print(table)
     kinds = Counter(link.kind for link in fabric.links)
     pods = fabric.pods
-    top = pods.spines_per_pod * pods.pods * pods.spine_uplinks if pods else 0
+    supers = {s.name for s in fabric.super_spines}  # counted from the cables: ``pods`` describes one plane of several
+    top = sum(1 for link in fabric.links if link.kind == "fabric" and link.b_device in supers)
     three = (
         f", {top} spine-super-spine at {pods.uplink_speed_gbps} Gb/s; {pods.pods} pods of {pods.leaves_per_pod} leaves + "
         f"{pods.spines_per_pod} spines, super-spines for {pods.pods_planned} pods (at most {pods.max_pods})"

@@ -49,10 +49,11 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
         by_plane: dict[str, list[Link]] = defaultdict(list)
         for link in fabric.links:
             by_plane[link.plane].append(link)
+        planes = sorted({p for s in fabric.leaves if (p := plane_of(s.name)) is not None})
+        if planes:  # a multi-plane compute fabric: one picture per plane (topology-compute-p<k>.svg), none of them all at once
+            by_plane.pop("compute", None)
         svgs = {plane: _draw(plan, fabric, plane, plane_structure(plan, fabric, links)) for plane, links in by_plane.items()}
-        for k in sorted({p for s in fabric.leaves if (p := plane_of(s.name)) is not None}):
-            # a multi-plane compute fabric: one picture per plane (topology-compute-p<k>.svg), none of them all at once
-            svgs.pop("compute", None)
+        for k in planes:
             mine = plane_fabric(fabric, k)
             svgs[f"compute-p{k}"] = _draw(plan, mine, "compute", plane_structure(plan, mine, list(mine.links)), shown=f"compute plane p{k}")
     for network, svg in storage_svgs(plan).items():
