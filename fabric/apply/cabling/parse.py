@@ -185,9 +185,9 @@ def parse_sonic(text: str, device: str) -> list[Seen]:
     RemotePortDescr, which is then taken.
 
     Example:
-        >>> parse_sonic("LocalPort  RemoteDevice  RemotePortID  Capability  RemotePortDescr\n"
-        ...             "---------  ------------  ------------  ----------  ---------------\n"
-        ...             "Ethernet0  gpu001        enp24s0np0    O           enp24s0np0\n", "leaf01")
+        >>> parse_sonic("LocalPort  RemoteDevice  RemotePortID  Capability  RemotePortDescr\\n"
+        ...             "---------  ------------  ------------  ----------  ---------------\\n"
+        ...             "Ethernet0  gpu001        enp24s0np0    O           enp24s0np0\\n", "leaf01")
         [Seen(device='leaf01', port='Ethernet0', peer='gpu001', peer_port='enp24s0np0')]
     """
     found: list[Seen] = []
