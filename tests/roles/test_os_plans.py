@@ -53,6 +53,8 @@ def plan(node: Container, tmp_path: Path, facts: Mapping[str, str], *, dgx: bool
     """Run rdma_stack and gpu_driver in check mode as ``facts``' OS; return (result, events)."""
     node.run("echo 'DGX_NAME=\"DGX Server\"' > /etc/dgx-release" if dgx else "rm -f /etc/dgx-release")
     play = role_playbook(tmp_path, "rdma_stack", "gpu_driver", os_facts=facts)
+    # the faked architecture is the profile's too: both roles' preflight refuses a node whose CPU differs from its profile
+    extravars.setdefault("gpufabric_arch", "arm64" if facts.get("architecture") == "aarch64" else "x86_64")
     return converge(site("onprem-roce"), [node], play, tmp_path, check=True, extravars={"rdma_stack_source": "doca", **extravars})
 
 
