@@ -76,5 +76,5 @@ def test_nothing_to_install_touches_nothing(tmp_path: Path) -> None:
 def test_the_demo_asks_for_the_twin_only() -> None:
     demo = subprocess.run(["sed", "-n", "/^demo_packages() {/,/^}/p", str(ROOT / "dev")], capture_output=True, text=True, check=True).stdout
     named = sorted(line.split("need+=(")[1].split(")")[0] for line in demo.splitlines() if "need+=(" in line)
-    assert named == ["frr", "iputils-ping", "openssh-server", "python3-venv"]
+    assert named == ["frr", "iputils-ping", "lldpd", "openssh-server", "python3-venv"]  # lldpd: verify --cabling on the twin
     assert os.access(ROOT / "dev", os.X_OK)
