@@ -75,10 +75,11 @@ def lint_configs(plan: ClusterPlan, configs: Mapping[str, str | None], sources: 
             file = CONFIG_FILE[fact.switch.nos]
             msg = f"switch {name}: its {file} cannot be parsed ({exc}); fix the file or render it again"
             raise InputError([Finding((), msg, file=(sources or {}).get(name, file))], (sources or {}).get(name, file)) from exc
+    buffers = plan.buffers_by_switch()
     for name, qos in observed.items():
         fact = facts[name]
         if fact.roce is not None and qos.qos_modelled:
-            findings.extend(_contract(qos, fact.roce, plan.buffers_of(name)))
+            findings.extend(_contract(qos, fact.roce, buffers.get(name)))
             findings.extend(LintFinding(name, w, e, a, m) for w, e, a, m in nic_findings(plan, fact, qos, fact.roce))
             for where, expected, found in watchdog_findings(fact.switch.nos, configs.get(name) or "", fact.roce.pfc_watchdog):
                 findings.append(LintFinding(name, where, expected, found, "the PFC watchdog must act as the contract says"))

@@ -252,8 +252,16 @@ class ClusterPlan:
     """The compute fabric's load-balancing intent (``fabric.plan.load_balancing`` says what each NOS renders)."""
 
     def buffers_of(self, switch: str) -> SwitchBuffers | None:
-        """One switch's derived buffers (None: no lossless port, or not a compute-fabric or storage switch)."""
+        """One switch's derived buffers (None: no lossless port, or not a compute-fabric or storage switch). A scan of
+        the list: a loop over every switch takes ``buffers_by_switch`` once instead."""
         return next((b for b in self.buffers if b.switch == switch), None)
+
+    def buffers_by_switch(self) -> dict[str, SwitchBuffers]:
+        """Every switch's derived buffers by name, the first where a name repeats (as ``buffers_of``)."""
+        index: dict[str, SwitchBuffers] = {}
+        for b in self.buffers:
+            index.setdefault(b.switch, b)
+        return index
 
     nics: tuple[NicPlan, ...] = ()
     """The compute NIC of every RoCE node group whose model is known, and what it sends (``fabric.model.nics``)."""

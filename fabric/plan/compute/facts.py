@@ -16,7 +16,7 @@ from fabric.model.infiniband import InfinibandSpec
 from fabric.model.load_balancing import NO_LOAD_BALANCING, LoadBalancingSpec
 from fabric.model.qos import RoceSpec
 from fabric.model.topology import UnderlaySpec
-from fabric.plan.buffers import SwitchBuffers, resolved_roce
+from fabric.plan.buffers import resolved_roce
 from fabric.plan.compute.planes import block, plane_of
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
@@ -141,9 +141,7 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
                 neighbors[b].append(NeighborFacts(a, link.b_port, link.a_address, remote))
     planes = max((plane_of(s.name) or 1 for s in fabric.spines + fabric.leaves), default=1)
     prefixes = {k: _fabric_prefixes(plan, fabric, k, planes) for k in range(1, planes + 1)}
-    buffers: dict[str, SwitchBuffers] = {}  # plan.buffers_of per switch reads the whole list: O(switches²) at 8,320
-    for b in plan.buffers:
-        buffers.setdefault(b.switch, b)  # the first, as buffers_of
+    buffers = plan.buffers_by_switch()  # once: buffers_of per switch would scan the list, O(switches²) at 8,320
     return tuple(
         SwitchFacts(
             switch=switch,
