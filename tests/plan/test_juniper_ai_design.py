@@ -15,15 +15,16 @@ every rack type has leaves Leaf1 to Leaf8, server link N to Leaf N, a server cou
 
 Why a Juniper design on Arista. No Arista-published AI back-end design with switch and cable counts was found in the
 stored corpus (searched: arista.com product and solution pages, Arista's "AI Network Fabric Deployment Guide", whose
-stored copy has no numbers, the aristanetworks/avd examples, which have none for AI); Juniper's is the one with every
-count stated. Its templates are Apstra logical devices: port panels with a count and a speed, no vendor (the file's
+stored copy has no numbers, and the aristanetworks/avd examples, where no AI back-end inventory turned up); Juniper's
+is the one found with every count stated. Its templates are Apstra logical devices: port panels with a count and a speed, no vendor (the file's
 comments give Juniper examples: QFX5220-32C, QFX5230-64C, PTX10008/10016 with 36 x 400GE cards). Apstra deploys the leaf
 and spine roles on EOS as on Junos ("HPE Networking Apstra Data Center Director Feature Matrix", Apstra 6.2, Fabric
 Roles: leaf and "Spine or Superspine" Yes for EOS,
 https://www.juniper.net/documentation/us/en/software/apstra6.2/apstra-user-guide/topics/ref/feature-matrix-600.html),
 and Junos is not rendered here, so each logical device is realised on the catalog's Arista model with at least its ports
 at its speed: 7060X5-64S (64 x 400G) for the 16+16 / 16+32 leaves and the 32- and 64-port spines, 7060X6-64PE (64 x 800G
-cages, 128 x 400G) for a spine that needs 128 ports. The counts the test asserts (servers, GPUs, leaves, spines, links,
+cages, 128 x 400G) for a spine that needs 128 ports (port counts: fabric/catalog/data/switches/README.md [netbox-7060dx5],
+[netbox-7060x6]). The counts the test asserts (servers, GPUs, leaves, spines, links,
 oversubscription) follow from the logical devices alone, whichever vendor fills them.
 
 Readings. A DGX-A100 is not in the node catalog: its group describes the logical device "AI-A100-Server 8x200G" (8 x
