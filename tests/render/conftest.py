@@ -31,6 +31,24 @@ def files_of(case: str) -> dict[str, str]:
     return render_configs(plan_of(case))
 
 
+# A case with more fabric switches than this (a published design at its real size) is checked by the vendors' tools
+# (pyavd, the arista.eos / cisco.nxos parsers) on the first two switches of each tier, as the goldens keep them: every
+# switch of a tier renders the same forms, only names and numbers differ, and one pyavd or Ansible run costs about a
+# second of CPU per switch and release. Smaller cases keep every switch.
+SAMPLE_ABOVE = 16
+SAMPLED_PER_TIER = 2
+
+
+def unsampled_switches(case: str) -> frozenset[str]:
+    """The fabric switches of ``case`` that the vendors' tools skip (none on a case of SAMPLE_ABOVE switches or fewer)."""
+    fabric = plan_of(case).fabric
+    if fabric is None or len(fabric.switches) <= SAMPLE_ABOVE:
+        return frozenset()
+    tiers = (fabric.super_spines, fabric.spines, fabric.leaves)
+    kept = {s.name for tier in tiers for s in tier[:SAMPLED_PER_TIER]}
+    return frozenset(s.name for s in fabric.switches if s.name not in kept)
+
+
 def with_release(spec: ClusterSpec, release: str) -> ClusterSpec:
     """The same definition with every switch tier on ``release`` (the NOS stays)."""
     fabric = spec.fabric

@@ -22,7 +22,7 @@ from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.render import render_configs
 from tests.render.ansible_rm import Line, Resource, blocks, round_trip, section
-from tests.render.conftest import definition, with_release
+from tests.render.conftest import definition, unsampled_switches, with_release
 
 # The modules and the section each one's facts read on a device (facts/<resource>/<resource>.py, get_device_data).
 # nxos_vlans is left out: its parsed state reads `show vlan | json` output plus config, not config text alone.
@@ -142,6 +142,7 @@ CASES = [
     ("eos", "render/eos-3tier"),
     ("eos", "render/eos-unnumbered"),
     ("eos", "render/eos-2plane"),
+    ("eos", "render/eos-apstra-ai"),  # issue 35: a published AI back-end design (Apstra "AI Cluster 64 DGX-H100")
     ("eos", "render/thor2-eos"),  # issue 34: the CNP class and priority derived from the Thor2 NICs (TC 7, cos 7)
     ("eos", "storage/eos"),
 ]
@@ -153,13 +154,14 @@ def texts(nos: str, case: str) -> dict[str, str]:
     """Distinct NX-OS / EOS texts of ``case`` over every supported release (header comments dropped) → their origins."""
     spec = load_cluster(definition(case))
     found: dict[str, str] = {}
+    skipped = unsampled_switches(case)  # a large case: the first switches of each tier (conftest.SAMPLE_ABOVE)
     for release in NOS_RELEASES[nos].supported:
         try:
             files = render_configs(plan_cluster(with_release(spec, release)))
         except InputError:  # the compute fabric runs another NOS: the storage tier renders its default release
             files = render_configs(plan_cluster(spec))
         for path, text in files.items():
-            if path.startswith("switches/") and _MARK[nos] in text.splitlines()[0]:
+            if path.startswith("switches/") and path.split("/")[1] not in skipped and _MARK[nos] in text.splitlines()[0]:
                 body = "\n".join(line for line in text.splitlines() if not re.match(r"^(!Command|! )", line))
                 origin = f"{case}@{release}:{path}"
                 found[body] = f"{found[body]} {origin}" if body in found else origin
