@@ -121,6 +121,7 @@ class PortGroupSpec(_Strict):
     )
     unpublished: tuple[Unpublished, ...] = Field(
         default=(),
+        max_length=2,
         description="Fields of these ports that no vendor document gives ('names': interface names and PCI buses, 'hcas': RDMA "
         "devices): the values are placeholders, and a node group using the profile is warned to set its own (interfaces or ports).",
     )
