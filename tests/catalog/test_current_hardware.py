@@ -274,3 +274,23 @@ def test_unpublished_rdma_devices_need_rdma_devices(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load_node_profiles(directory)
     assert "unpublished lists hcas but the ports give none" in str(err.value)
+
+
+def test_lint_says_which_profile_names_it_took_on_trust(tmp_path: Path) -> None:
+    """``fabric lint`` checks NCCL_IB_HCA and the cabling against the profile's names: it prints the placeholder warning
+    (text) and lists it (``--json``), and still exits 0 (a warning, not a finding)."""
+    import json
+    import subprocess
+    import sys
+
+    definition = _b300_group(tmp_path)
+    definition.write_text(definition.read_text(encoding="utf-8").replace("count: 64,", "count: 8,", 1), encoding="utf-8")
+    run = [sys.executable, "-m", "fabric", "lint", str(definition)]
+    root = Path(__file__).parents[2]
+    text = subprocess.run(run, cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert text.returncode == 0, text.stderr
+    assert " ".join(text.stderr.split()).count("has placeholder") == 3
+    as_json = subprocess.run([*run, "--json"], cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    data = json.loads(as_json.stdout)
+    assert data["clean"] is True
+    assert [(w["severity"], w["path"]) for w in data["warnings"]] == [("warning", ["nodes", 0, "hardware"])] * 3
