@@ -38,6 +38,8 @@ class PortGroup:
         ports_per_nic: ports of each NIC; the ports are listed NIC by NIC (NIC n's port k is ``n * ports_per_nic + k``).
             A multi-plane fabric splits by it (``fabric.plane_split``).
         nic: the NIC model (``fabric.catalog.nics``), None when the profile does not name it.
+        unpublished: the fields no vendor document gives (``names``, ``hcas``): placeholders a node group should replace
+            (``fabric.model.rules`` warns where it does not).
     """
 
     speed_gbps: int
@@ -46,6 +48,7 @@ class PortGroup:
     names: tuple[str, ...] = ()
     ports_per_nic: int = 1
     nic: str | None = None
+    unpublished: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:
@@ -86,7 +89,7 @@ class HardwareProfile:
 def to_profile(data: NodeProfileBody, name: str | None = None) -> HardwareProfile:
     """The planner's view of a validated profile (a data file's, or one a definition names ``name``)."""
     ports: dict[PlaneName, PortGroup] = {
-        plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names, g.ports_per_nic, g.nic) for plane, g in data.ports.items()
+        plane: PortGroup(g.speed_gbps, g.pci_buses, g.hcas, g.names, g.ports_per_nic, g.nic, g.unpublished) for plane, g in data.ports.items()
     }
     title = name if name is not None else getattr(data, "name", "")
     return HardwareProfile(

@@ -16,6 +16,9 @@ from fabric.catalog.nics import NIC_MODELS
 from fabric.catalog.text import CatalogKey, Description, GpuModel
 
 PlaneName = Literal["compute", "storage", "inband", "oob"]
+Unpublished = Literal["names", "hcas"]
+"""A port field a profile marks as not published by the vendor: ``names`` (interface names, and the PCI buses they derive
+from) or ``hcas`` (RDMA devices)."""
 PORT_SPEEDS: tuple[int, ...] = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 """Ethernet / InfiniBand port speeds in Gb/s a NIC or BMC port can run (IEEE 802.3 rates; IB HDR 200, NDR 400, XDR 800)."""
 MAX_PORTS = 32
@@ -116,6 +119,12 @@ class PortGroupSpec(_Strict):
     nic: CatalogKey | None = Field(
         default=None, description="The NIC model of these ports (fabric/catalog/data/nics/<nic>.yaml), e.g. connectx-7; None: not known."
     )
+    unpublished: tuple[Unpublished, ...] = Field(
+        default=(),
+        max_length=2,
+        description="Fields of these ports that no vendor document gives ('names': interface names and PCI buses, 'hcas': RDMA "
+        "devices): the values are placeholders, and a node group using the profile is warned to set its own (interfaces or ports).",
+    )
 
     @field_validator("nic")
     @classmethod
@@ -136,6 +145,12 @@ class PortGroupSpec(_Strict):
             raise ValueError(msg)
         if self.hcas and len(self.hcas) != count:
             msg = f"{len(self.hcas)} hcas for {count} ports; give one RDMA device per port or none"
+            raise ValueError(msg)
+        if "hcas" in self.unpublished and not self.hcas:
+            msg = "unpublished lists hcas but the ports give none; drop it from unpublished"
+            raise ValueError(msg)
+        if len(set(self.unpublished)) != len(self.unpublished):
+            msg = "unpublished lists a field more than once"
             raise ValueError(msg)
         if count % self.ports_per_nic:
             msg = f"{count} ports are not whole NICs of ports_per_nic {self.ports_per_nic}; list every port of every NIC"

@@ -21,9 +21,11 @@ from fabric.reports.console import print_findings, switch_counts
 from fabric.validate import validate_file
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from fabric.cli.output import OutputTree
+    from fabric.lint import LintFinding
+    from fabric.lint.phys import PhysReport
     from fabric.plan.types import ClusterPlan
 
 
@@ -170,7 +172,10 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.render import render_configs
 
     template_cache()
-    plan = validate_file(args.file).plan
+    validated = validate_file(args.file)
+    plan = validated.plan
+    if not args.json:  # the definition's warnings (e.g. a profile's placeholder port names the NCCL check takes on trust)
+        print_findings(err, validated.warnings)
     sources: dict[str, str] = {}
     if args.configs is not None:
         if not args.configs.is_dir():
@@ -197,11 +202,7 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
     findings += lint_planes(plan, configs, cabling)  # multi-plane: no cable or config line joins two compute planes
     unproven = _unproven(plan, {**configs, **oob})
     if args.json:
-        physical = {"ports": phys.ports, "cables": phys.cables, "unconfirmed": phys.unconfirmed}
-        notes = [{"device": d, "line": n, "command": c} for d, n, c in unproven]
-        data = {"clean": not findings, "findings": [dataclasses.asdict(f) for f in findings], "physical": physical, "unproven": notes}
-        out.print_json(json.dumps(data))
-        return EXIT_FAILED if findings else EXIT_OK
+        return _lint_json(out, findings, phys, unproven, validated.warnings)
     for finding in findings:
         err.print(f"[bold red]lint[/]: {finding}", highlight=False, soft_wrap=True)
     for device, number, command in unproven:
@@ -214,6 +215,21 @@ def _cmd_lint(args: argparse.Namespace, out: Console, err: Console) -> int:
         + (f" ({phys.unconfirmed} at a speed the catalog cannot confirm for its breakout mode)" if phys.unconfirmed else ""),
         highlight=False,
     )
+    return EXIT_FAILED if findings else EXIT_OK
+
+
+def _lint_json(
+    out: Console, findings: Sequence[LintFinding], phys: PhysReport, unproven: list[tuple[str, int, str]], warnings: Sequence[Finding]
+) -> int:
+    """``lint --json``: the findings, the physical layer's counts, the unproven notes and the definition's warnings."""
+    data = {
+        "clean": not findings,
+        "findings": [dataclasses.asdict(f) for f in findings],
+        "physical": {"ports": phys.ports, "cables": phys.cables, "unconfirmed": phys.unconfirmed},
+        "unproven": [{"device": d, "line": n, "command": c} for d, n, c in unproven],
+        "warnings": [dataclasses.asdict(f) for f in warnings],
+    }
+    out.print_json(json.dumps(data))
     return EXIT_FAILED if findings else EXIT_OK
 
 

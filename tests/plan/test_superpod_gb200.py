@@ -13,7 +13,15 @@ https://docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastruct
 
 Not found: the compute fabric's switch and cable counts. The search tool returns only the opening of network-fabrics.html,
 which stops at Figure 9; unlike the B200/B300 RAs, no "component count" table for GB200 was retrieved, so no leaf, spine
-or cable figure of NVIDIA's is asserted here. Figures that ARE asserted: 72 GPUs per rack, 576 GPUs and 144 trays per SU
+or cable figure of NVIDIA's is asserted here. Looked for again on 2026-11-27 (h-profiles), each time without the table:
+the pages and docs corpora for "DGX SuperPOD GB200 compute fabric QM9700 leaf spine switch count cables per scalable
+unit table", "GB200 SuperPOD Scalable Unit each compute rack connects leaf switches rail compute tray four ConnectX-7
+spine switches full SU" and "DGX SuperPOD GB300 reference architecture compute fabric XDR Quantum-X800 leaf spine
+component counts table SU". They return network-fabrics.html's opening again (the same cut at Figure 9),
+dgx-superpod-components.html (components, no counts), and the B200, B300 and B300-XDR RAs' tables (Table 3 of each,
+reproduced in test_superpod_b200.py / test_superpod_b300.py), but no GB200 or GB300 SuperPOD component table. NVIDIA's
+Mission Control north-south guide for GB200/GB300 (ext-north-south-network-gb200-deploy-guide 2.3.0) covers the
+Ethernet side only (SN5600 in-band, SN2201 OOB). Figures that ARE asserted: 72 GPUs per rack, 576 GPUs and 144 trays per SU
 (8 x 18 x 4), 9,216 GPUs at 128 racks (16 SUs: 128 x 72 = 9,216, the page's arithmetic holds), 400G NDR on every link.
 
 Ours, not NVIDIA's, and asserted as such (``OURS``): the switch (QM9700, the NDR switch of the catalog) and the fabric

@@ -36,17 +36,20 @@ IMAGE_REPOSITORY = "nvcr.io/nvidia/mellanox"
 IMAGE_VERSION = "network-operator-v26.4.1"
 RESOURCE_PREFIX = "nvidia.com"
 MELLANOX_VENDOR = "15b3"  # PCI vendor ID of Mellanox/NVIDIA networking (pci.ids)
-# systemd's predictable names for PCI devices: en/ib + p<bus>s<slot>[f<function>][np<port>] (systemd.net-naming-scheme(7)).
-_PCI_NAME = re.compile(r"^(?:en|ib)p(\d+)s(\d+)(?:f(\d+))?(?:np\d+)?$")
+# systemd's predictable names for PCI devices: en/ib + [P<domain>]p<bus>s<slot>[f<function>][np<port>]; "The PCI domain is
+# only prepended when it is not 0", in decimal (systemd.net-naming-scheme(7)): a GB200 tray's 0010:03:00.0 is ibP16p3s0.
+_PCI_NAME = re.compile(r"^(?:en|ib)(?:P(\d+))?p(\d+)s(\d+)(?:f(\d+))?(?:np\d+)?$")
 
 
 def pci_address(interface: HostInterface) -> str:
-    """The PCI address of a port named by systemd's predictable scheme (PCI domain 0).
+    """The PCI address of a port named by systemd's predictable scheme, its PCI domain included.
 
     Example:
         >>> from fabric.plan.types import HostInterface
         >>> pci_address(HostInterface("enp220s0np0", "compute", 7, 400, 9000, "ethernet"))
         '0000:dc:00.0'
+        >>> pci_address(HostInterface("ibP16p3s0", "compute", 2, 400, 4092, "infiniband"))
+        '0010:03:00.0'
 
     Raises:
         InputError: the name does not carry its PCI bus (set the profile's ``pci_buses`` so names derive from them).
@@ -58,8 +61,8 @@ def pci_address(interface: HostInterface) -> str:
             "the SR-IOV device plugin selects a rail's PF by PCI address: give the profile pci_buses, not fixed names"
         )
         raise InputError([Finding(("nodes",), msg)])
-    bus, slot, function = int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
-    return f"0000:{bus:02x}:{slot:02x}.{function}"
+    domain, bus, slot, function = (int(match.group(i) or 0) for i in (1, 2, 3, 4))
+    return f"{domain:04x}:{bus:02x}:{slot:02x}.{function}"
 
 
 RailKey = tuple[int, int]

@@ -24,6 +24,7 @@ from fabric.model.rules.gcp import check_gcp
 from fabric.model.rules.ib_features import check_ib_features
 from fabric.model.rules.infiniband import check_infiniband
 from fabric.model.rules.transport import check_mtu, check_nos_watchdog, check_rdma_stack, check_roce_contract
+from fabric.model.rules.unpublished import check_unpublished_ports
 from fabric.model.topology import unsupported_release
 
 Rule = Callable[[ClusterSpec], Iterator[Finding]]
@@ -198,6 +199,7 @@ RULES: tuple[Rule, ...] = (
     check_target,
     check_hardware_section,
     check_node_groups,
+    check_unpublished_ports,
     check_cidrs,
     check_explicit_addresses,
     check_mtu,
