@@ -71,9 +71,8 @@ MULTI_PLANE_CROSS_NIC = 0
 # feature"). The plan gives every port its own RDMA device and plane address (swplb's "per-rail, per-plane resources",
 # NVIDIA k8s-launch-kit Spectrum-X profile), so it cannot name the bonded device NCCL would see.
 HWPLB_REFUSAL = (
-    "fabric.spectrum_x.multiplane_mode hwplb bonds each NIC's per-plane ports into one RDMA device (NIC LAG) with one "
-    "address per rail, but this definition gives every port its own device and plane address (swplb), so NCCL_IB_HCA "
-    "cannot be derived; use multiplane_mode: swplb"
+    "hwplb bonds each NIC's per-plane ports into one RDMA device (NIC LAG) with one address per rail, but this definition "
+    "gives every port its own device and plane address (swplb), so NCCL_IB_HCA cannot be derived; use multiplane_mode: swplb"
 )
 
 

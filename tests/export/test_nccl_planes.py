@@ -106,7 +106,8 @@ def test_spectrum_x_hwplb_is_refused_naming_the_field_and_the_fix(tmp_path: Path
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     assert main(["export", "nccl", str(path), "-o", str(tmp_path / "out")]) == 2
-    assert "multiplane_mode" in capsys.readouterr().err
+    assert f"{path}: error: fabric.spectrum_x.multiplane_mode: hwplb bonds" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "out").exists()  # nothing written
     one = definition(planes=1, spectrum_x={"nic_type": "1023", "multiplane_mode": "hwplb"})
     one["hardware"][PROFILE]["ports"]["compute"].pop("ports_per_nic")
     assert plan_of(one).spectrum_x_multiplane is None  # one plane is multiplaneMode none: nothing to refuse
