@@ -38,7 +38,7 @@ DEFAULT_IB_SL = 0
 SHARP_ENV: dict[str, str] = {"NCCL_COLLNET_ENABLE": "1", "SHARP_COLL_ENABLE_SAT": "1"}
 
 # Multi-plane fabrics (fabric.planes 2-4; docs/definition/planes.md "NCCL on several planes"). Sources, NVIDIA/nccl at
-# tag v2.30.7-1 (commit e7fcc7da, 2026-06-03) unless named:
+# tag v2.30.7-1 (commit e7fcc7da, 2026-06-03; https://github.com/NVIDIA/nccl/tree/v2.30.7-1) unless named:
 # - NCCL_IB_HCA entries are "<hca>[:<port>[:<rail>[:<plane>]]]" ... "The optional <rail> and <plane> fields assign a rail
 #   and plane identity to the associated device. Both default to -1 (unassigned)" (docs/userguide/source/env.rst). Added by
 #   commit 7ec092af "net: add rail/plane NIC identity" (first in v2.30.7-1); src/graph/search.cc then "always forbid[s]
@@ -52,24 +52,28 @@ SHARP_ENV: dict[str, str] = {"NCCL_COLLNET_ENABLE": "1", "SHARP_COLL_ENABLE_SAT"
 # - NCCL_IB_MERGE_NICS (since 2.20, default 1: "combine dual-port IB NICs into a single logical network device") is left
 #   at NCCL's default: the merged device of a NIC whose ports sit on different planes gets a plane id of its own (the
 #   set of its ports' planes: init.cc "Set the virtual bit on to avoid collision with physical planes when multiple planes
-#   are merged") and so connects only to the same NIC position on other nodes; 0 would be as correct, so neither is a
-#   contradiction lint reports.
+#   are merged"), so it connects only to devices merged from the same planes, and queue pair q uses port q % ndevs on both
+#   ends (src/transport/net_ib/connect.cc), port i to port i; 0 would be as correct, so neither is a contradiction lint
+#   reports.
 # - NCCL_CROSS_NIC=0 on every multi-plane fabric, whatever its topology: before 2.30.7 NCCL does not know planes, and its
 #   default 2 ("still allow for the use of different NICs", env.rst) could pair a plane-1 port with a plane-2 port,
 #   between which no route exists (planes never cross).
 # - NCCL uses at most 32 HCAs ("a fixed upper limit of 32 Host Channel Adapter (HCA) devices", env.rst; MAX_IB_DEVS 32
 #   in src/transport/net_ib/common.h since 2.20): planes.compute.max_ports_per_node is bounded at 32, so every plane's
 #   ports of a node fit.
-# - NVIDIA's Spectrum-X NCCL plugin (HPC-X 2.25.1 "Spectrum-X NCCL Plugin": "loaded by NCCL's environment variable
+# - NVIDIA's Spectrum-X NCCL plugin (HPC-X 2.25.1 "Spectrum-X NCCL Plugin",
+#   https://docs.nvidia.com/networking/display/hpcxv2251/Spectrum-X-NCCL-Plugin: "loaded by NCCL's environment variable
 #   NCCL_NET_PLUGIN=spcx", "Dynamically redistributes data across multiple network interfaces"; HPC-X 2.24.1 named it
 #   "NCCLNet", NCCL_NET_PLUGIN=ncclnet) is not set: it ships with HPC-X, which no role installs, and NCCL_NET_PLUGIN
 #   naming a library that is not there makes NCCL fall back to its own transport (env.rst NCCL_NET_PLUGIN).
 MULTI_PLANE_CROSS_NIC = 0
 # Spectrum-X hwplb: "NIC LAG and Hardware Plane Load Balancing (hwplb) handle per-plane fan-out at the hardware layer, so
-# each rail still uses a single CIDRPool" (NVIDIA Network Operator 26.4.0, Hardware Multiplane Spectrum-X Quick Start);
+# each rail still uses a single CIDRPool" (NVIDIA Network Operator 26.4.0, Hardware Multiplane Spectrum-X Quick Start,
+# https://docs.nvidia.com/networking/display/kubernetes2640/spectrum-x/quick-start-hwplb.html);
 # under RoCE LAG "only one IB device is present for both ports" (Linux commit 7907f23adc18, "net/mlx5: Implement RoCE LAG
 # feature"). The plan gives every port its own RDMA device and plane address (swplb's "per-rail, per-plane resources",
-# NVIDIA k8s-launch-kit Spectrum-X profile), so it cannot name the bonded device NCCL would see.
+# NVIDIA k8s-launch-kit, https://nvidia.github.io/k8s-launch-kit/user/spectrum-x/), so it cannot name the bonded device
+# NCCL would see.
 HWPLB_REFUSAL = (
     "hwplb bonds each NIC's per-plane ports into one RDMA device (NIC LAG) with one address per rail, but this definition "
     "gives every port its own device and plane address (swplb), so NCCL_IB_HCA cannot be derived; use multiplane_mode: swplb"
