@@ -44,8 +44,11 @@ SHARP_ENV: dict[str, str] = {"NCCL_COLLNET_ENABLE": "1", "SHARP_COLL_ENABLE_SAT"
 #   commit 7ec092af "net: add rail/plane NIC identity" (first in v2.30.7-1); src/graph/search.cc then "always forbid[s]
 #   connections between different networking planes (if both planes are defined)", and with NCCL_CROSS_NIC=0 keeps a
 #   ring on one rail id (commit 84a95d41 "graph: make cross-NIC search rail-aware"). Releases before it read an entry's
-#   port with atoi() and skip the rest of the entry (src/misc/utils.cc parseStringList at v2.29.7-1), so the extra fields
-#   are ignored there, not an error: the file works on every release and gains the plane guard from 2.30.7 on.
+#   port with atoi() and skip the rest of the entry (src/misc/utils.cc parseStringList, the same text from v2.18.3-1 to
+#   v2.29.7-1; so does Mellanox/nccl-rdma-sharp-plugins src/utils.c @0eb0d17), so the extra fields are ignored there, not
+#   an error: the file works on every release and gains the plane guard from 2.30.7 on. Checked by compiling both tags'
+#   parseStringList/matchIfList against "=mlx5_0:1:1:1,mlx5_1:1:1:2": both read ports 1 and match mlx5_0 and mlx5_1
+#   (not mlx5_10); v2.30.7-1 also reads rails 1, 1 and planes 1, 2.
 # - Rail and plane ids are opaque integers to NCCL (compared for equality; fewer than 14 distinct plane ids,
 #   NCCL_IB_PLANE_MAX_INDEX 14 in src/transport/net_ib/init.cc); we write the plan's own numbers (rail 3 of plane 2: ":3:2",
 #   the file's p2r3), so the two ports of one dual-port NIC share a rail id and differ in plane.
