@@ -13,6 +13,7 @@ Exit codes: 0 success; 2 invalid definition or arguments (nothing written); 1 an
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import logging
 import sys
@@ -82,6 +83,21 @@ def _logging(*, debug: bool) -> None:
             logger.addHandler(logging.NullHandler())  # so Python's last-resort handler never prints their tracebacks
 
 
+def _in_definition(exc: InputError, definition: object) -> InputError:
+    """``exc`` with the command's definition file on each finding that names no file: a refusal raised after planning
+    (``export nccl`` of Spectrum-X hwplb, ``export k8s`` of Spectrum-X on InfiniBand) is about the definition's YAML path.
+
+    Example:
+        >>> from fabric.errors import Finding
+        >>> _in_definition(InputError([Finding(("fabric",), "no")]), Path("c.yaml")).findings[0].file
+        'c.yaml'
+    """
+    if not isinstance(definition, (str, Path)) or all(f.file for f in exc.findings):
+        return exc
+    located = [f if f.file else dataclasses.replace(f, file=str(definition)) for f in exc.findings]
+    return InputError(located, exc.file or str(definition))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for anything the input must fix, 1 for other failures)."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -92,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args, out, err)
     except InputError as exc:
+        exc = _in_definition(exc, getattr(args, "file", None))
         err.print(f"[bold red]{escape(exc.file or 'definition')}: invalid, {len(exc.errors)} error(s)[/]", highlight=False)
         print_findings(err, exc.findings)
         return EXIT_INVALID

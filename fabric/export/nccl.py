@@ -23,9 +23,15 @@ def _text(plan: ClusterPlan, group: NcclGroup) -> str:
         if (plane := plane_of(p.switch)) is not None:
             planes.setdefault(plane, []).append(p.hca or "")
     if planes:
-        # NCCL_IB_HCA lists every plane's ports; each rail of each plane is its own leaf, and NCCL_CROSS_NIC=0 keeps a
-        # ring on the same NIC (so the same plane) on every node: no NCCL connection needs a route between planes.
+        # NCCL_IB_HCA lists every plane's ports, each with its rail and plane; each rail of each plane is its own leaf, and
+        # NCCL_CROSS_NIC=0 keeps a ring on the same NIC (so the same plane) on every node: no NCCL connection needs a route
+        # between planes.
         lines.append("# compute planes (never joined): " + "; ".join(f"p{k}={','.join(h)}" for k, h in sorted(planes.items())))
+        # fabric.plan.nccl: the rail and plane fields and the releases that read them (NVIDIA/nccl v2.30.7-1).
+        lines.append(
+            "# NCCL_IB_HCA <hca>:<port>:<rail>:<plane>: NCCL >= 2.30.7 never joins two planes and keeps a ring on one rail; "
+            "older releases read <hca>:<port> and ignore the rest"
+        )
     if group.transport != "infiniband":
         lines.append(f"# RoCE DSCP {plan.roce.dscp} -> ToS {plan.roce.effective_tos}; NCCL_IB_GID_INDEX must equal fabric_check's roce_gid_index")
     lines.extend(f"{key}={value}" for key, value in nccl_env(plan, group).items())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from fabric.errors import Finding, InputError
 from fabric.lint.rules import LintFinding
-from fabric.plan.nccl import ROCE_V2_GID_INDEX, nccl_groups
+from fabric.plan.nccl import MULTI_PLANE_CROSS_NIC, ROCE_V2_GID_INDEX, NcclGroup, hca_entry, is_multi_plane, nccl_groups
 from fabric.plan.types import ClusterPlan
 
 
@@ -65,6 +65,8 @@ def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
         if actual != expected:
             message = "NCCL_IB_HCA must list the compute ports' HCAs in rail order"
             findings.append(LintFinding(where, "NCCL_IB_HCA", ",".join(expected), ",".join(actual) or "unset", message))
+        elif is_multi_plane(group):
+            findings += _plane_findings(where, group, env)
         if group.transport == "infiniband":
             continue
         gid = env.get("NCCL_IB_GID_INDEX")
@@ -76,6 +78,39 @@ def lint_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:
             message = "NCCL_IB_TC must carry the RoCE DSCP in its upper six bits (ToS = DSCP << 2)"
             findings.append(LintFinding(where, "NCCL_IB_TC", f"{plan.roce.effective_tos} (DSCP {plan.roce.dscp})", tc or "unset", message))
     return findings
+
+
+def _plane_findings(where: str, group: NcclGroup, env: Mapping[str, str]) -> list[LintFinding]:
+    """A multi-plane group's file against its planes (``fabric.plan.nccl``): NCCL_CROSS_NIC must be 0 (unset is NCCL's
+    2, which may pair ports of two planes), and a rail or plane field an entry of NCCL_IB_HCA gives must be its port's
+    (NCCL >= 2.30.7 keeps rings and connections by them). An entry without the fields is older NCCL's form, not wrong."""
+    findings: list[LintFinding] = []
+    cross = env.get("NCCL_CROSS_NIC")
+    if cross != str(MULTI_PLANE_CROSS_NIC):
+        message = "on several planes NCCL must keep each ring on one NIC, so on one plane (no route joins two planes); set NCCL_CROSS_NIC=0"
+        findings.append(LintFinding(where, "NCCL_CROSS_NIC", str(MULTI_PLANE_CROSS_NIC), cross or "unset (NCCL's default 2)", message))
+    entries = [item for item in env["NCCL_IB_HCA"].removeprefix("=").split(",") if item]
+    wrong = [
+        (entry, hca_entry(port))
+        for entry, port in zip(entries, group.ports, strict=True)
+        if _tags(entry) not in ((None, None), _tags(hca_entry(port)))
+    ]
+    if wrong:
+        message = "NCCL_IB_HCA must give each HCA its own rail and plane (<hca>:<port>:<rail>:<plane>), or none; fix the entries named"
+        found = ",".join(entry for entry, _ in wrong)
+        findings.append(LintFinding(where, "NCCL_IB_HCA", ",".join(right for _, right in wrong), found, message))
+    return findings
+
+
+def _tags(entry: str) -> tuple[str | None, str | None]:
+    """The rail and plane fields of an NCCL_IB_HCA entry, None where absent or empty (NCCL's -1, unassigned).
+
+    Example:
+        >>> _tags("mlx5_1:1:3:2"), _tags("mlx5_1:1"), _tags("mlx5_1::3")
+        (('3', '2'), (None, None), ('3', None))
+    """
+    fields = [*entry.split(":")[2:4], "", ""]
+    return fields[0] or None, fields[1] or None
 
 
 def lint_cloud_nccl(plan: ClusterPlan, files: Mapping[str, str]) -> list[LintFinding]:

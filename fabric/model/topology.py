@@ -342,6 +342,16 @@ class FabricSpec(SpecModel):
         if sx is not None and self.planes > 1 and sx.version in ("RA1.3", "RA2.0"):
             msg = f"spectrum_x: {sx.version} has no multiplane mode (RA2.1 introduced it); use version: RA2.2"
             raise ValueError(msg)
+        if sx is not None and self.planes > 1 and self.plane_split == "nic":
+            # Spectrum-X multiplane splits every SuperNIC across the planes: swplb "Each SuperNIC is split into multiple PFs,
+            # each assigned to a separate plane"; hwplb "NIC LAG and Hardware Plane Load Balancing (hwplb) handle per-plane
+            # fan-out at the hardware layer" (NVIDIA Network Operator 26.4.0, Software / Hardware Multiplane Spectrum-X Quick
+            # Start). plane_split: nic cables each NIC to one plane, which numberOfPlanes would split again.
+            msg = (
+                f"spectrum_x: Spectrum-X multiplane ({sx.multiplane_mode}) splits each SuperNIC's ports across the planes, but "
+                "plane_split: nic puts every port of a NIC on one plane; use plane_split: port, or drop spectrum_x"
+            )
+            raise ValueError(msg)
         return self
 
     @property

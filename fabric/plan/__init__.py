@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Literal
 
 from fabric.errors import Finding, InputError, PlanError
 from fabric.model.cluster import ClusterSpec
@@ -150,9 +151,16 @@ def check_and_plan(spec: ClusterSpec) -> tuple[list[Finding], ClusterPlan | None
         buffers=buffers,
         load_balancing=spec.fabric.load_balancing if spec.fabric is not None else NO_LOAD_BALANCING,
         nics=plan_nics(spec),
+        spectrum_x_multiplane=_spectrum_x_multiplane(spec),
     )
     _assert_unique_addresses(plan)
     return findings, plan
+
+
+def _spectrum_x_multiplane(spec: ClusterSpec) -> Literal["swplb", "hwplb"] | None:
+    """The compute NICs' Spectrum-X multiplane mode on a multi-plane fabric (None: one plane or no ``fabric.spectrum_x``)."""
+    fabric = spec.fabric
+    return fabric.spectrum_x.multiplane_mode if fabric is not None and fabric.spectrum_x is not None and fabric.planes > 1 else None
 
 
 def _buffers(spec: ClusterSpec, fabric: FabricPlan | None) -> tuple[SwitchBuffers, ...]:

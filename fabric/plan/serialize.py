@@ -140,8 +140,9 @@ def _scalar(value: object) -> str:
 
 @cache
 def _field_names(cls: type) -> tuple[str, ...] | None:
-    """The field names of a dataclass type (identifiers: written without escaping), None for anything else."""
-    return tuple(f.name for f in fields(cls)) if is_dataclass(cls) else None
+    """The field names of a dataclass type (identifiers: written without escaping), None for anything else; a field whose
+    metadata says ``plan_json: False`` (``fabric.plan.types.NOT_IN_PLAN_JSON``) is left out."""
+    return tuple(f.name for f in fields(cls) if f.metadata.get("plan_json", True)) if is_dataclass(cls) else None
 
 
 def _is_plain(value: object) -> bool:

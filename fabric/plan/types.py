@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
 
 from fabric.model.infiniband import InfinibandSpec
 from fabric.model.load_balancing import NO_LOAD_BALANCING, LoadBalancingSpec
@@ -227,6 +229,10 @@ class NicPlan:
     cnp_priority: int
 
 
+NOT_IN_PLAN_JSON = {"plan_json": False}
+"""Field metadata: ``fabric.plan.serialize`` leaves the field out of plan.json (pydantic's dump, by ``Field(exclude=True)``)."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClusterPlan:
     """Everything derived from one cluster definition (built by keyword: twelve fields read best by name)."""
@@ -265,6 +271,9 @@ class ClusterPlan:
 
     nics: tuple[NicPlan, ...] = ()
     """The compute NIC of every RoCE node group whose model is known, and what it sends (``fabric.model.nics``)."""
+    spectrum_x_multiplane: Annotated[Literal["swplb", "hwplb"] | None, Field(exclude=True)] = field(default=None, metadata=NOT_IN_PLAN_JSON)
+    """``fabric.spectrum_x.multiplane_mode`` on a multi-plane fabric (None: one plane, or no Spectrum-X settings): what
+    the NCCL facts need of the definition (``fabric.plan.nccl``). An input, not a derived fact, so not in plan.json."""
 
     def nic_of(self, node: NodePlan) -> NicPlan | None:
         """The compute NIC of a node's group (None: not a RoCE group, or its NIC model is not known)."""
