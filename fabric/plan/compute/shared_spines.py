@@ -58,19 +58,28 @@ def refusals(spec: ClusterSpec) -> list[Finding]:
         return []
     if spec.planes.compute.transport == "infiniband":
         return [
-            Finding(PATH, "InfiniBand planes cannot share spines: a switch belongs to one subnet, so a shared spine would merge the "
-                    "planes' subnets into one; use plane_spines: separate")  # fmt: skip
+            Finding(
+                PATH,
+                "InfiniBand planes cannot share spines: a switch belongs to one subnet, so a shared spine would merge the "
+                "planes' subnets into one; use plane_spines: separate",
+            )
         ]
     findings: list[Finding] = []
     if fabric.super_spine is not None:
         findings.append(
-            Finding(PATH, "shared spines are built on two tiers only: the pod spines' and super-spines' VRFs per plane are not "
-                    "built yet; use plane_spines: separate, or a two-tier fabric (no super_spine)")  # fmt: skip
+            Finding(
+                PATH,
+                "shared spines are built on two tiers only: the pod spines' and super-spines' VRFs per plane are not "
+                "built yet; use plane_spines: separate, or a two-tier fabric (no super_spine)",
+            )
         )
     if fabric.spine.nos not in VRF_NOS:
         findings.append(
-            Finding(("fabric", "spine", "nos"), f"shared spines need a VRF per plane, and the {fabric.spine.nos} renderer gives a spine "
-                    "none yet (only frr's is rendered and checked); use plane_spines: separate")  # fmt: skip
+            Finding(
+                ("fabric", "spine", "nos"),
+                f"shared spines need a VRF per plane, and the {fabric.spine.nos} renderer gives a spine "
+                "none yet (only frr's is rendered and checked); use plane_spines: separate",
+            )
         )
     return findings
 
@@ -90,13 +99,18 @@ def widen(spec: ClusterSpec, alone: ClusterSpec, sizing: FabricSizing, members: 
     if not fits or (forced is not None and forced * sizing.spine_radix < total):
         raise InputError(
             [
-                Finding(PATH, f"shared spines of {sizing.spine_radix} ports cannot take the {total} leaf uplinks of {planes} planes "
-                        f"({sizing.leaves} leaves x {up} uplinks each) with {forced or up} spines; use plane_spines: separate, "
-                        "a higher-radix spine or fewer nodes")  # fmt: skip
+                Finding(
+                    PATH,
+                    f"shared spines of {sizing.spine_radix} ports cannot take the {total} leaf uplinks of {planes} planes "
+                    f"({sizing.leaves} leaves x {up} uplinks each) with {forced or up} spines; use plane_spines: separate, "
+                    "a higher-radix spine or fewer nodes",
+                )
             ]
         )
-    underlay = alone.fabric.underlay.model_copy(update={"spine_asn": fabric.underlay.spine_asn}) if alone.fabric else None
-    wide = alone.model_copy(update={"fabric": alone.fabric.model_copy(update={"spines": forced or fits[0], "underlay": underlay})}) if alone.fabric else alone
+    plane = alone.fabric
+    assert plane is not None
+    underlay = plane.underlay.model_copy(update={"spine_asn": fabric.underlay.spine_asn})  # one ASN in every VRF
+    wide = alone.model_copy(update={"fabric": plane.model_copy(update={"spines": forced or fits[0], "underlay": underlay})})
     return wide, size_fabric(wide, members)
 
 

@@ -57,13 +57,13 @@ def spine_vrfs(facts: SwitchFacts) -> tuple[VrfFacts, ...]:
         if plane_of(p.peer) is None:
             msg = f"shared spine {facts.switch.name} port {p.name} is cabled to {p.peer}, which is in no plane: it would be in no VRF"
             raise ValueError(msg)
-    pool = facts.underlay.loopback_pool
+    pool, name = IPv4Network(facts.underlay.loopback_pool), facts.switch.name
     return tuple(
         VrfFacts(
             name=vrf_name(k),
             plane=k,
             table=VRF_TABLE_BASE + k,
-            loopback=addressing.allocate_loopback(block(IPv4Network(pool), k, planes), facts.switch.switch_id, f"{vrf_name(k)} of {facts.switch.name}"),
+            loopback=addressing.allocate_loopback(block(pool, k, planes), facts.switch.switch_id, f"{vrf_name(k)} of {name}"),
             ports=tuple(p for p in facts.ports if plane_of(p.peer) == k),
             neighbors=tuple(n for n in facts.neighbors if plane_of(n.peer) == k),
             fabric_prefixes=facts.plane_prefixes[k - 1],
