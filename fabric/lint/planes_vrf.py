@@ -1,0 +1,74 @@
+"""Planes never cross on a shared spine (fabric.plan.compute.shared_spines): the lint of its per-plane VRFs.
+
+Read from the spine's FRR config (``frr.conf``, the only NOS that renders shared spines):
+
+- every port in its leaf's plane's VRF (``interface swp3 vrf plane2``): a port in another plane's VRF, or in the
+  default VRF (no ``vrf``), would join two planes or put a plane's routes in the default table;
+- every BGP session in the VRF of the port it runs over (``router bgp ASN vrf plane2`` ... ``neighbor``);
+- no BGP in the default VRF (``router bgp ASN`` alone) and no route leak between VRFs: FRR's leak statements
+  (``import vrf``, ``import vpn`` / ``export vpn``, ``route-target``, ``rt vpn``, ``rd vpn``, ``label vpn``; FRR 8.4
+  user guide, BGP "VRF Route Leaking") and a static route into another VRF (``nexthop-vrf``; FRR 8.4 user guide, static
+  routes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+
+from fabric.lint.rules import LintFinding
+from fabric.plan.compute.facts import build_switch_facts
+from fabric.plan.compute.planes import plane_of
+from fabric.plan.compute.spine_vrfs import spine_vrfs
+from fabric.plan.types import ClusterPlan
+
+_INTERFACE = re.compile(r"^interface (\S+)(?: vrf (\S+))?\s*$")
+_ROUTER = re.compile(r"^router bgp \d+(?: vrf (\S+))?\s*$")
+_NEIGHBOR = re.compile(r"^\s+neighbor (\S+) (?:interface )?peer-group\b")
+_LEAK = re.compile(r"^\s*(import vrf|import vpn|export vpn|route-target|rt vpn|rd vpn|label vpn)\b|\bnexthop-vrf\b")
+FIX = "render again: each port and session in its leaf's plane's VRF, no BGP in the default VRF, no leak between VRFs"
+
+
+def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Iterator[LintFinding]:
+    """Every line of a shared spine's config that puts a port or session in the wrong VRF, or leaks between VRFs.
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> from fabric.render import render_configs
+        >>> plan = plan_cluster(load_cluster("tests/data/render/frr-shared/cluster.yaml"))
+        >>> conf = render_configs(plan)["switches/spine01/frr.conf"]
+        >>> list(lint_spine_vrfs(plan, {"spine01": conf}))
+        []
+        >>> [f.actual for f in lint_spine_vrfs(plan, {"spine01": conf.replace("swp3 vrf plane2", "swp3 vrf plane1")})]
+        ['swp3 in VRF plane1']
+    """
+    fabric = plan.fabric
+    if fabric is None or not any(plane_of(s.name) for s in fabric.leaves):
+        return
+    shared = [s.name for s in fabric.spines if plane_of(s.name) is None and configs.get(s.name)]
+    for facts in build_switch_facts(plan, shared) if shared else ():
+        name, text = facts.switch.name, configs.get(facts.switch.name) or ""
+        vrfs = spine_vrfs(facts)
+        port_vrf = {p.name: v.name for v in vrfs for p in v.ports}
+        session_vrf = {key: v.name for v in vrfs for n in v.neighbors for key in (n.interface, n.address) if key}
+        router: str | None = None
+        for number, line in enumerate(text.splitlines(), 1):
+            where = f"config line {number}"
+            if line.startswith("router bgp"):
+                match = _ROUTER.match(line)
+                router = match.group(1) if match else None
+                if router is None:
+                    yield LintFinding(name, where, "BGP only in the planes' VRFs", line.strip(), "the default VRF carries no plane's routes; " + FIX)
+            elif line.startswith("exit") and not line.startswith("exit-"):
+                router = None
+            if (match := _INTERFACE.match(line)) and match.group(1) in port_vrf and match.group(2) != port_vrf[match.group(1)]:
+                port, got = match.group(1), match.group(2) or "default"
+                yield LintFinding(
+                    name, where, f"{port} in VRF {port_vrf[port]}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX
+                )
+            elif (match := _NEIGHBOR.match(line)) and match.group(1) in session_vrf and router != session_vrf[match.group(1)]:
+                peer, want = match.group(1), session_vrf[match.group(1)]
+                yield LintFinding(name, where, f"session {peer} in VRF {want}", f"session {peer} in VRF {router or 'default'}", FIX)
+            elif _LEAK.search(line):
+                yield LintFinding(name, where, "no route leak between the planes' VRFs", line.strip(), "a leak joins two planes; " + FIX)

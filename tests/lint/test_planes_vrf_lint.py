@@ -1,0 +1,87 @@
+"""lint of a shared spine's VRFs: the rendered config is clean; a port or session in the wrong VRF, BGP in the default
+VRF and every route-leak form are findings (each a negative control of the clean render)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from fabric.lint.planes import lint_planes
+from fabric.lint.planes_vrf import lint_spine_vrfs
+from fabric.model import load_cluster
+from fabric.plan import ClusterPlan, plan_cluster
+from fabric.render import render_cabling, render_configs
+from tests.conftest import DATA
+
+SHARED = DATA / "render" / "frr-shared" / "cluster.yaml"
+
+
+@cache
+def plan() -> ClusterPlan:
+    return plan_cluster(load_cluster(SHARED))
+
+
+@cache
+def spine01() -> str:
+    return render_configs(plan())["switches/spine01/frr.conf"]
+
+
+def findings(text: str) -> list[str]:
+    return [f"{f.where}: {f.expected} / {f.actual}" for f in lint_spine_vrfs(plan(), {"spine01": text})]
+
+
+def test_the_rendered_shared_spines_are_clean() -> None:
+    files = render_configs(plan())
+    assert plan().fabric is not None
+    configs: dict[str, str | None] = {s.name: files[f"switches/{s.name}/frr.conf"] for s in plan().fabric.switches}  # type: ignore[union-attr]
+    assert lint_planes(plan(), configs, render_cabling(plan())) == []
+    assert findings(spine01()) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("interface swp3 vrf plane2", "interface swp3 vrf plane1", "swp3 in VRF plane2 / swp3 in VRF plane1"),
+        ("interface swp1 vrf plane1", "interface swp1", "swp1 in VRF plane1 / swp1 in VRF default"),
+        ("router bgp 65100 vrf plane2", "router bgp 65100", "BGP only in the planes' VRFs / router bgp 65100"),
+        (" neighbor 10.254.0.65 peer-group FABRIC\n", "", None),  # a session gone is not a crossing (the BGP lint's)
+    ],
+)
+def test_a_port_or_session_out_of_its_vrf_is_a_finding(old: str, new: str, expected: str | None) -> None:
+    text = spine01()
+    assert old in text
+    found = findings(text.replace(old, new, 1))
+    if expected is None:
+        assert found == []
+    else:
+        assert any(expected in f for f in found), found
+
+
+def test_a_session_moved_into_the_other_planes_vrf_is_a_finding() -> None:
+    text = spine01()
+    moved = text.replace(" neighbor 10.254.0.65 peer-group FABRIC\n", "", 1).replace(
+        " neighbor 10.254.128.65 peer-group FABRIC\n", " neighbor 10.254.128.65 peer-group FABRIC\n neighbor 10.254.0.65 peer-group FABRIC\n", 1
+    )
+    found = findings(moved)
+    assert len(found) == 1, found
+    assert found[0].endswith("session 10.254.0.65 in VRF plane1 / session 10.254.0.65 in VRF plane2")
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        "  import vrf plane2",
+        "  route-target import 65100:2",
+        "  rt vpn both 65100:1",
+        "  import vpn",
+        "  export vpn",
+        "ip route 10.100.128.0/17 swp1 nexthop-vrf plane2",
+    ],
+)
+def test_every_route_leak_form_is_a_finding(leak: str) -> None:
+    text = spine01()
+    anchor = "  maximum-paths 64\n"
+    assert anchor in text
+    found = findings(text.replace(anchor, anchor + leak + "\n", 1))
+    assert any("no route leak between the planes' VRFs" in f and leak.strip() in f for f in found), found
