@@ -146,10 +146,9 @@ def test_three_tier_planes_plan_each_plane_as_pods() -> None:
     assert not pod_asns[1] & pod_asns[2]
 
 
-def test_shared_spines_are_refused_with_the_reason() -> None:
-    (message,) = errors(spec(plane_spines="shared"))
-    assert message.startswith("fabric.plane_spines: ")
-    assert "one routing table" in message
+def test_shared_spines_are_refused_with_the_reason_where_the_nos_renders_no_vrf() -> None:
+    (message,) = errors(spec(plane_spines="shared"))  # SONiC spines: tests/plan/test_shared_spines.py for the rest
+    assert message.startswith("fabric.spine.nos: shared spines need a VRF per plane")
     assert "plane_spines: separate" in message
 
 
