@@ -40,8 +40,8 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
         >>> conf = render_configs(plan)["switches/spine01/frr.conf"]
         >>> list(lint_spine_vrfs(plan, {"spine01": conf}))
         []
-        >>> [f.actual for f in lint_spine_vrfs(plan, {"spine01": conf.replace("swp3 vrf plane2", "swp3 vrf plane1")})]
-        ['swp3 in VRF plane1']
+        >>> [f.actual for f in lint_spine_vrfs(plan, {"spine01": conf.replace("swp3 vrf Vrf-plane2", "swp3 vrf Vrf-plane1")})]
+        ['swp3 in VRF Vrf-plane1']
     """
     fabric = plan.fabric
     if fabric is None or not any(plane_of(s.name) for s in fabric.leaves):

@@ -42,9 +42,9 @@ def test_the_rendered_shared_spines_are_clean() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("interface swp3 vrf plane2", "interface swp3 vrf plane1", "swp3 in VRF plane2 / swp3 in VRF plane1"),
-        ("interface swp1 vrf plane1", "interface swp1", "swp1 in VRF plane1 / swp1 in VRF default"),
-        ("router bgp 65100 vrf plane2", "router bgp 65100", "BGP only in the planes' VRFs / router bgp 65100"),
+        ("interface swp3 vrf Vrf-plane2", "interface swp3 vrf Vrf-plane1", "swp3 in VRF Vrf-plane2 / swp3 in VRF Vrf-plane1"),
+        ("interface swp1 vrf Vrf-plane1", "interface swp1", "swp1 in VRF Vrf-plane1 / swp1 in VRF default"),
+        ("router bgp 65100 vrf Vrf-plane2", "router bgp 65100", "BGP only in the planes' VRFs / router bgp 65100"),
         (" neighbor 10.254.0.65 peer-group FABRIC\n", "", None),  # a session gone is not a crossing (the BGP lint's)
     ],
 )
@@ -65,18 +65,18 @@ def test_a_session_moved_into_the_other_planes_vrf_is_a_finding() -> None:
     )
     found = findings(moved)
     assert len(found) == 1, found
-    assert found[0].endswith("session 10.254.0.65 in VRF plane1 / session 10.254.0.65 in VRF plane2")
+    assert found[0].endswith("session 10.254.0.65 in VRF Vrf-plane1 / session 10.254.0.65 in VRF Vrf-plane2")
 
 
 @pytest.mark.parametrize(
     "leak",
     [
-        "  import vrf plane2",
+        "  import vrf Vrf-plane2",
         "  route-target import 65100:2",
         "  rt vpn both 65100:1",
         "  import vpn",
         "  export vpn",
-        "ip route 10.100.128.0/17 swp1 nexthop-vrf plane2",
+        "ip route 10.100.128.0/17 swp1 nexthop-vrf Vrf-plane2",
     ],
 )
 def test_every_route_leak_form_is_a_finding(leak: str) -> None:

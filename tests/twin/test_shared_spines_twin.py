@@ -55,8 +55,8 @@ def test_the_shared_spine_lab_plans_one_spine_layer_with_a_vrf_per_plane() -> No
     assert [s.name for s in plan.fabric.switches] == ["spine01", "spine02", "p1-leaf01", "p1-leaf02", "p2-leaf01", "p2-leaf02"]
     vrfs = spine_vrfs(build_switch_facts(plan, ["spine01"])[0])
     assert [(v.name, [p.peer for p in v.ports], v.loopback) for v in vrfs] == [
-        ("plane1", ["p1-leaf01", "p1-leaf02"], "10.255.0.1/32"),
-        ("plane2", ["p2-leaf01", "p2-leaf02"], "10.255.128.1/32"),
+        ("Vrf-plane1", ["p1-leaf01", "p1-leaf02"], "10.255.0.1/32"),
+        ("Vrf-plane2", ["p2-leaf01", "p2-leaf02"], "10.255.128.1/32"),
     ]
 
 
@@ -153,7 +153,7 @@ def test_shared_spines_keep_planes_apart_by_their_vrfs(twin: tuple[LabState, Pat
     assert all(p.returncode == 0 for p in within), [p.stdout + p.stderr for p in within]
     if variant == "rendered":  # each VRF's table holds only its plane; the default VRF holds no plane's routes
         for spine in ("spine01", "spine02"):
-            for vrf, other in (("plane1", "10.100.128.0/17"), ("plane2", "10.100.0.0/17")):
+            for vrf, other in (("Vrf-plane1", "10.100.128.0/17"), ("Vrf-plane2", "10.100.0.0/17")):
                 table = json.loads(vtysh(state, spine, "-c", f"show ip route vrf {vrf} json"))
                 assert not [p for p in table if IPv4Network(p).subnet_of(IPv4Network(other))], (spine, vrf, table)
             default = json.loads(vtysh(state, spine, "-c", "show ip route json"))

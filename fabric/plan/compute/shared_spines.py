@@ -2,7 +2,7 @@
 
 Each plane is still planned alone (``fabric.plan.compute.planes``); then plane k's spine ``p<k>-spineNN`` and every
 other plane's ``spineNN`` become one switch, ``spineNN``, whose ports are plane 1's leaves first, then plane 2's, and so
-on. On that switch every port belongs to its leaf's plane's VRF (``plane<k>``, :func:`vrf_name`), and BGP runs once
+on. On that switch every port belongs to its leaf's plane's VRF (``Vrf-plane<k>``, :func:`vrf_name`), and BGP runs once
 per VRF, so the planes' routing tables stay apart: there is no route leak between the VRFs, and the default VRF carries
 no plane's routes (it has no fabric port and no BGP session).
 
@@ -41,13 +41,15 @@ VRF_TABLE_BASE = 1000  # the Linux VRF device's routing table: plane k uses tabl
 
 
 def vrf_name(plane: int) -> str:
-    """The VRF of plane ``plane`` on a shared spine.
+    """The VRF of plane ``plane`` on a shared spine: one name on every NOS, so SONiC's rule decides it (sonic-vrf.yang,
+    sonic-buildimage src/sonic-yang-models, 202405 and 202411: a VRF's name matches ``Vrf[a-zA-Z0-9_-]+``), and it
+    stays a valid Linux interface name (at most 15 characters: FRR's and Cumulus' VRFs are kernel devices).
 
     Example:
         >>> vrf_name(2)
-        'plane2'
+        'Vrf-plane2'
     """
-    return f"plane{plane}"
+    return f"Vrf-plane{plane}"
 
 
 def refusals(spec: ClusterSpec) -> list[Finding]:

@@ -48,7 +48,7 @@ def spine_vrfs(facts: SwitchFacts) -> tuple[VrfFacts, ...]:
         >>> from fabric.plan.compute.facts import build_switch_facts
         >>> plan = plan_cluster(load_cluster("tests/data/render/frr-shared/cluster.yaml"))
         >>> [(v.name, v.loopback, [p.name for p in v.ports]) for v in spine_vrfs(build_switch_facts(plan, ["spine01"])[0])]
-        [('plane1', '10.255.0.1/32', ['swp1', 'swp2']), ('plane2', '10.255.128.1/32', ['swp3', 'swp4'])]
+        [('Vrf-plane1', '10.255.0.1/32', ['swp1', 'swp2']), ('Vrf-plane2', '10.255.128.1/32', ['swp3', 'swp4'])]
     """
     planes = len(facts.plane_prefixes)
     if not planes:

@@ -31,10 +31,10 @@ def render_vrf_devices(vrfs: tuple[VrfFacts, ...]) -> str:
     Example:
         >>> from fabric.plan.compute.facts import PortFacts
         >>> port = PortFacts("swp3", "fabric", "p2-leaf01", "swp3", 100, 9216, 3, None, None, True)
-        >>> print(render_vrf_devices((VrfFacts("plane2", 2, 1002, "10.255.128.1/32", (port,), (), ()),)), end="")
-        link add plane2 type vrf table 1002
-        link set plane2 up
-        link set swp3 master plane2
+        >>> print(render_vrf_devices((VrfFacts("Vrf-plane2", 2, 1002, "10.255.128.1/32", (port,), (), ()),)), end="")
+        link add Vrf-plane2 type vrf table 1002
+        link set Vrf-plane2 up
+        link set swp3 master Vrf-plane2
     """
     lines: list[str] = []
     for v in vrfs:
