@@ -18,7 +18,7 @@ def render_frr_conf(facts: SwitchFacts, *, management: bool = True, sonic: bool 
     """
     vrfs = spine_vrfs(facts)
     if vrfs:  # a shared spine (fabric.plan.compute.shared_spines): a VRF and a BGP instance per plane
-        return template("frr-vrfs.conf.j2").render(facts=facts, vrfs=vrfs, mgmt=management)
+        return template("frr-vrfs.conf.j2").render(facts=facts, vrfs=vrfs, mgmt=management, sonic=sonic)
     return template("frr.conf.j2").render(facts=facts, mgmt=management, sonic=sonic)
 
 
