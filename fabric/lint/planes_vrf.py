@@ -8,13 +8,17 @@ Read from the spine's FRR config (``frr.conf``, the only NOS that renders shared
 - no BGP in the default VRF (``router bgp ASN`` alone) and no route leak between VRFs: FRR's leak statements
   (``import vrf``, ``import vpn`` / ``export vpn``, ``route-target``, ``rt vpn``, ``rd vpn``, ``label vpn``; FRR 8.4
   user guide, BGP "VRF Route Leaking") and a static route into another VRF (``nexthop-vrf``; FRR 8.4 user guide, static
-  routes).
+  routes);
+- on SONiC, its ``config_db.json``: each port's ``INTERFACE|EthernetN`` ``vrf_name`` its leaf's plane's VRF, and no
+  ``STATIC_ROUTE`` whose ``nexthop-vrf`` is another VRF (sonic-static-route.yang, 202405/202411: a route leak).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from fabric.lint.rules import LintFinding
 from fabric.plan.compute.facts import build_switch_facts
@@ -52,6 +56,9 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
         vrfs = spine_vrfs(facts)
         port_vrf = {p.name: v.name for v in vrfs for p in v.ports}
         session_vrf = {key: v.name for v in vrfs for n in v.neighbors for key in (n.interface, n.address) if key}
+        if text.lstrip().startswith("{"):  # SONiC's config_db.json
+            yield from _config_db(name, json.loads(text), port_vrf)
+            continue
         router: str | None = None
         for number, line in enumerate(text.splitlines(), 1):
             where = f"config line {number}"
@@ -72,3 +79,24 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
                 yield LintFinding(name, where, f"session {peer} in VRF {want}", f"session {peer} in VRF {router or 'default'}", FIX)
             elif _LEAK.search(line):
                 yield LintFinding(name, where, "no route leak between the planes' VRFs", line.strip(), "a leak joins two planes; " + FIX)
+
+
+def _config_db(name: str, db: dict[str, Any], port_vrf: dict[str, str]) -> Iterator[LintFinding]:
+    interface: dict[str, Any] = db.get("INTERFACE", {})
+    for port, want in port_vrf.items():
+        got = (interface.get(port) or {}).get("vrf_name", "default")
+        if got != want:
+            yield LintFinding(
+                name, f"INTERFACE|{port}", f"{port} in VRF {want}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX
+            )
+    for key, route in db.get("STATIC_ROUTE", {}).items():
+        vrf = key.split("|")[0] if "|" in key else "default"
+        leaks = [v for v in str(route.get("nexthop-vrf", "")).split(",") if v and v != vrf]
+        if leaks:
+            yield LintFinding(
+                name,
+                f"STATIC_ROUTE|{key}",
+                "no route leak between the planes' VRFs",
+                f"nexthop-vrf {','.join(leaks)}",
+                "a leak joins two planes; " + FIX,
+            )

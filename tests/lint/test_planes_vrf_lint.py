@@ -3,6 +3,7 @@ VRF and every route-leak form are findings (each a negative control of the clean
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import pytest
@@ -85,3 +86,19 @@ def test_every_route_leak_form_is_a_finding(leak: str) -> None:
     assert anchor in text
     found = findings(text.replace(anchor, anchor + leak + "\n", 1))
     assert any("no route leak between the planes' VRFs" in f and leak.strip() in f for f in found), found
+
+
+def test_sonic_ports_in_the_wrong_vrf_and_static_leaks_are_findings() -> None:
+    sonic = plan_cluster(load_cluster(DATA / "render" / "sonic-shared" / "cluster.yaml"))
+    text = render_configs(sonic)["switches/spine01/config_db.json"]
+    assert list(lint_spine_vrfs(sonic, {"spine01": text})) == []
+    db = json.loads(text)
+    db["INTERFACE"]["Ethernet4"]["vrf_name"] = "Vrf-plane1"
+    del db["INTERFACE"]["Ethernet0"]["vrf_name"]
+    db["STATIC_ROUTE"] = {"Vrf-plane1|10.100.128.0/17": {"nexthop": "10.254.128.1", "nexthop-vrf": "Vrf-plane2"}}
+    found = [f"{f.where}: {f.actual}" for f in lint_spine_vrfs(sonic, {"spine01": json.dumps(db)})]
+    assert found == [
+        "INTERFACE|Ethernet0: Ethernet0 in VRF default",
+        "INTERFACE|Ethernet4: Ethernet4 in VRF Vrf-plane1",
+        "STATIC_ROUTE|Vrf-plane1|10.100.128.0/17: nexthop-vrf Vrf-plane2",
+    ]
