@@ -9,6 +9,9 @@ Read from the spine's FRR config (``frr.conf``, the only NOS that renders shared
   (``import vrf``, ``import vpn`` / ``export vpn``, ``route-target``, ``rt vpn``, ``rd vpn``, ``label vpn``; FRR 8.4
   user guide, BGP "VRF Route Leaking") and a static route into another VRF (``nexthop-vrf``; FRR 8.4 user guide, static
   routes);
+- on Cumulus, its ``nvue.sh``: each port's ``nv set interface swpN ip vrf`` (``vrf`` from CL 5.15) its plane's VRF,
+  each ``nv set vrf <vrf> router bgp neighbor`` in its port's VRF, nothing in ``vrf default router bgp``, no
+  ``route-import from-vrf`` (NVUE reference, CL 5.9-5.15: the VRF route-leak command);
 - on SONiC, its ``config_db.json``: each port's ``INTERFACE|EthernetN`` ``vrf_name`` its leaf's plane's VRF, and no
   ``STATIC_ROUTE`` whose ``nexthop-vrf`` is another VRF (sonic-static-route.yang, 202405/202411: a route leak).
 """
@@ -59,6 +62,9 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
         if text.lstrip().startswith("{"):  # SONiC's config_db.json
             yield from _config_db(name, json.loads(text), port_vrf)
             continue
+        if "\nnv set " in text:  # Cumulus' nvue.sh
+            yield from _nvue(name, text, port_vrf, session_vrf)
+            continue
         router: str | None = None
         for number, line in enumerate(text.splitlines(), 1):
             where = f"config line {number}"
@@ -99,4 +105,29 @@ def _config_db(name: str, db: dict[str, Any], port_vrf: dict[str, str]) -> Itera
                 "no route leak between the planes' VRFs",
                 f"nexthop-vrf {','.join(leaks)}",
                 "a leak joins two planes; " + FIX,
+            )
+
+
+_NV_PORT = re.compile(r"^nv set interface (\S+) (?:ip )?vrf (\S+)$")
+_NV_NEIGHBOR = re.compile(r"^nv set vrf (\S+) router bgp neighbor (\S+) peer-group ")
+
+
+def _nvue(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str, str]) -> Iterator[LintFinding]:
+    seen: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        where = f"config line {number}"
+        if (match := _NV_PORT.match(line)) and match.group(1) in port_vrf:
+            seen[match.group(1)] = match.group(2)
+        elif (match := _NV_NEIGHBOR.match(line)) and match.group(2) in session_vrf and match.group(1) != session_vrf[match.group(2)]:
+            peer, want = match.group(2), session_vrf[match.group(2)]
+            yield LintFinding(name, where, f"session {peer} in VRF {want}", f"session {peer} in VRF {match.group(1)}", FIX)
+        elif line.startswith("nv set vrf default router bgp neighbor"):
+            yield LintFinding(name, where, "BGP only in the planes' VRFs", line, "the default VRF carries no plane's routes; " + FIX)
+        elif "route-import from-vrf" in line:
+            yield LintFinding(name, where, "no route leak between the planes' VRFs", line, "a leak joins two planes; " + FIX)
+    for port, want in port_vrf.items():
+        if seen.get(port, "default") != want:
+            got = seen.get(port, "default")
+            yield LintFinding(
+                name, f"interface {port}", f"{port} in VRF {want}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX
             )

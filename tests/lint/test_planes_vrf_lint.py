@@ -102,3 +102,28 @@ def test_sonic_ports_in_the_wrong_vrf_and_static_leaks_are_findings() -> None:
         "INTERFACE|Ethernet4: Ethernet4 in VRF Vrf-plane1",
         "STATIC_ROUTE|Vrf-plane1|10.100.128.0/17: nexthop-vrf Vrf-plane2",
     ]
+
+
+def test_cumulus_ports_sessions_and_leaks_out_of_their_vrf_are_findings() -> None:
+    cumulus = plan_cluster(load_cluster(DATA / "render" / "cumulus-shared" / "cluster.yaml"))
+    text = render_configs(cumulus)["switches/spine01/nvue.sh"]
+    assert list(lint_spine_vrfs(cumulus, {"spine01": text})) == []
+    broken = (
+        text.replace("nv set interface swp3 ip vrf Vrf-plane2", "nv set interface swp3 ip vrf Vrf-plane1")
+        .replace("nv set interface swp1 ip vrf Vrf-plane1\n", "")
+        .replace(
+            "nv set vrf Vrf-plane2 router bgp neighbor 10.254.128.1 peer-group", "nv set vrf Vrf-plane1 router bgp neighbor 10.254.128.1 peer-group"
+        )
+    )
+    broken += "nv set vrf Vrf-plane1 router bgp address-family ipv4-unicast route-import from-vrf list Vrf-plane2\n"
+    broken += "nv set vrf default router bgp neighbor swp9 peer-group FABRIC\n"
+    found = sorted(f.actual for f in lint_spine_vrfs(cumulus, {"spine01": broken}))
+    assert found == sorted(
+        [
+            "swp1 in VRF default",
+            "swp3 in VRF Vrf-plane1",
+            "session 10.254.128.1 in VRF Vrf-plane1",
+            "nv set vrf Vrf-plane1 router bgp address-family ipv4-unicast route-import from-vrf list Vrf-plane2",
+            "nv set vrf default router bgp neighbor swp9 peer-group FABRIC",
+        ]
+    )
