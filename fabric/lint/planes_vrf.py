@@ -90,7 +90,8 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
 def _config_db(name: str, db: dict[str, Any], port_vrf: dict[str, str]) -> Iterator[LintFinding]:
     interface: dict[str, Any] = db.get("INTERFACE", {})
     for port, want in port_vrf.items():
-        got = (interface.get(port) or {}).get("vrf_name", "default")
+        entry: dict[str, Any] = interface.get(port) or {}
+        got = str(entry.get("vrf_name", "default"))
         if got != want:
             yield LintFinding(
                 name, f"INTERFACE|{port}", f"{port} in VRF {want}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX

@@ -37,7 +37,9 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     context["ecmp_hash"] = cumulus_hash_lines(facts.load_balancing, (context["nv"].on, context["nv"].off))
     context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
     sections, shared = shared_sections(SECTIONS, facts)  # a shared spine: a VRF per plane (fabric.render.nos.cumulus.vrfs)
-    return {"nvue.sh": render_sections(sections, facts.switch.nos_version, **context, **({"port_vrf": {}} | shared))}
+    context["port_vrf"] = {}
+    context.update(shared)
+    return {"nvue.sh": render_sections(sections, facts.switch.nos_version, **context)}
 
 
 def cable_length(switch: str, lengths: list[int] | None) -> int | None:
