@@ -115,10 +115,10 @@ def push(state: LabState, directory: Path, plan: ClusterPlan, variant: str) -> N
     files = render_configs(plan)
     for switch in state.switches:
         conf = directory / f"{switch.name}.conf"
-        if switch.name in spines:
+        if switch.name in spines:  # lab_up made the rendered VRF devices (vrfs.ip); the variant may move ports between them
             text, devices = spines[switch.name]
             batch = directory / f"{switch.name}.ip"
-            batch.write_text(devices, encoding="utf-8")
+            batch.write_text("".join(line + "\n" for line in devices.splitlines() if " master " in line), encoding="utf-8")
             subprocess.run(["ip", "-n", switch.namespace, "-batch", str(batch)], check=True, capture_output=True, timeout=30)
         else:
             text = files[f"switches/{switch.name}/frr.conf"]
