@@ -12,6 +12,9 @@ Read from the spine's FRR config (``frr.conf``, the only NOS that renders shared
 - on Cumulus, its ``nvue.sh``: each port's ``nv set interface swpN ip vrf`` (``vrf`` from CL 5.15) its plane's VRF,
   each ``nv set vrf <vrf> router bgp neighbor`` in its port's VRF, nothing in ``vrf default router bgp``, no
   ``route-import from-vrf`` (NVUE reference, CL 5.9-5.15: the VRF route-leak command);
+- on EOS, its ``startup-config``: each port's ``vrf`` its plane's VRF, each BGP ``neighbor`` under its port's
+  ``router bgp`` ``vrf`` block (none in the default VRF: EOS's one ``router bgp`` is not a finding by itself), no
+  ``route-target import|export``, ``rd``, ``leak routes`` or ``egress-vrf`` (EOS User Manual, VRF route leaking);
 - on SONiC, its ``config_db.json``: each port's ``INTERFACE|EthernetN`` ``vrf_name`` its leaf's plane's VRF, and no
   ``STATIC_ROUTE`` whose ``nexthop-vrf`` is another VRF (sonic-static-route.yang, 202405/202411: a route leak).
 """
@@ -61,6 +64,9 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
         session_vrf = {key: v.name for v in vrfs for n in v.neighbors for key in (n.interface, n.address) if key}
         if text.lstrip().startswith("{"):  # SONiC's config_db.json
             yield from _config_db(name, json.loads(text), port_vrf)
+            continue
+        if "\nservice routing protocols model" in text:  # EOS
+            yield from _eos(name, text, port_vrf, session_vrf)
             continue
         if "\nnv set " in text:  # Cumulus' nvue.sh
             yield from _nvue(name, text, port_vrf, session_vrf)
@@ -132,3 +138,42 @@ def _nvue(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str,
             yield LintFinding(
                 name, f"interface {port}", f"{port} in VRF {want}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX
             )
+
+
+_EOS_LEAK = re.compile(r"^\s+(route-target (import|export)|rd) |\bleak routes\b|\begress-vrf\b")
+
+
+def _eos(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str, str]) -> Iterator[LintFinding]:
+    seen: dict[str, str] = {}
+    block, vrf = "", "default"
+    for number, line in enumerate(text.splitlines(), 1):
+        where = f"config line {number}"
+        if line and not line[0].isspace():
+            block, vrf = line.strip(), "default"
+        elif block.startswith("router bgp") and line.startswith("   vrf "):
+            vrf = line.split()[1]
+        words = line.split()
+        if block.startswith("interface ") and words[:1] == ["vrf"] and len(words) == 2:
+            seen[block.split()[1]] = words[1]
+        elif _eos_session(block, words, session_vrf) and vrf != session_vrf[words[1]]:
+            peer, want = words[1], session_vrf[words[1]]
+            yield LintFinding(name, where, f"session {peer} in VRF {want}", f"session {peer} in VRF {vrf}", FIX)
+        if _EOS_LEAK.search(line):
+            yield LintFinding(name, where, "no route leak between the planes' VRFs", line.strip(), "a leak joins two planes; " + FIX)
+    for port, want in port_vrf.items():
+        if seen.get(port, "default") != want:
+            got = seen.get(port, "default")
+            yield LintFinding(
+                name, f"interface {port}", f"{port} in VRF {want}", f"{port} in VRF {got}", "a port in another plane's VRF joins two planes; " + FIX
+            )
+
+
+def _eos_session(block: str, words: list[str], session_vrf: dict[str, str]) -> bool:
+    """A ``neighbor A peer group`` line of ``router bgp`` whose address is one of the shared spine's sessions."""
+    return (
+        block.startswith("router bgp")
+        and words[:1] == ["neighbor"]
+        and len(words) > 3
+        and words[1] in session_vrf
+        and words[2:4] == ["peer", "group"]
+    )

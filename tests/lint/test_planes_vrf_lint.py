@@ -127,3 +127,27 @@ def test_cumulus_ports_sessions_and_leaks_out_of_their_vrf_are_findings() -> Non
             "nv set vrf default router bgp neighbor swp9 peer-group FABRIC",
         ]
     )
+
+
+def test_eos_ports_sessions_and_leaks_out_of_their_vrf_are_findings() -> None:
+    eos = plan_cluster(load_cluster(DATA / "render" / "eos-shared" / "cluster.yaml"))
+    text = render_configs(eos)["switches/spine01/startup-config"]
+    assert list(lint_spine_vrfs(eos, {"spine01": text})) == []
+    moved = "      neighbor 10.254.128.1 peer group FABRIC\n"
+    assert moved in text
+    broken = (
+        text.replace("   vrf Vrf-plane2\n   ip address 10.254.128.0/31", "   vrf Vrf-plane1\n   ip address 10.254.128.0/31")
+        .replace("   vrf Vrf-plane1\n   ip address 10.254.0.0/31", "   ip address 10.254.0.0/31")
+        .replace(moved, "")
+        .replace("   neighbor FABRIC send-community\n", "   neighbor FABRIC send-community\n   neighbor 10.254.128.1 peer group FABRIC\n")
+        .replace("      router-id 10.255.0.1\n", "      router-id 10.255.0.1\n      route-target import evpn 65100:2\n")
+    )
+    found = sorted(f.actual for f in lint_spine_vrfs(eos, {"spine01": broken}))
+    assert found == sorted(
+        [
+            "Ethernet1/1 in VRF default",
+            "Ethernet1/5 in VRF Vrf-plane1",
+            "session 10.254.128.1 in VRF default",
+            "route-target import evpn 65100:2",
+        ]
+    )

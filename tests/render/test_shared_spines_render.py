@@ -14,6 +14,7 @@ import pytest
 from fabric.plan.compute.planes import plane_of
 from tests.render.conftest import files_of, plan_of
 from tests.render.sonic_yang import check_config_db
+from tests.render.test_avd_reference import avd_rendering, compare
 
 CASES = ("render/frr-shared", "render/sonic-shared")
 
@@ -94,3 +95,12 @@ def test_frr_accepts_every_shared_spine_without_a_word(case: str, tmp_path: Path
 def test_frr_refuses_a_bgp_instance_in_an_unknown_form(tmp_path: Path) -> None:
     text = files_of("render/frr-shared")["switches/spine01/frr.conf"]
     assert "Unknown command" in dry_run(text.replace("router bgp 65100 vrf Vrf-plane2", "router bgp 65100 vrfs Vrf-plane2"), tmp_path)
+
+
+def test_pyavd_names_an_eos_port_left_out_of_its_vrf() -> None:
+    ours = files_of("render/eos-shared")["switches/spine01/startup-config"]
+    assert compare(ours, avd_rendering("render/eos-shared", "spine01")) == []
+    broken = ours.replace("   vrf Vrf-plane2\n   ip address 10.254.128.0/31", "   ip address 10.254.128.0/31", 1)
+    assert broken != ours
+    found = compare(broken, avd_rendering("render/eos-shared", "spine01"))
+    assert found == ["only in pyavd's rendering: interface Ethernet1/5 > vrf Vrf-plane2"], found
