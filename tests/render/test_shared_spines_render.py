@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 from fabric.plan.compute.planes import plane_of
+from tests.render.ansible_rm import round_trip
 from tests.render.conftest import files_of, plan_of
 from tests.render.sonic_yang import check_config_db
 from tests.render.test_avd_reference import avd_rendering, compare
+from tests.render.test_vendor_parsers import COLLECTIONS
 
 CASES = ("render/frr-shared", "render/sonic-shared")
 
@@ -104,3 +106,19 @@ def test_pyavd_names_an_eos_port_left_out_of_its_vrf() -> None:
     assert broken != ours
     found = compare(broken, avd_rendering("render/eos-shared", "spine01"))
     assert found == ["only in pyavd's rendering: interface Ethernet1/5 > vrf Vrf-plane2"], found
+
+
+def test_arista_eos_parser_still_drops_a_vrf_after_another_vrfs_address_family() -> None:
+    """Why render/eos-shared is not in test_vendor_parsers' cases: arista.eos 12.0.0's eos_bgp_global loses the second
+    vrf block (its router-id and sessions) once the first has an address-family block, as EOS writes them. When this
+    fails, the module reads it: add render/eos-shared to test_vendor_parsers.CASES."""
+    collection, resources = COLLECTIONS["eos"]
+    bgp_global = [r for r in resources if r.module == "eos_bgp_global"]
+    text = (
+        "router bgp 65100\n   neighbor FABRIC peer group\n   !\n   vrf Vrf-plane1\n      router-id 10.255.0.1\n"
+        "      neighbor 10.254.0.1 remote-as 65101\n      !\n      address-family ipv4\n         neighbor 10.254.0.1 activate\n"
+        "   !\n   vrf Vrf-plane2\n      router-id 10.255.128.1\n      neighbor 10.254.128.1 remote-as 65103\n!"
+    )
+    back = {line for _, line in round_trip(collection, bgp_global, text).lines}
+    assert "router-id 10.255.0.1" in back
+    assert "router-id 10.255.128.1" not in back
