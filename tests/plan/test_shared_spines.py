@@ -100,3 +100,15 @@ def test_what_shared_spines_cannot_be_is_refused_with_the_reason() -> None:
     ib = yaml.safe_load((ROOT / "inventories" / "onprem-ib" / "cluster.yaml").read_text(encoding="utf-8"))
     ib["fabric"].update(planes=2, plane_split="nic", plane_spines="shared")
     assert any("InfiniBand planes cannot share spines: a switch belongs to one subnet" in m for m in errors(ClusterSpec.model_validate(ib)))
+
+
+def test_the_plan_summary_counts_the_shared_spines_once_in_the_total() -> None:
+    from rich.console import Console
+
+    from fabric.reports.console import _print_planes  # pyright: ignore[reportPrivateUsage] - the plan table itself
+
+    console = Console(record=True, width=150)
+    _print_planes(console, fabric_of(spec()))
+    text = console.export_text()
+    assert "Compute planes (2, 2 shared spines, a VRF per plane;" in text
+    assert [line.split("│")[2].strip() for line in text.splitlines() if line.startswith("│")] == ["2", "2", "6"]
