@@ -12,9 +12,10 @@ Read from the spine's FRR config (``frr.conf``, the only NOS that renders shared
 - on Cumulus, its ``nvue.sh``: each port's ``nv set interface swpN ip vrf`` (``vrf`` from CL 5.15) its plane's VRF,
   each ``nv set vrf <vrf> router bgp neighbor`` in its port's VRF, nothing in ``vrf default router bgp``, no
   ``route-import from-vrf`` (NVUE reference, CL 5.9-5.15: the VRF route-leak command);
-- on EOS, its ``startup-config``: each port's ``vrf`` its plane's VRF, each BGP ``neighbor`` under its port's
-  ``router bgp`` ``vrf`` block (none in the default VRF: EOS's one ``router bgp`` is not a finding by itself), no
-  ``route-target import|export``, ``rd``, ``leak routes`` or ``egress-vrf`` (EOS User Manual, VRF route leaking);
+- on EOS and NX-OS, the config text: each port's ``vrf`` (NX-OS ``vrf member``) its plane's VRF, each BGP
+  ``neighbor`` under its port's ``router bgp`` ``vrf`` block (none in the default VRF: the one ``router bgp`` of these
+  NOSes is not a finding by itself), no ``route-target import|export``, ``rd``, ``import|export vrf|map``,
+  ``leak routes`` or ``egress-vrf`` (EOS User Manual, VRF route leaking; NX-OS Unicast Routing guide, route leaking);
 - on SONiC, its ``config_db.json``: each port's ``INTERFACE|EthernetN`` ``vrf_name`` its leaf's plane's VRF, and no
   ``STATIC_ROUTE`` whose ``nexthop-vrf`` is another VRF (sonic-static-route.yang, 202405/202411: a route leak).
 """
@@ -65,8 +66,8 @@ def lint_spine_vrfs(plan: ClusterPlan, configs: Mapping[str, str | None]) -> Ite
         if text.lstrip().startswith("{"):  # SONiC's config_db.json
             yield from _config_db(name, json.loads(text), port_vrf)
             continue
-        if "\nservice routing protocols model" in text:  # EOS
-            yield from _eos(name, text, port_vrf, session_vrf)
+        if "\nservice routing protocols model" in text or "\nfeature bgp" in text:  # EOS, NX-OS
+            yield from _blocks(name, text, port_vrf, session_vrf)
             continue
         if "\nnv set " in text:  # Cumulus' nvue.sh
             yield from _nvue(name, text, port_vrf, session_vrf)
@@ -140,22 +141,21 @@ def _nvue(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str,
             )
 
 
-_EOS_LEAK = re.compile(r"^\s+(route-target (import|export)|rd) |\bleak routes\b|\begress-vrf\b")
+_EOS_LEAK = re.compile(r"^\s+(route-target (import|export)|rd|(import|export) (vrf|map)) |\bleak routes\b|\begress-vrf\b")
 
 
-def _eos(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str, str]) -> Iterator[LintFinding]:
+def _blocks(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str, str]) -> Iterator[LintFinding]:
     seen: dict[str, str] = {}
     block, vrf = "", "default"
     for number, line in enumerate(text.splitlines(), 1):
-        where = f"config line {number}"
+        where, words = f"config line {number}", line.split()
         if line and not line[0].isspace():
             block, vrf = line.strip(), "default"
-        elif block.startswith("router bgp") and line.startswith("   vrf "):
-            vrf = line.split()[1]
-        words = line.split()
-        if block.startswith("interface ") and words[:1] == ["vrf"] and len(words) == 2:
-            seen[block.split()[1]] = words[1]
-        elif _eos_session(block, words, session_vrf) and vrf != session_vrf[words[1]]:
+        elif block.startswith("router bgp") and words[:1] == ["vrf"] and len(words) == 2:  # a vrf block (EOS, NX-OS)
+            vrf = words[1]
+        if block.startswith("interface ") and words[:1] == ["vrf"] and len(words) in (2, 3) and words[1:2] != ["forwarding"]:
+            seen[block.split()[1]] = words[-1]  # EOS `vrf NAME`, NX-OS `vrf member NAME`
+        elif _opens_session(block, words, session_vrf) and vrf != session_vrf[words[1]]:
             peer, want = words[1], session_vrf[words[1]]
             yield LintFinding(name, where, f"session {peer} in VRF {want}", f"session {peer} in VRF {vrf}", FIX)
         if _EOS_LEAK.search(line):
@@ -168,12 +168,8 @@ def _eos(name: str, text: str, port_vrf: dict[str, str], session_vrf: dict[str, 
             )
 
 
-def _eos_session(block: str, words: list[str], session_vrf: dict[str, str]) -> bool:
-    """A ``neighbor A peer group`` line of ``router bgp`` whose address is one of the shared spine's sessions."""
-    return (
-        block.startswith("router bgp")
-        and words[:1] == ["neighbor"]
-        and len(words) > 3
-        and words[1] in session_vrf
-        and words[2:4] == ["peer", "group"]
-    )
+def _opens_session(block: str, words: list[str], session_vrf: dict[str, str]) -> bool:
+    """A line of ``router bgp`` that opens one of the shared spine's sessions: EOS ``neighbor A peer group G``, NX-OS
+    ``neighbor A`` (its settings below it)."""
+    opens = len(words) == 2 or (len(words) > 3 and words[2:4] == ["peer", "group"])
+    return block.startswith("router bgp") and words[:1] == ["neighbor"] and opens and words[1] in session_vrf

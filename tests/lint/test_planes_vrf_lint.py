@@ -151,3 +151,21 @@ def test_eos_ports_sessions_and_leaks_out_of_their_vrf_are_findings() -> None:
             "route-target import evpn 65100:2",
         ]
     )
+
+
+def test_nxos_ports_sessions_and_leaks_out_of_their_vrf_are_findings() -> None:
+    nxos = plan_cluster(load_cluster(DATA / "render" / "nxos-shared" / "cluster.yaml"))
+    text = render_configs(nxos)["switches/spine01/running-config"]
+    assert list(lint_spine_vrfs(nxos, {"spine01": text})) == []
+    session = "    neighbor 10.254.128.1\n      inherit peer FABRIC\n"
+    assert session in text
+    broken = (
+        text.replace("  vrf member Vrf-plane2\n  ip address 10.254.128.0/31", "  vrf member Vrf-plane1\n  ip address 10.254.128.0/31")
+        .replace("  vrf member Vrf-plane1\n  ip address 10.254.0.0/31", "  ip address 10.254.0.0/31")
+        .replace("  template peer FABRIC\n", "  template peer FABRIC\n  neighbor 10.254.0.1\n", 1)
+        .replace("    router-id 10.255.0.1\n", "    router-id 10.255.0.1\n    route-target import 65100:2\n")
+    )
+    found = sorted(f.actual for f in lint_spine_vrfs(nxos, {"spine01": broken}))
+    assert found == sorted(
+        ["Ethernet1/1/1 in VRF default", "Ethernet1/1/3 in VRF Vrf-plane1", "session 10.254.0.1 in VRF default", "route-target import 65100:2"]
+    )

@@ -12,6 +12,7 @@ from fabric.errors import InputError
 from fabric.model import ClusterSpec
 from fabric.plan import plan_cluster
 from fabric.plan.compute.planes import plane_fabric, plane_figures, plane_of
+from fabric.plan.compute.shared_spines import refusals
 from fabric.plan.types import FabricPlan
 from tests.conftest import DATA, ROOT
 
@@ -87,14 +88,16 @@ def test_spines_without_the_ports_for_every_plane_are_refused() -> None:
 
 
 def test_what_shared_spines_cannot_be_is_refused_with_the_reason() -> None:
-    data = yaml.safe_load((DATA / "render" / "nxos-2plane" / "cluster.yaml").read_text(encoding="utf-8"))
-    data["fabric"]["plane_spines"] = "shared"
-    (message,) = errors(ClusterSpec.model_validate(data))
-    assert message.startswith("fabric.spine.nos: shared spines need a VRF per plane, and the nxos renderer gives a spine none yet")
-    eos = yaml.safe_load((DATA / "render" / "eos-shared" / "cluster.yaml").read_text(encoding="utf-8"))
-    eos["fabric"]["underlay"]["addressing"] = "unnumbered"
-    (unnumbered,) = errors(ClusterSpec.model_validate(eos))
-    assert unnumbered.startswith("fabric.underlay.addressing: a shared EOS spine's VRFs are rendered for /31 links only")
+    mlnx = spec()
+    assert mlnx.fabric is not None
+    onyx = mlnx.model_copy(update={"fabric": mlnx.fabric.model_copy(update={"spine": mlnx.fabric.spine.model_copy(update={"nos": "mlnx-os"})})})
+    (message,) = [f"{f.dotted_path}: {f.message}" for f in refusals(onyx)]
+    assert message.startswith("fabric.spine.nos: shared spines need a VRF per plane, and the mlnx-os renderer gives a spine none yet")
+    for nos in ("eos", "nxos"):
+        data = yaml.safe_load((DATA / "render" / f"{nos}-shared" / "cluster.yaml").read_text(encoding="utf-8"))
+        data["fabric"]["underlay"]["addressing"] = "unnumbered"
+        (unnumbered,) = errors(ClusterSpec.model_validate(data))
+        assert unnumbered.startswith(f"fabric.underlay.addressing: a shared {nos} spine's VRFs are rendered for /31 links only")
     three = spec(16, spines=None, uplinks_per_leaf=2, super_spine={"model": "lab-vswitch", "nos": "frr", "leaves_per_pod": 4, "pods": 2})
     assert any("shared spines are built on two tiers only" in m for m in errors(three))
     ib = yaml.safe_load((ROOT / "inventories" / "onprem-ib" / "cluster.yaml").read_text(encoding="utf-8"))

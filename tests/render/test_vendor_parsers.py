@@ -136,6 +136,7 @@ CASES = [
     ("nxos", "render/nxos"),  # leaf-spine, breakout, OOB, storage pair
     ("nxos", "render/nxos-3tier"),
     ("nxos", "render/nxos-2plane"),  # two compute planes (fabric.planes), p1-/p2- switches
+    ("nxos", "render/nxos-shared"),  # shared spines: a VRF per plane (vrf member, router bgp vrf blocks)
     ("nxos", "render/nxos-800g"),  # Nexus 9364E-SG2-O: 800G cages in 2 x 400G
     ("nxos", "storage/nxos"),
     ("eos", "render/eos"),

@@ -18,7 +18,8 @@ no plane's routes (it has no fabric port and no BGP session).
   uplinks whose ports take all planes' uplinks (refused, with the reason, where none does).
 
 Refused with the reason: InfiniBand (a switch is in one subnet: it would merge the planes' subnets), three tiers (the
-super-spine and pod-spine VRFs are not built), and a spine NOS whose renderer gives no VRF per plane (FRR, SONiC, Cumulus and EOS do; EOS on /31 links only).
+super-spine and pod-spine VRFs are not built), a spine NOS whose renderer gives no VRF per plane (MLNX-OS; FRR, SONiC,
+Cumulus, EOS and NX-OS do), and EOS or NX-OS on unnumbered links (their VRF form is checked on /31 links only).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from fabric.plan.types import FabricPlan, Link
 PATH = ("fabric", "plane_spines")
 # The spine NOSes whose renderer gives a shared spine a VRF per plane (each form checked by the NOS's reference:
 # FRR's vtysh --dryrun; SONiC's YANG models and FRR's; Cumulus' NVUE OpenAPI schema per release; EOS against pyavd's
-# rendering, numbered links only). NX-OS is refused until its form is rendered and checked.
-VRF_NOS = frozenset({"frr", "sonic", "cumulus", "eos"})
+# rendering; NX-OS through the cisco.nxos parsers; EOS and NX-OS on numbered links only).
+VRF_NOS = frozenset({"frr", "sonic", "cumulus", "eos", "nxos"})
 VRF_TABLE_BASE = 1000  # the Linux VRF device's routing table: plane k uses table 1000 + k (any table not main/local/default)
 
 
@@ -80,16 +81,15 @@ def refusals(spec: ClusterSpec) -> list[Finding]:
         findings.append(
             Finding(
                 ("fabric", "spine", "nos"),
-                f"shared spines need a VRF per plane, and the {fabric.spine.nos} renderer gives a spine "
-                "none yet (frr, sonic, cumulus and eos render one); use plane_spines: separate",
+                f"shared spines need a VRF per plane, and the {fabric.spine.nos} renderer gives a spine none yet; use plane_spines: separate",
             )
         )
-    if fabric.spine.nos == "eos" and fabric.underlay.addressing != "p2p-31":
+    if fabric.spine.nos in ("eos", "nxos") and fabric.underlay.addressing != "p2p-31":
         findings.append(
             Finding(
                 ("fabric", "underlay", "addressing"),
-                "a shared EOS spine's VRFs are rendered for /31 links only (BGP over IPv6 link-local in a VRF is not checked "
-                "against pyavd yet); use addressing: p2p-31, or plane_spines: separate",
+                f"a shared {fabric.spine.nos} spine's VRFs are rendered for /31 links only (BGP over IPv6 link-local in a VRF is "
+                "not checked against the vendor's reference yet); use addressing: p2p-31, or plane_spines: separate",
             )
         )
     return findings
