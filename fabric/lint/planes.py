@@ -5,7 +5,9 @@ Two places a crossing shows, both read from what is on disk rather than the plan
 - the cabling list: a cable whose two ends belong to different planes (a switch's plane from its name, ``p<k>-``; a
   node port's from the plane the plan cables it into);
 - the switch configs: a compute switch whose config names an address (a /31 end, a loopback: a BGP neighbour, a
-  route, an interface address) that the plan gives to another plane.
+  route, an interface address) that the plan gives to another plane;
+- a shared spine's config: a port or BGP session in the wrong plane's VRF, BGP in the default VRF, a route leak
+  (fabric.lint.planes_vrf).
 
 A one-plane fabric has nothing to check (no switch name carries a plane).
 """
@@ -17,6 +19,7 @@ import io
 import re
 from collections.abc import Iterator, Mapping
 
+from fabric.lint.planes_vrf import lint_spine_vrfs
 from fabric.lint.rules import LintFinding
 from fabric.plan.compute.planes import plane_of
 from fabric.plan.types import ClusterPlan
@@ -57,7 +60,7 @@ def lint_planes(plan: ClusterPlan, configs: Mapping[str, str | None], cabling: s
     """
     if plan.fabric is None or not any(plane_of(s.name) for s in plan.fabric.leaves):
         return []
-    return [*_cables(plan, cabling), *_configs(plan, configs)]
+    return [*_cables(plan, cabling), *_configs(plan, configs), *lint_spine_vrfs(plan, configs)]  # shared spines: planes_vrf
 
 
 def _cables(plan: ClusterPlan, cabling: str) -> Iterator[LintFinding]:

@@ -320,7 +320,9 @@ class FabricSpec(SpecModel):
     )
     plane_spines: PlaneSpines = Field(
         default="separate",
-        description="separate: every plane has its own spine (and super-spine) switches. shared: refused, see fabric.plan.compute.planes.",
+        description="separate: every plane has its own spine (and super-spine) switches. shared: one spine layer for every "
+        "plane's leaves, a VRF per plane on each spine (two tiers; FRR, SONiC, Cumulus, EOS and NX-OS spines), "
+        "see fabric.plan.compute.shared_spines.",
     )
 
     spectrum_x: SpectrumXSpec | None = Field(

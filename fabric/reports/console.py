@@ -199,19 +199,21 @@ def _print_planes(console: Console, fabric: FabricPlan) -> None:
     """Each compute plane's switches, bandwidth, bisection and oversubscription, and their total (multi-plane only)."""
     from rich.table import Table
 
-    from fabric.plan.compute.planes import plane_figures
+    from fabric.plan.compute.planes import plane_figures, plane_of
 
     figures = plane_figures(fabric)
     if not figures:
         return
-    table = Table(title=f"Compute planes ({len(figures)}, no link between them; rails above count per plane)", title_justify="left")
+    shared = sum(1 for s in fabric.spines if plane_of(s.name) is None)  # fabric.plan.compute.shared_spines
+    apart = f"{shared} shared spines, a VRF per plane" if shared else "no link between them"
+    table = Table(title=f"Compute planes ({len(figures)}, {apart}; rails above count per plane)", title_justify="left")
     for column in ("plane", "switches", "host Gb/s", "up Gb/s", "bisection Tb/s each way", "oversubscription"):
         table.add_column(column)
     for f in figures:
         table.add_row(f"p{f.plane}", str(f.switches), str(f.host_gbps), str(f.uplink_gbps), f"{f.bisection_gbps / 1000:g}", f.oversubscription)
     host, up = sum(f.host_gbps for f in figures), sum(f.uplink_gbps for f in figures)
     cut = sum(f.bisection_gbps for f in figures)
-    table.add_row("total", str(sum(f.switches for f in figures)), str(host), str(up), f"{cut / 1000:g}", fabric.oversubscription)
+    table.add_row("total", str(sum(f.switches for f in figures) + shared), str(host), str(up), f"{cut / 1000:g}", fabric.oversubscription)
     console.print(table)
 
 

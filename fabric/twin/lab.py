@@ -211,6 +211,10 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         rehearses = switch.nos if switch.nos in IN_FRR else ""
         switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir), rehearses=rehearses))
         config = ""
+        if (vrfs := files.get(f"switches/{switch.name}/vrfs.ip")) is not None:  # a shared spine: its VRF devices, as its host would make them
+            batch = directory / f"{switch.name}.vrfs.ip"
+            batch.write_text(vrfs, encoding="utf-8")
+            _run("ip", "-n", ns, "-batch", str(batch))  # fabric.render.nos.frr.render_vrf_devices; needs CONFIG_NET_VRF
         if rehearses:  # what swss would program from config_db, then the switch's own frr.conf
             program_addresses(ns, files[f"switches/{switch.name}/config_db.json"], _run)
             config = files[f"switches/{switch.name}/frr.conf"]

@@ -146,11 +146,10 @@ def test_three_tier_planes_plan_each_plane_as_pods() -> None:
     assert not pod_asns[1] & pod_asns[2]
 
 
-def test_shared_spines_are_refused_with_the_reason() -> None:
-    (message,) = errors(spec(plane_spines="shared"))
-    assert message.startswith("fabric.plane_spines: ")
-    assert "one routing table" in message
-    assert "plane_spines: separate" in message
+def test_shared_spines_plan_one_spine_layer_for_both_planes() -> None:
+    fabric = fabric_of(plan_cluster(spec(plane_spines="shared")))  # the rest: tests/plan/test_shared_spines.py
+    assert [s.name for s in fabric.spines] == ["spine01", "spine02"]
+    assert {x.b_device for x in fabric.links if x.kind == "fabric"} == {"spine01", "spine02"}
 
 
 def test_a_profile_with_one_port_per_nic_cannot_split_by_port() -> None:

@@ -94,6 +94,7 @@ class SwitchFacts:
     infiniband: InfinibandSpec | None
     sm_priority: int | None
     load_balancing: LoadBalancingSpec = NO_LOAD_BALANCING
+    plane_prefixes: tuple[tuple[tuple[str, int], ...], ...] = ()  # a shared spine: each plane's fabric_prefixes (spine_vrfs)
 
     @property
     def router_id(self) -> str | None:
@@ -157,6 +158,7 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
             infiniband=plan.infiniband,
             sm_priority=_sm_priority(plan.infiniband, switch.name),
             load_balancing=plan.load_balancing,
+            plane_prefixes=tuple(prefixes.values()) if planes > 1 and plane_of(switch.name) is None else (),
         )
         for switch in fabric.switches
         if switch.name in wanted

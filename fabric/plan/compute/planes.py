@@ -26,10 +26,9 @@ its own address blocks and ASNs, so even a mis-cable cannot bring up a BGP sessi
 - management addresses: numbered across planes as one fabric (spines ``mgmt_pool[g + 1]``, leaves
   ``mgmt_pool[mgmt_leaf_offset + g]``, super-spines from the top, g the switch's number across planes).
 
-Refused, with the reason: ``plane_spines: shared`` (on Ethernet a spine has one routing table, and the renderers give
-it no per-plane VRF, so a shared spine would route one plane into another; on InfiniBand a switch belongs to one
-subnet, so a shared spine would merge the planes' subnets into one); InfiniBand planes (each plane is its own subnet
-with its own subnet manager, and ``infiniband.subnet_manager`` describes one).
+Shared spines (``plane_spines: shared``, a VRF per plane on each spine): fabric.plan.compute.shared_spines.
+Refused, with the reason: InfiniBand planes (each plane is its own subnet with its own subnet manager, and
+``infiniband.subnet_manager`` describes one).
 """
 
 from __future__ import annotations
@@ -46,6 +45,7 @@ from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.topology import FabricSpec
 from fabric.plan import addressing
+from fabric.plan.compute import shared_spines
 from fabric.plan.compute.pods import size_pods
 from fabric.plan.compute.sizing import FabricMember, format_ratio, size_fabric
 from fabric.plan.compute.three_tier import build_three_tier
@@ -122,16 +122,7 @@ def refusals(spec: ClusterSpec) -> list[Finding]:
     fabric = spec.fabric
     assert fabric is not None
     n = fabric.planes
-    findings: list[Finding] = []
-    if fabric.plane_spines == "shared":
-        findings.append(
-            Finding(
-                ("fabric", "plane_spines"),
-                "planes cannot share spines here: on Ethernet a spine has one routing table (the renderers give it no per-plane "
-                "VRF), so it would route one plane into another; on InfiniBand a switch is in one subnet, so it would merge the "
-                "planes' subnets. Use plane_spines: separate (each plane its own spines)",
-            )
-        )
+    findings = shared_spines.refusals(spec)
     if spec.planes.compute.transport == "infiniband":
         findings.append(
             Finding(
@@ -232,6 +223,8 @@ def build_planes(spec: ClusterSpec, members: list[FabricMember]) -> tuple[Fabric
         alone = plane_spec(spec, k)
         local, back = split_members(spec, members, k)
         sizing = size_fabric(alone, local)
+        if fabric.plane_spines == "shared":  # one spine layer for every plane's leaves: sized for them all
+            alone, sizing = shared_spines.widen(spec, alone, sizing, local)
         if fabric.super_spine is None:
             plan, att = build_fabric(alone, sizing, local)
         else:
@@ -239,6 +232,7 @@ def build_planes(spec: ClusterSpec, members: list[FabricMember]) -> tuple[Fabric
         plans.append(_renamed(spec, plan, k))
         attached.update({(node, back[(node, q)]): _ATTACHED_TO(a, f"p{k}-{a.leaf}") for (node, q), a in att.items()})
     merged = _merged(fabric, plans)
+    merged = shared_spines.share(spec, merged) if fabric.plane_spines == "shared" else merged
     _check_asns(merged)
     return merged, attached
 
@@ -375,8 +369,7 @@ def fabric_plane_cidrs(plan: ClusterPlan) -> dict[int, str]:
 def plane_fabric(plan: FabricPlan, plane: int) -> FabricPlan:
     """Plane ``plane`` of a multi-plane fabric as a fabric plan of its own: its switches and cables, its tiers' counts,
     its bisection (what a per-plane picture or report shows)."""
-    mine = {s.name for s in plan.switches if plane_of(s.name) == plane}
-    planes = len({plane_of(s.name) for s in plan.leaves})
+    mine = {s.name for s in plan.switches if plane_of(s.name) in (plane, None)}  # None: a shared spine (every plane's)
     figures = next(f for f in plane_figures(plan) if f.plane == plane)
     pods = plan.pods
     if pods is not None:
@@ -386,7 +379,7 @@ def plane_fabric(plan: FabricPlan, plane: int) -> FabricPlan:
         leaves=tuple(s for s in plan.leaves if s.name in mine),
         spines=tuple(s for s in plan.spines if s.name in mine),
         links=tuple(x for x in plan.links if x.a_device in mine),
-        tiers=tuple(dataclasses.replace(t, switches=t.switches // planes) for t in plan.tiers),
+        tiers=tuple(dataclasses.replace(t, switches=sum(s.tier == t.tier for s in plan.switches if s.name in mine)) for t in plan.tiers),
         bisection_gbps=figures.bisection_gbps,
         bisection_both_directions_gbps=2 * figures.bisection_gbps,
         oversubscription=figures.oversubscription,

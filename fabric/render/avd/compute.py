@@ -16,6 +16,7 @@ from fabric.catalog.fec import needs_rs_fec
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import PortFacts, SwitchFacts
 from fabric.render._jinja import one_line, token
+from fabric.render.avd.vrfs import shared_spine
 from fabric.render.breakout import eos_speed
 from fabric.render.nos.eos.compute import WATCHDOG_PORT_ACTION
 
@@ -65,6 +66,7 @@ def build_structured_config(facts: SwitchFacts) -> Structured:
     if facts.load_balancing.adaptive_routing:  # fabric.plan.load_balancing: EOS DLB on ECMP groups
         config["ip_hardware"] = {"fib": {"load_balance_distribution": {"dynamic": {"enabled": True}}}}
     config.update(_qos(facts))
+    config = shared_spine(facts, config)  # a shared spine: a VRF per plane (fabric.render.avd.vrfs)
     return {k: v for k, v in config.items() if v not in ({}, [], None)}
 
 

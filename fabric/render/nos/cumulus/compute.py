@@ -7,6 +7,7 @@ from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import cumulus_hash_lines
 from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.nos.cumulus.syntax import nvue_words
+from fabric.render.nos.cumulus.vrfs import shared_sections
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -35,7 +36,10 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
     context["lb"] = facts.load_balancing
     context["ecmp_hash"] = cumulus_hash_lines(facts.load_balancing, (context["nv"].on, context["nv"].off))
     context["cable_length"] = cable_length(facts.switch.name, [p.cable_m for p in facts.ports] if facts.roce else None)
-    return {"nvue.sh": render_sections(SECTIONS, facts.switch.nos_version, **context)}
+    sections, shared = shared_sections(SECTIONS, facts)  # a shared spine: a VRF per plane (fabric.render.nos.cumulus.vrfs)
+    context["port_vrf"] = {}
+    context.update(shared)
+    return {"nvue.sh": render_sections(sections, facts.switch.nos_version, **context)}
 
 
 def cable_length(switch: str, lengths: list[int] | None) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.render.breakout import eos_speed, rs_fec_ports
+from fabric.render.nos.eos.vrfs import shared_sections
 from fabric.render.sections import Section, render_sections
 
 # The contract's watchdog action on EOS. AVD qos_profiles schema: priority_flow_control.watchdog.action valid values
@@ -29,8 +30,9 @@ SECTIONS: tuple[Section, ...] = (
 def render_eos(facts: SwitchFacts) -> dict[str, str]:
     """``startup-config``: the running-config a configure session replaces."""
     unnumbered = any(p.address is None and p.kind == "fabric" for p in facts.ports)
+    sections, shared = shared_sections(SECTIONS, facts)  # a shared spine: a VRF per plane (fabric.render.nos.eos.vrfs)
     text = render_sections(
-        SECTIONS,
+        sections,
         facts.switch.nos_version,
         facts=facts,
         mgmt=facts.management,
@@ -39,5 +41,6 @@ def render_eos(facts: SwitchFacts) -> dict[str, str]:
         port_action=WATCHDOG_PORT_ACTION,
         speed={p.name: eos_speed(facts.switch.model, p.speed_gbps) for p in facts.ports},
         rs_fec=rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
+        **shared,
     )
     return {"startup-config": text}

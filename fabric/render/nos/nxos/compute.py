@@ -8,6 +8,7 @@ from fabric.model.qos import PfcWatchdogSpec
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import nxos_load_sharing
 from fabric.render.breakout import breakouts, rs_fec_ports
+from fabric.render.nos.nxos.vrfs import shared_sections
 from fabric.render.sections import Section, render_sections
 
 SECTIONS: tuple[Section, ...] = (
@@ -58,4 +59,5 @@ def render_nxos(facts: SwitchFacts) -> dict[str, str]:
         "breakouts": breakouts(facts),
         "rs_fec": rs_fec_ports(facts.switch.model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
     }
-    return {"running-config": render_sections(SECTIONS, facts.switch.nos_version, **context)}
+    sections, shared = shared_sections(SECTIONS, facts)  # a shared spine: a VRF per plane (fabric.render.nos.nxos.vrfs)
+    return {"running-config": render_sections(sections, facts.switch.nos_version, **context, **shared)}

@@ -25,6 +25,7 @@ from fabric.render._jinja import TOKEN_RE, one_line, token
 from fabric.render._json import dumps_sorted
 from fabric.render.nos.frr import render_frr_conf
 from fabric.render.nos.sonic.qos import qos_tables
+from fabric.render.nos.sonic.vrfs import vrf_tables
 
 # sonic-buildimage dockers/docker-fpm-frr/docker_init.sh @086b03bd: "split" removes /etc/frr/frr.conf and runs
 # per-daemon files; "split-unified" writes "service integrated-vtysh-config" and runs the one frr.conf.
@@ -175,6 +176,7 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
         **qos_tables(facts, sku.buffers),
         "SWITCH_HASH": sonic_switch_hash(facts.load_balancing),  # fabric.plan.load_balancing: the generic hash
     }
+    db |= vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
     return _guard({k: v for k, v in db.items() if v})
 
 
