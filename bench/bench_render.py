@@ -115,7 +115,9 @@ def timed(command: list[str], target: Path) -> dict[str, float]:
     return {"s": wall, "cpu": cpu, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
 
 
-IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja"
+IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja; fabric.cli.exit_now(0)"
+"""The imports floor: a fresh interpreter imports what ``render`` imports and ends as the command line does
+(``fabric.cli.exit_now``: no interpreter teardown), so it compares with a render."""
 
 
 def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict[str, tuple[list[str], Path]]:
