@@ -19,7 +19,11 @@ interpreter, imports, catalog, validation, template compile, and hardly any outp
 it, divided by its output above the smallest one's, is its seconds per MB (and MB per second). Flat across cases means
 linear in the output. The ``imports`` row is the floor under the fixed cost: a fresh interpreter that imports what
 ``render`` imports and does nothing.
-Usage: ./dev bench   (or: .venv/bin/python bench/bench_render.py [--repeat 3] [--cases ...])
+Under load: ``--load N`` starts N CPU burners (this script's own children, each ending by itself after
+``--load-limit`` seconds, killed by PID when the runs end) ``--load-warmup`` seconds before the first run and keeps them
+through every run, so a figure "at load average about 2" has a command (``--load 2``); the 1-minute load average is
+sampled before every run and printed (least, median, most).
+Usage: ./dev bench   (or: .venv/bin/python bench/bench_render.py [--repeat 3] [--cases ...] [--load 2])
 """
 
 from __future__ import annotations
@@ -111,7 +115,9 @@ def timed(command: list[str], target: Path) -> dict[str, float]:
     return {"s": wall, "cpu": cpu, "mib": usage.ru_maxrss / 1024, "mb": size / 1e6, "lines": lines}
 
 
-IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja"
+IMPORTS = "import fabric.__main__, fabric.render, fabric.plan.serialize, fabric.render._jinja; fabric.cli.exit_now(0)"
+"""The imports floor: a fresh interpreter imports what ``render`` imports and ends as the command line does
+(``fabric.cli.exit_now``: no interpreter teardown), so it compares with a render."""
 
 
 def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict[str, tuple[list[str], Path]]:
@@ -127,6 +133,45 @@ def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict
     return runs
 
 
+MAX_BURNERS = 64
+"""``--load`` at most: a typo must not fork a thousand spinning processes."""
+BURNER = "import time\nend = time.monotonic() + {limit}\nwhile time.monotonic() < end:\n    pass\n"
+"""One CPU burner: spins until its own deadline, so it ends even if this script is killed before it can stop it."""
+
+
+def start_burners(count: int, limit_s: float) -> list[subprocess.Popen[bytes]]:
+    """``count`` CPU burners, this process's children, each ending by itself after ``limit_s`` seconds."""
+    if not 0 <= count <= MAX_BURNERS:
+        msg = f"--load {count}: give 0 to {MAX_BURNERS} burner processes"
+        raise SystemExit(msg)
+    code = BURNER.format(limit=float(limit_s))
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
+
+
+def stop_burners(burners: list[subprocess.Popen[bytes]]) -> None:
+    """Kill each burner by its PID (``Popen.kill``) and reap it."""
+    for burner in burners:
+        if burner.poll() is None:
+            burner.kill()
+    for burner in burners:
+        burner.wait()
+
+
+def load_summary(samples: list[float]) -> str:
+    """The 1-minute load averages sampled before each run: least, median, most.
+
+    Example:
+        >>> load_summary([1.5, 2.25, 2.0])
+        '1-minute load average before each run: least 1.50, median 2.00, most 2.25 (3 samples)'
+    """
+    if not samples:
+        return "no run"
+    return (
+        f"1-minute load average before each run: least {min(samples):.2f}, median {statistics.median(samples):.2f}, "
+        f"most {max(samples):.2f} ({len(samples)} samples)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Render benchmark, end to end, against pyavd 6.4.0.")
     parser.add_argument("--repeat", type=int, default=3)
@@ -135,6 +180,9 @@ def main() -> None:
     parser.add_argument("--no-pyavd", action="store_true", help="the project alone")
     parser.add_argument("--pyavd-cases", nargs="*", help="run pyavd on these cases only (default: every EOS case)")
     parser.add_argument("--json", action="store_true", help="the raw runs as JSON")
+    parser.add_argument("--load", type=int, default=0, metavar="N", help="N CPU burner processes through every run (e.g. 2)")
+    parser.add_argument("--load-warmup", type=float, default=20.0, metavar="S", help="seconds the burners run before the first run")
+    parser.add_argument("--load-limit", type=float, default=3600.0, metavar="S", help="each burner ends by itself after S seconds")
     parser.add_argument("--configs", nargs=2, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.configs:
@@ -150,16 +198,24 @@ def main() -> None:
     load_before = os.getloadavg()
     results: dict[str, dict[str, list[dict[str, float]]]] = {c: {} for c in cases}
     imports: list[dict[str, float]] = []
-    with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
-        work = Path(tmp)
-        for case in cases:
-            (work / f"{case}.yaml").write_text(definitions[case], encoding="utf-8")
-        for _ in range(args.repeat):
-            imports.append(timed([sys.executable, "-c", IMPORTS], work / "imports"))
+    loads: list[float] = []
+    burners = start_burners(args.load, args.load_limit)
+    try:
+        if burners:
+            time.sleep(args.load_warmup)
+        with tempfile.TemporaryDirectory(prefix="bench-render-") as tmp:
+            work = Path(tmp)
             for case in cases:
-                peer = args.pyavd if args.pyavd_cases is None or case in args.pyavd_cases else None
-                for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, peer).items():
-                    results[case].setdefault(tool, []).append(timed(command, target))
+                (work / f"{case}.yaml").write_text(definitions[case], encoding="utf-8")
+            for _ in range(args.repeat):
+                imports.append(timed([sys.executable, "-c", IMPORTS], work / "imports"))
+                for case in cases:
+                    peer = args.pyavd if args.pyavd_cases is None or case in args.pyavd_cases else None
+                    for tool, (command, target) in commands(case, work / f"{case}.yaml", work / case, peer).items():
+                        loads.append(os.getloadavg()[0])
+                        results[case].setdefault(tool, []).append(timed(command, target))
+    finally:
+        stop_burners(burners)
     if args.json:
         print(json.dumps({"cases": results, "imports": imports}, indent=1))
     print_table(results)
@@ -167,6 +223,8 @@ def main() -> None:
     print_per_mb(results, {k: statistics.median(r[k] for r in imports) for k in ("s", "cpu")})
     after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: {', '.join(f'{v:.2f}' for v in after)}")
+    burning = f", with {args.load} CPU burner(s) running ({args.load_warmup:g} s before the first run)" if args.load else ""
+    print(f"{load_summary(loads)}{burning}")
 
 
 def print_table(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:

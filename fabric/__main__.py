@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import sys
+from fabric.cli import main, run
 
-from fabric.cli import main
-
-__all__ = ["main"]
+__all__ = ["main", "run"]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

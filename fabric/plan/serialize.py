@@ -14,14 +14,19 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 from functools import cache
+from itertools import chain
+from keyword import iskeyword
 from operator import attrgetter
 from typing import Any, TextIO, cast
 
+import orjson
 from pydantic import BaseModel
 
 from fabric.plan.types import ClusterPlan
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_FLAT = frozenset({str, int, bool, type(None)})
+"""The value types (exactly these, no subclass) of a record that ``_flat_records`` encodes with orjson."""
 
 
 def _encoder() -> Callable[[object], str]:
@@ -84,7 +89,10 @@ def _write(value: object, out: TextIO, indent: str) -> None:
         out.write("{")
         for i, (name, item) in enumerate(zip(names, values, strict=True)):
             out.write(f'{"," if i else ""}\n{inner}"{name}": ')
-            _write(item, out, inner)
+            if type(item) in _SCALARS:  # most fields of a node: no call through _write
+                out.write(_scalar(item))
+            else:
+                _write(item, out, inner)
         out.write(f"\n{indent}}}")
     elif isinstance(value, BaseModel):
         out.write(json.dumps(value.model_dump(mode="json"), indent=1).replace("\n", "\n" + indent))
@@ -111,17 +119,62 @@ def _write_records(items: Sequence[object], out: TextIO, inner: str) -> bool:
     names = _field_names(type(items[0]))
     if names is None or len(names) < 2 or any(type(item) is not type(items[0]) for item in items):
         return False
-    get: Callable[[object], tuple[object, ...]] = attrgetter(*names)
-    try:
-        text = _encode([dict(zip(names, get(item), strict=True)) for item in items])
-    except TypeError:  # a field holds a plan object: not a record
-        return False
-    parts = text[1:-1].split("}, {")
+    parts = _flat_records(items, names)
+    if parts is None:
+        get: Callable[[object], tuple[object, ...]] = attrgetter(*names)
+        try:
+            text = _encode([dict(zip(names, get(item), strict=True)) for item in items])
+        except TypeError:  # a field holds a plan object: not a record
+            return False
+        parts = text[1:-1].split("}, {")
     if len(parts) != len(items):
         return False
     out.write(f"[\n{inner}")
     out.write(f"}},\n{inner}{{".join(parts))
     return True
+
+
+def _flat_records(items: Sequence[object], names: tuple[str, ...]) -> list[str] | None:
+    """The records' text as ``_encode`` writes it, cut at each ``}, {`` as the caller cuts it, some 3x faster; None
+    where it cannot be sure of the same bytes (the caller then encodes them itself).
+
+    orjson writes the compact form, ``{"a":1,"b":"x"}``; the standard encoder puts a space after each ``:`` and ``,``.
+    Taken only when every value is exactly a str, int, bool or None (no float: orjson writes ``1e16`` where ``json``
+    writes ``1e+16``; no list, dict or plan object inside, so the only commas and colons outside strings are the
+    record's own) and the text is ASCII without a backslash or DEL (no string holds an escape, a quote, a control or
+    non-ASCII character, which the two write differently): then every ``"`` delimits a string. A key ends in ``":``
+    and every key but the first starts with ``,"``; a string value could too only by starting with ``:`` (``"::1"``)
+    or ending with ``,``, so the spaces go in only when the two counts are exactly the keys' (else None). A string
+    that holds ``},{`` changes the number of pieces, which the caller refuses.
+    """
+    record = _record_dict(type(items[0]))
+    if record is None:
+        return None
+    dicts = [record(item) for item in items]
+    if not _FLAT.issuperset(map(type, chain.from_iterable(d.values() for d in dicts))):
+        return None
+    try:
+        raw = orjson.dumps(dicts)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits
+        return None
+    if not raw.isascii() or b"\\" in raw or b"\x7f" in raw:
+        return None
+    if raw.count(b'":') != len(items) * len(names) or raw.count(b',"') != len(items) * (len(names) - 1):
+        return None
+    return raw[1:-1].replace(b'":', b'": ').replace(b',"', b', "').decode().split("},{")
+
+
+@cache
+def _record_dict(cls: type) -> Callable[[object], dict[str, object]] | None:
+    """``lambda o: {"a": o.a, "b": o.b}`` for a record type, some 2x faster than ``dict(zip(names, values))``; None
+    if a field name is not a plain identifier (never for a dataclass's own fields)."""
+    names = _field_names(cls)
+    if names is None or not all(name.isidentifier() and not iskeyword(name) and name.isascii() for name in names):
+        return None
+    made: Callable[[object], dict[str, object]] = eval(  # noqa: S307 - built from checked identifiers only
+        "lambda o: {" + ", ".join(f"{name!r}: o.{name}" for name in names) + "}"
+    )
+    return made
 
 
 def _scalar(value: object) -> str:

@@ -83,7 +83,7 @@ def test_wheel_holds_every_package_file_and_the_schema(dist: Dist) -> None:
     assert [n for n in names if n.startswith("fabric/catalog/data/")], "the switch catalog's data files"
     assert not [n for n in names if not n.startswith(("fabric/", "gpufabric-"))], "only the fabric package and its metadata"
     assert schema == (ROOT / "schema" / "cluster.schema.json").read_text(encoding="utf-8")
-    assert "gpufabric = fabric.__main__:main" in entry_points
+    assert "gpufabric = fabric.__main__:run" in entry_points
     assert "Requires-Python: >=3.11" in metadata
     shipped = [Requirement(line.removeprefix("Requires-Dist: ")) for line in metadata.splitlines() if line.startswith("Requires-Dist: ")]
     by_extra: dict[str, set[tuple[str, str]]] = {}

@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 
 from fabric.model import load_cluster
 from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
-from fabric.plan import plan_cluster
+from fabric.plan import plan_cluster, serialize
 from fabric.plan.cloud.types import CloudPlan
 from fabric.plan.serialize import plan_to_json, write_plan_json
 from fabric.plan.types import ClusterPlan, Link
@@ -49,3 +49,46 @@ def test_a_string_that_looks_like_a_record_boundary_stays_in_its_record() -> Non
     write_plan_json(links, stream)  # type: ignore[arg-type] - any plan object streams the same way
     assert [row["a_port"] for row in json.loads(stream.getvalue())] == ["x}, {y", "e2"]
     assert stream.getvalue().count("\n") == 4  # "[", two records, "]" each on its own line
+
+
+def _expected(records: tuple[Link, ...]) -> str:
+    """The layout written by the standard encoder, record by record: what the orjson path must match byte for byte."""
+    return "[\n " + ",\n ".join(json.dumps(dataclasses.asdict(r)) for r in records) + "\n]\n"
+
+
+def _links(*ports: object, speed: object = 400) -> tuple[Link, ...]:
+    return tuple(Link("leaf1", p, "gpu1", "eth0", speed, 3, "host") for p in ports)  # type: ignore[arg-type] - hostile values
+
+
+def _written(records: tuple[Link, ...]) -> str:
+    stream = io.StringIO()
+    write_plan_json(records, stream)  # type: ignore[arg-type] - any plan object streams the same way
+    return stream.getvalue()
+
+
+def test_plain_records_take_the_orjson_path_and_keep_the_bytes() -> None:
+    links = _links("Ethernet1/1", "Ethernet2/1", "x")
+    assert serialize._flat_records(links, serialize._field_names(Link) or ()) is not None
+    assert _written(links) == _expected(links)
+
+
+@pytest.mark.parametrize(
+    ("ports", "speed"),
+    [
+        (("::1", "e2"), 400),  # a string that starts with ':' ("key":":...)
+        (("e1,", "e2"), 400),  # one that ends with ',' (...,"...)
+        (('a,"b":c', "e2"), 400),  # a quote: escaped by both encoders, refused
+        (("x},{y", "e2"), 400),  # a record boundary inside a string
+        (("Süd", "e2"), 400),  # non-ASCII: json escapes it, orjson does not
+        (("tab\there", "e2"), 400),  # a control character
+        (("del\x7f", "e2"), 400),  # DEL: json escapes it, orjson does not
+        (("e1", "e2"), 1e16),  # a float: 1e+16 against orjson's 1e16
+        (("e1", "e2"), 1 << 70),  # beyond 64 bits: orjson refuses it
+        (("e1", "e2"), True),  # a bool where an int belongs: the same text either way
+        (("e1", "e2"), [400]),  # a list inside a record
+    ],
+)
+def test_records_orjson_cannot_match_are_left_to_the_standard_encoder(ports: tuple[str, ...], speed: object) -> None:
+    links = _links(*ports, speed=speed)
+    assert _written(links) == _expected(links)
+    assert json.loads(_written(links)) == [dataclasses.asdict(link) for link in links]
