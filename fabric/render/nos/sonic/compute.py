@@ -215,26 +215,54 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
 
     Stricter than that loop, never looser: a key part or name field must match the whole of ``TOKEN_RE["sonic"]``
     (``_WORDS_JOINED`` over the joined parts or names), a text field ``is_safe_text``, every field must be a ``str`` or a
-    ``list``.
+    ``list``. Two shortcuts keep it cheap, neither looser: a key or name that matched once is remembered
+    (``_SAFE_WORDS``: a port's keys recur on every switch of its SKU, so only the new ones meet the regex), and an entry
+    object that several keys share (the QoS builders give every port the same dict) is read once.
     """
     types: set[type] = set()
     values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
     for table in db.values():
         entries = cast("dict[str, dict[str, object]]", table)
-        if not _WORDS_JOINED.fullmatch("|".join(entries)):  # every part of every key at once: '|' joins them
+        if not _all_words(entries.keys()):  # every part of every key: '|' joins them
             return False
-        types.update(map(type, chain.from_iterable(map(values_of, entries.values()))))
-        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(entries.values())):
-            values = [fields[field] for fields in entries.values() if field in fields]
+        listed = entries.values()
+        distinct = dict(zip(map(id, listed), listed, strict=True)).values()  # each entry object once (C loops)
+        types.update(map(type, chain.from_iterable(map(values_of, distinct))))
+        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(distinct)):
+            values = [fields[field] for fields in distinct if field in fields]
             texts = [v for v in values if type(v) is str]
             if len(texts) != len(values):
                 return False
             if field in TEXT_FIELDS:
                 if not all(map(is_safe_text, texts)):
                     return False
-            elif not (_WORDS_JOINED.fullmatch(joined := "|".join(texts)) and joined.count("|") == len(texts) - 1):
-                return False  # a value holding '|' would pass as two words: the count of joints tells
+            elif "|" in "".join(texts) or not _all_words(texts):
+                return False  # a value holding '|' would pass as two words
     return _FIELD_TYPES.issuperset(types)
+
+
+_SAFE_WORDS: set[str] = set()
+"""Keys and names ``_all_words`` has seen match: only matching strings enter; emptied past ``_SAFE_WORDS_MAX``."""
+_SAFE_WORDS_MAX = 1 << 16
+
+
+def _all_words(texts: Iterable[str]) -> bool:
+    """Whether every text is one or more ``TOKEN_RE["sonic"]`` words joined by ``|`` (a config_db key; a name has no ``|``,
+    which the caller checks): a set difference leaves the texts not seen before, and one regex checks those at once.
+
+    Example:
+        >>> _all_words(["Ethernet0|3", "Loopback0"]), _all_words(["Ethernet0|x y"]), _all_words(["Ethernet0|"])
+        (True, False, False)
+    """
+    if _SAFE_WORDS.issuperset(texts):
+        return True
+    new = set(texts).difference(_SAFE_WORDS)
+    if not _WORDS_JOINED.fullmatch("|".join(new)):
+        return False
+    if len(_SAFE_WORDS) + len(new) > _SAFE_WORDS_MAX:
+        _SAFE_WORDS.clear()
+    _SAFE_WORDS.update(new)
+    return True
 
 
 def _check_field(field: str, value: object, safe: set[str]) -> None:
