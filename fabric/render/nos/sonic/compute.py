@@ -94,24 +94,42 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     model = SWITCH_MODELS[facts.switch.model]
     assert model.sonic is not None
     cabled = {p.name: p for p in facts.ports}
-    every = _sonic_ports(model.name, speed) if speed else _mixed_ports(facts, sku)
-    unknown = sorted(set(cabled) - {p.name for p in every})
+    rows = _sku_rows(model.name, speed, sku.fec, sku.speed_gbps) if speed else _rows(_mixed_ports(facts, sku), sku.fec, sku.speed_gbps)
+    unknown = sorted(set(cabled).difference(name for name, _, _ in rows))
     if unknown:
         msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
         raise RenderError(msg)
     port: dict[str, Any] = {}
     breakout: dict[str, Any] = {}
-    for p in every:
-        entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
-        if sku.fec and p.speed_gbps == (speed or sku.speed_gbps):
-            entry["fec"] = sku.fec
-        if p.name in cabled:
-            entry |= {"admin_status": "up", "mtu": str(cabled[p.name].mtu), "description": cabled[p.name].description}
+    down = {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
+    for name, fixed, cage in rows:
+        if (p := cabled.get(name)) is not None:
+            port[name] = {**fixed, "admin_status": "up", "mtu": str(p.mtu), "description": p.description}
         else:
-            entry |= {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
-        port[p.name] = entry
-        breakout.setdefault(str(p.index), (p.name, p.breakout_mode))
+            port[name] = {**fixed, **down}
+        breakout.setdefault(cage[0], cage[1:])
     return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+
+
+_Row = tuple[str, dict[str, str], tuple[str, str, str]]
+"""A SKU port's name, its fixed PORT fields (copied, never changed) and its cage's BREAKOUT_CFG key and entry."""
+
+
+@cache
+def _sku_rows(model: str, speed: int, fec: str | None, fec_speed: int) -> tuple[_Row, ...]:
+    """``_rows`` of the SKU's ports, once per model and speed (every switch of a tier has the same)."""
+    return _rows(_sonic_ports(model, speed), fec, speed or fec_speed)
+
+
+def _rows(ports: Iterable[SonicPort], fec: str | None, fec_speed: int) -> tuple[_Row, ...]:
+    """Each port's fixed PORT fields: alias, index, lanes, speed (Mb/s), subport, and the SKU's FEC at its speed."""
+    rows: list[_Row] = []
+    for p in ports:
+        fixed = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
+        if fec and p.speed_gbps == fec_speed:
+            fixed["fec"] = fec
+        rows.append((p.name, fixed, (str(p.index), p.name, p.breakout_mode)))
+    return tuple(rows)
 
 
 def set_rs_fec(port: dict[str, Any]) -> None:
@@ -125,8 +143,14 @@ def set_rs_fec(port: dict[str, Any]) -> None:
         'rs'
     """
     for entry in port.values():
-        if entry.get("admin_status") == "up" and rs_fec_clause(int(entry["speed"]) // 1000, len(str(entry["lanes"]).split(","))):
+        if entry.get("admin_status") == "up" and _needs_rs(entry["speed"], str(entry["lanes"])):
             entry["fec"] = "rs"
+
+
+@cache
+def _needs_rs(speed: str, lanes: str) -> bool:
+    """Whether a port of ``speed`` Mb/s over ``lanes`` (``"0,1,2,3"``) needs RS-FEC: once per speed and lane list."""
+    return rs_fec_clause(int(speed) // 1000, len(lanes.split(","))) is not None
 
 
 def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
@@ -138,10 +162,12 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
     port, breakout = _ports(facts, sku, speed)
     set_rs_fec(port)
     interface: dict[str, Any] = {}
+    numbered: dict[str, str] = {}  # one entry object per kind, shared by the ports (as the QoS tables share theirs)
+    unnumbered = {"ipv6_use_link_local_only": "enable"}
     for p in facts.ports:
-        interface[p.name] = {} if p.address else {"ipv6_use_link_local_only": "enable"}
+        interface[p.name] = numbered if p.address else unnumbered
         if p.address:
-            interface[f"{p.name}|{p.address}"] = {}
+            interface[f"{p.name}|{p.address}"] = numbered
     db: dict[str, Any] = {
         "DEVICE_METADATA": {
             "localhost": {
@@ -234,7 +260,7 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
             if len(texts) != len(values):
                 return False
             if field in TEXT_FIELDS:
-                if not all(map(is_safe_text, texts)):
+                if not is_safe_text("".join(texts)):  # a character is unsafe alone: the joined text tells for all
                     return False
             elif "|" in "".join(texts) or not _all_words(texts):
                 return False  # a value holding '|' would pass as two words

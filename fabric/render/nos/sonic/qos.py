@@ -11,6 +11,7 @@ buffers; the switch gives none to the admin-down rest.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from fabric.catalog.switches import SonicBuffers
@@ -33,6 +34,18 @@ def _shared(keys: Iterable[str], entry: dict[str, str]) -> dict[str, dict[str, s
     (``fabric.render.nos.sonic.compute._is_plainly_safe``) reads the one object once, and no code changes an entry of
     these tables once built."""
     return dict.fromkeys(keys, entry)  # shared on purpose (above)
+
+
+@lru_cache(maxsize=64)
+def _keys(ports: tuple[str, ...], suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    """``port|suffix`` for every port and suffix (a queue, a PG range), in that order: once per port list, as switches of a
+    tier have the same cabled ports.
+
+    Example:
+        >>> _keys(("Ethernet0", "Ethernet8"), ("3", "4"))
+        ('Ethernet0|3', 'Ethernet0|4', 'Ethernet8|3', 'Ethernet8|4')
+    """
+    return tuple(f"{p}|{r}" for p in ports for r in suffixes)
 
 
 def _dscp_to_tc(facts: SwitchFacts) -> dict[str, str]:
@@ -71,6 +84,7 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
         return {}
     lossless = [p for p in facts.ports if p.lossless]
     names = [p.name for p in lossless]
+    ports = tuple(names)
     pfc = ",".join(str(p) for p in roce.pfc_priorities)
     identity = {str(i): str(i) for i in PRIORITIES}
     tc, cnp = roce.traffic_class, roce.cnp.traffic_class
@@ -103,12 +117,12 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
         },
         "PORT_QOS_MAP": _shared(names, port_qos),
         "QUEUE": {  # later keys win, as in one dict display: the CNP queue over the RoCE one, queue 0 over both
-            **_shared([f"{p}|{tc}" for p in names], {"scheduler": "scheduler.roce", "wred_profile": WRED}),
-            **_shared([f"{p}|{cnp}" for p in names], {"scheduler": "scheduler.cnp"}),
-            **_shared([f"{p}|0" for p in names], {"scheduler": "scheduler.default"}),
+            **_shared(_keys(ports, (str(tc),)), {"scheduler": "scheduler.roce", "wred_profile": WRED}),
+            **_shared(_keys(ports, (str(cnp),)), {"scheduler": "scheduler.cnp"}),
+            **_shared(_keys(ports, ("0",)), {"scheduler": "scheduler.default"}),
         },
         "CABLE_LENGTH": {PROFILE_SET: {p.name: f"{p.cable_m}m" for p in lossless}},
-        **_buffer_tables(names, set(roce.pfc_priorities), buffers, facts.switch.nos_version),
+        **_buffer_tables(ports, set(roce.pfc_priorities), buffers, facts.switch.nos_version),
     }
     if roce.pfc_watchdog.enabled:
         wd = roce.pfc_watchdog
@@ -117,7 +131,7 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
     return tables
 
 
-def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
+def _buffer_tables(ports: tuple[str, ...], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
     """Dynamic-model buffer objects, as the SKU's buffers_defaults_objects.j2 writes them with ``dynamic_mode`` set."""
     separate = buffers.ingress_pools == "separate"
     lossy_ingress = "ingress_lossy_pool" if separate else "ingress_lossless_pool"
@@ -128,7 +142,7 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
     }
     if separate:
         pools["ingress_lossy_pool"] = {"type": "ingress", "mode": "dynamic"}
-    lossless_ranges, lossy_ranges = ranges(lossless), ranges(set(PRIORITIES) - lossless)  # once, not once per port
+    lossless_ranges, lossy_ranges = tuple(ranges(lossless)), tuple(ranges(set(PRIORITIES) - lossless))  # once, not per port
     ingress = "ingress_lossless_profile,ingress_lossy_profile" if separate else "ingress_lossless_profile"
     return {
         "BUFFER_POOL": pools,
@@ -140,12 +154,12 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
             "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
         },
         "BUFFER_PG": {  # one dict per kind of entry, shared by every port's key (_shared)
-            **_shared([f"{p}|{r}" for p in ports for r in lossless_ranges], {"profile": "NULL"}),
-            **_shared([f"{p}|{r}" for p in ports for r in lossy_ranges], {"profile": "ingress_lossy_profile"}),
+            **_shared(_keys(ports, lossless_ranges), {"profile": "NULL"}),
+            **_shared(_keys(ports, lossy_ranges), {"profile": "ingress_lossy_profile"}),
         },
         "BUFFER_QUEUE": {
-            **_shared([f"{p}|{r}" for p in ports for r in lossless_ranges], {"profile": "egress_lossless_profile"}),
-            **_shared([f"{p}|{r}" for p in ports for r in lossy_ranges], {"profile": "q_lossy_profile"}),
+            **_shared(_keys(ports, lossless_ranges), {"profile": "egress_lossless_profile"}),
+            **_shared(_keys(ports, lossy_ranges), {"profile": "q_lossy_profile"}),
         },
         "BUFFER_PORT_INGRESS_PROFILE_LIST": _shared(ports, {"profile_list": ingress}),
         "BUFFER_PORT_EGRESS_PROFILE_LIST": _shared(ports, {"profile_list": "egress_lossless_profile,egress_lossy_profile"}),
