@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
-from itertools import chain
+from itertools import chain, compress
+from operator import is_not
 from typing import Any, cast
 
 from fabric.catalog.fec import rs_fec_clause
@@ -243,7 +244,7 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
     (``_WORDS_JOINED`` over the joined parts or names), a text field ``is_safe_text``, every field must be a ``str`` or a
     ``list``. Two shortcuts keep it cheap, neither looser: a key or name that matched once is remembered
     (``_SAFE_WORDS``: a port's keys recur on every switch of its SKU, so only the new ones meet the regex), and an entry
-    object that several keys share (the QoS builders give every port the same dict) is read once.
+    object that a run of keys shares (the QoS builders give every port the same dict) is read once per run.
     """
     types: set[type] = set()
     values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
@@ -252,7 +253,8 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
         if not _all_words(entries.keys()):  # every part of every key: '|' joins them
             return False
         listed = entries.values()
-        distinct = dict(zip(map(id, listed), listed, strict=True)).values()  # each entry object once (C loops)
+        # An entry object once per run of keys sharing it (C loops): never skips one, as a skipped entry is the one before.
+        distinct = list(compress(listed, map(is_not, listed, chain((None,), listed))))
         types.update(map(type, chain.from_iterable(map(values_of, distinct))))
         for field in _CHECKED_FIELDS.intersection(chain.from_iterable(distinct)):
             values = [fields[field] for fields in distinct if field in fields]
