@@ -96,10 +96,6 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     assert model.sonic is not None
     cabled = {p.name: p for p in facts.ports}
     rows = _sku_rows(model.name, speed, sku.fec, sku.speed_gbps) if speed else _rows(_mixed_ports(facts, sku), sku.fec, sku.speed_gbps)
-    unknown = sorted(set(cabled).difference(name for name, _, _ in rows))
-    if unknown:
-        msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
-        raise RenderError(msg)
     port: dict[str, Any] = {}
     breakout: dict[str, Any] = {}
     down = {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
@@ -109,6 +105,10 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
         else:
             port[name] = {**fixed, **down}
         breakout.setdefault(cage[0], cage[1:])
+    unknown = sorted(cabled.keys() - port.keys())
+    if unknown:
+        msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
+        raise RenderError(msg)
     return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
 
 
