@@ -5,6 +5,9 @@ Per case, interleaved run by run (so both tools see the same machine load):
 - ``configs``: the switch configs alone (validate, plan, facts, render, write, in render's worker processes:
   ``fabric.cli.render_workers``), this script in a child process;
 - ``report``:  ``python -m fabric report FILE -o DIR`` — the HTML page (renders and lints in memory);
+- ``plan``:    ``python -m fabric plan FILE`` — validate and plan only; ``render ÷ plan`` (wall and CPU, the ratio of the
+  medians and the median of each repeat's pair) is what a full render costs above its plan (issue 36: ≤ 1.5× on
+  sonic-2048);
 - ``pyavd``:   pyavd 6.4.0 on the same fabric (bench/pyavd_fabric.py) in its own venv, when one exists
   (``./dev bench`` makes ``.venv-pyavd``; or pass ``--pyavd PYTHON``).
 Cases: EOS leaf/spine fabrics of S spines x L leaves (32 x 400G routed host ports per leaf, eBGP, the RoCE QoS on every
@@ -126,6 +129,7 @@ def commands(case: str, definition: Path, out: Path, pyavd: Path | None) -> dict
         "render": ([py, "-m", "fabric", "render", str(definition), "-o", str(out / "render")], out / "render"),
         "configs": ([py, __file__, "--configs", str(definition), str(out / "configs")], out / "configs"),
         "report": ([py, "-m", "fabric", "report", str(definition), "-o", str(out / "report")], out / "report"),
+        "plan": ([py, "-m", "fabric", "plan", str(definition)], out / "plan"),  # writes nothing: no file is counted
     }
     if pyavd is not None and case.startswith("eos-"):
         spines, leaves = case.removeprefix("eos-").split("x")
@@ -220,6 +224,7 @@ def main() -> None:
         print(json.dumps({"cases": results, "imports": imports}, indent=1))
     print_table(results)
     print_cpu(results)
+    print_plan_ratio(results)
     print_per_mb(results, {k: statistics.median(r[k] for r in imports) for k in ("s", "cpu")})
     after = os.getloadavg()
     print(f"\nLoad average (1, 5, 15 min) before: {', '.join(f'{v:.2f}' for v in load_before)}; after: {', '.join(f'{v:.2f}' for v in after)}")
@@ -269,6 +274,21 @@ def print_cpu(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
         ratios = [f"{cpu['pyavd'] / cpu[t]:.1f}×" if "pyavd" in cpu else "-" for t in ("render", "configs")]
         ratios.insert(1, f"{pair_ratio(runs['pyavd'], runs['render'], 'cpu'):.1f}×" if "pyavd" in runs else "-")
         print(f"| {case} | " + " | ".join([*cells, *ratios]) + " |")
+
+
+def print_plan_ratio(results: dict[str, dict[str, list[dict[str, float]]]]) -> None:
+    """``render ÷ plan`` per case: what the full render costs above validating and planning the same file, both fresh
+    processes run back to back in each repeat (wall and CPU; the ratio of the medians and the median of the pairs)."""
+    print("\n| case | plan s (CPU s) | render s (CPU s) | render ÷ plan | median of pairs | render ÷ plan (CPU) | median of pairs (CPU) |")
+    print("|---|---|---|---|---|---|---|")
+    for case, runs in results.items():
+        plan, render = runs["plan"], runs["render"]
+        med = {(t, k): statistics.median(r[k] for r in runs[t]) for t in ("plan", "render") for k in ("s", "cpu")}
+        print(
+            f"| {case} | {med['plan', 's']:.2f} ({med['plan', 'cpu']:.2f}) | {med['render', 's']:.2f} ({med['render', 'cpu']:.2f}) | "
+            f"{med['render', 's'] / med['plan', 's']:.2f}× | {pair_ratio(render, plan, 's'):.2f}× | "
+            f"{med['render', 'cpu'] / med['plan', 'cpu']:.2f}× | {pair_ratio(render, plan, 'cpu'):.2f}× |"
+        )
 
 
 def per_mb(seconds: float, mb: float, fixed: tuple[float, float]) -> tuple[float, float] | None:

@@ -162,7 +162,7 @@ def _environment(nos: str) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        finalize=_finalizer(nos),
+        finalize=guard_for(nos),
     )
     env.template_class = GuardedTemplate
     filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
@@ -175,9 +175,9 @@ def _environment(nos: str) -> Environment:
     return env
 
 
-def _finalizer(nos: str) -> Callable[[object], object]:
+def guard_for(nos: str) -> Callable[[object], object]:
     """``guard`` for one NOS, with its commonest cases (an int, a word seen before) decided in place: a 4,096-node
-    Cumulus render prints some 1.2 million values."""
+    Cumulus render prints some 1.2 million values. The environments' ``finalize``, and the FRR builder's guard."""
     words = _WORDS[nos]  # the same set for the life of the process (emptied in place when full)
 
     def finalize(value: object) -> object:
@@ -301,6 +301,6 @@ def _seconds(milliseconds: int) -> str:
 
 @cache
 def template(name: str) -> Template:
-    """A compiled template (compiled once per process), guarded for the NOS its directory names (``frr.conf.j2``: FRR)."""
+    """A compiled template (compiled once per process), guarded for the NOS its directory names (a template at the top level: FRR)."""
     nos = name.split("/", 1)[0] if "/" in name else "frr"
     return _environment(nos).get_template(name)

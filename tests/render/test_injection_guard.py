@@ -49,7 +49,7 @@ NOS_CASES = {
     "nxos": ("render/nxos/cluster.yaml", "nxos/interfaces.j2"),
     "cumulus": ("render/cumulus/cluster.yaml", "cumulus/interfaces.j2"),
     "mlnx-os": ("render/mlnxos/cluster.yaml", "mlnxos/interfaces.j2"),
-    "frr": ("../../inventories/lab/cluster.yaml", "frr.conf.j2"),
+    "frr": ("../../inventories/lab/cluster.yaml", "frr.conf"),  # built in Python (fabric.render.nos.frr), named by its file
     "sonic": ("render/sonic/cluster.yaml", "config_db.json PORT|"),
 }
 

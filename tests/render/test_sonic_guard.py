@@ -81,3 +81,24 @@ def test_token_refuses_a_trailing_line_break(nos: str) -> None:
     """``TOKEN_RE`` ends in ``$``, which ``re.match`` also finds before a final line break: the whole text must match."""
     with pytest.raises(RenderError, match=f"where one {nos} word goes"):
         token("Ethernet0\n", nos)
+
+
+def test_a_name_equal_to_a_remembered_key_is_still_refused(db: dict[str, Any]) -> None:
+    """Keys that matched are remembered (``_SAFE_WORDS``) and may hold '|'; a name field may not, remembered or not."""
+    key = next(k for k in db["QUEUE"] if "|" in k)
+    assert _is_plainly_safe(db)  # the key is remembered now
+    changed = _with_field(db, "alias", key)
+    assert not _is_plainly_safe(changed)
+    with pytest.raises(RenderError, match=rf"^config_db.json PORT\|\S+: refusing to render {re.escape(repr(key))}"):
+        guard_config_db(changed)
+
+
+def test_an_entry_shared_by_many_keys_is_still_checked(db: dict[str, Any]) -> None:
+    """The QoS tables give every port one shared entry dict, which the fast check reads once: once, not never."""
+    shared = copy.deepcopy(db)
+    entries = list(shared["BUFFER_QUEUE"].values())
+    assert len({id(e) for e in entries}) < len(entries), "the buffer tables no longer share their entries"
+    entries[-1]["profile"] = 7
+    assert not _is_plainly_safe(shared)
+    with pytest.raises(RenderError, match="is not a string"):
+        guard_config_db(shared)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
-from itertools import chain
+from itertools import chain, compress
+from operator import is_not
 from typing import Any, cast
 
 from fabric.catalog.fec import rs_fec_clause
@@ -95,24 +96,42 @@ def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any
     model = SWITCH_MODELS[facts.switch.model]
     assert model.sonic is not None
     cabled = {p.name: p for p in facts.ports}
-    every = _sonic_ports(model.name, speed) if speed else _mixed_ports(facts, sku)
-    unknown = sorted(set(cabled) - {p.name for p in every})
+    rows = _sku_rows(model.name, speed, sku.fec, sku.speed_gbps) if speed else _rows(_mixed_ports(facts, sku), sku.fec, sku.speed_gbps)
+    port: dict[str, Any] = {}
+    breakout: dict[str, Any] = {}
+    down = {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
+    for name, fixed, cage in rows:
+        if (p := cabled.get(name)) is not None:
+            port[name] = {**fixed, "admin_status": "up", "mtu": str(p.mtu), "description": p.description}
+        else:
+            port[name] = {**fixed, **down}
+        breakout.setdefault(cage[0], cage[1:])
+    unknown = sorted(cabled.keys() - port.keys())
     if unknown:
         msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
         raise RenderError(msg)
-    port: dict[str, Any] = {}
-    breakout: dict[str, Any] = {}
-    for p in every:
-        entry = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
-        if sku.fec and p.speed_gbps == (speed or sku.speed_gbps):
-            entry["fec"] = sku.fec
-        if p.name in cabled:
-            entry |= {"admin_status": "up", "mtu": str(cabled[p.name].mtu), "description": cabled[p.name].description}
-        else:
-            entry |= {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
-        port[p.name] = entry
-        breakout.setdefault(str(p.index), (p.name, p.breakout_mode))
     return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+
+
+_Row = tuple[str, dict[str, str], tuple[str, str, str]]
+"""A SKU port's name, its fixed PORT fields (copied, never changed) and its cage's BREAKOUT_CFG key and entry."""
+
+
+@cache
+def _sku_rows(model: str, speed: int, fec: str | None, fec_speed: int) -> tuple[_Row, ...]:
+    """``_rows`` of the SKU's ports, once per model and speed (every switch of a tier has the same)."""
+    return _rows(_sonic_ports(model, speed), fec, speed or fec_speed)
+
+
+def _rows(ports: Iterable[SonicPort], fec: str | None, fec_speed: int) -> tuple[_Row, ...]:
+    """Each port's fixed PORT fields: alias, index, lanes, speed (Mb/s), subport, and the SKU's FEC at its speed."""
+    rows: list[_Row] = []
+    for p in ports:
+        fixed = {"alias": p.alias, "index": str(p.index), "lanes": p.lanes, "speed": str(p.speed_gbps * 1000), "subport": str(p.subport)}
+        if fec and p.speed_gbps == fec_speed:
+            fixed["fec"] = fec
+        rows.append((p.name, fixed, (str(p.index), p.name, p.breakout_mode)))
+    return tuple(rows)
 
 
 def set_rs_fec(port: dict[str, Any]) -> None:
@@ -126,8 +145,14 @@ def set_rs_fec(port: dict[str, Any]) -> None:
         'rs'
     """
     for entry in port.values():
-        if entry.get("admin_status") == "up" and rs_fec_clause(int(entry["speed"]) // 1000, len(str(entry["lanes"]).split(","))):
+        if entry.get("admin_status") == "up" and _needs_rs(entry["speed"], str(entry["lanes"])):
             entry["fec"] = "rs"
+
+
+@cache
+def _needs_rs(speed: str, lanes: str) -> bool:
+    """Whether a port of ``speed`` Mb/s over ``lanes`` (``"0,1,2,3"``) needs RS-FEC: once per speed and lane list."""
+    return rs_fec_clause(int(speed) // 1000, len(lanes.split(","))) is not None
 
 
 def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
@@ -139,10 +164,12 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
     port, breakout = _ports(facts, sku, speed)
     set_rs_fec(port)
     interface: dict[str, Any] = {}
+    numbered: dict[str, str] = {}  # one entry object per kind, shared by the ports (as the QoS tables share theirs)
+    unnumbered = {"ipv6_use_link_local_only": "enable"}
     for p in facts.ports:
-        interface[p.name] = {} if p.address else {"ipv6_use_link_local_only": "enable"}
+        interface[p.name] = numbered if p.address else unnumbered
         if p.address:
-            interface[f"{p.name}|{p.address}"] = {}
+            interface[f"{p.name}|{p.address}"] = numbered
     db: dict[str, Any] = {
         "DEVICE_METADATA": {
             "localhost": {
@@ -217,26 +244,55 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
 
     Stricter than that loop, never looser: a key part or name field must match the whole of ``TOKEN_RE["sonic"]``
     (``_WORDS_JOINED`` over the joined parts or names), a text field ``is_safe_text``, every field must be a ``str`` or a
-    ``list``.
+    ``list``. Two shortcuts keep it cheap, neither looser: a key or name that matched once is remembered
+    (``_SAFE_WORDS``: a port's keys recur on every switch of its SKU, so only the new ones meet the regex), and an entry
+    object that a run of keys shares (the QoS builders give every port the same dict) is read once per run.
     """
     types: set[type] = set()
     values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
     for table in db.values():
         entries = cast("dict[str, dict[str, object]]", table)
-        if not _WORDS_JOINED.fullmatch("|".join(entries)):  # every part of every key at once: '|' joins them
+        if not _all_words(entries.keys()):  # every part of every key: '|' joins them
             return False
-        types.update(map(type, chain.from_iterable(map(values_of, entries.values()))))
-        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(entries.values())):
-            values = [fields[field] for fields in entries.values() if field in fields]
+        listed = entries.values()
+        # An entry object once per run of keys sharing it (C loops): never skips one, as a skipped entry is the one before.
+        distinct = list(compress(listed, map(is_not, listed, chain((None,), listed))))
+        types.update(map(type, chain.from_iterable(map(values_of, distinct))))
+        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(distinct)):
+            values = [fields[field] for fields in distinct if field in fields]
             texts = [v for v in values if type(v) is str]
             if len(texts) != len(values):
                 return False
             if field in TEXT_FIELDS:
-                if not all(map(is_safe_text, texts)):
+                if not is_safe_text("".join(texts)):  # a character is unsafe alone: the joined text tells for all
                     return False
-            elif not (_WORDS_JOINED.fullmatch(joined := "|".join(texts)) and joined.count("|") == len(texts) - 1):
-                return False  # a value holding '|' would pass as two words: the count of joints tells
+            elif "|" in "".join(texts) or not _all_words(texts):
+                return False  # a value holding '|' would pass as two words
     return _FIELD_TYPES.issuperset(types)
+
+
+_SAFE_WORDS: set[str] = set()
+"""Keys and names ``_all_words`` has seen match: only matching strings enter; emptied past ``_SAFE_WORDS_MAX``."""
+_SAFE_WORDS_MAX = 1 << 16
+
+
+def _all_words(texts: Iterable[str]) -> bool:
+    """Whether every text is one or more ``TOKEN_RE["sonic"]`` words joined by ``|`` (a config_db key; a name has no ``|``,
+    which the caller checks): a set difference leaves the texts not seen before, and one regex checks those at once.
+
+    Example:
+        >>> _all_words(["Ethernet0|3", "Loopback0"]), _all_words(["Ethernet0|x y"]), _all_words(["Ethernet0|"])
+        (True, False, False)
+    """
+    if _SAFE_WORDS.issuperset(texts):
+        return True
+    new = set(texts).difference(_SAFE_WORDS)
+    if not _WORDS_JOINED.fullmatch("|".join(new)):
+        return False
+    if len(_SAFE_WORDS) + len(new) > _SAFE_WORDS_MAX:
+        _SAFE_WORDS.clear()
+    _SAFE_WORDS.update(new)
+    return True
 
 
 def _check_field(field: str, value: object, safe: set[str]) -> None:

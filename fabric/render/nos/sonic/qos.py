@@ -10,6 +10,8 @@ buffers; the switch gives none to the admin-down rest.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from fabric.catalog.switches import SonicBuffers
@@ -25,6 +27,25 @@ PROFILE_SET = "AZURE"  # the one name SONiC's templates give CABLE_LENGTH and th
 DEFAULT_DYNAMIC_TH = "0"
 TRAFFIC_PATTERN_MTU = "1024"
 SMALL_PACKET_PERCENTAGE = {"202405": "100", "202411": "50"}
+
+
+def _shared(keys: Iterable[str], entry: dict[str, str]) -> dict[str, dict[str, str]]:
+    """``entry`` under every key, one dict for all: the encoder writes each key's entry the same, the guard
+    (``fabric.render.nos.sonic.compute._is_plainly_safe``) reads the one object once, and no code changes an entry of
+    these tables once built."""
+    return dict.fromkeys(keys, entry)  # shared on purpose (above)
+
+
+@lru_cache(maxsize=64)
+def _keys(ports: tuple[str, ...], suffixes: tuple[str, ...]) -> tuple[str, ...]:
+    """``port|suffix`` for every port and suffix (a queue, a PG range), in that order: once per port list, as switches of a
+    tier have the same cabled ports.
+
+    Example:
+        >>> _keys(("Ethernet0", "Ethernet8"), ("3", "4"))
+        ('Ethernet0|3', 'Ethernet0|4', 'Ethernet8|3', 'Ethernet8|4')
+    """
+    return tuple(f"{p}|{r}" for p in ports for r in suffixes)
 
 
 def _dscp_to_tc(facts: SwitchFacts) -> dict[str, str]:
@@ -62,9 +83,19 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
     if roce is None:
         return {}
     lossless = [p for p in facts.ports if p.lossless]
+    names = [p.name for p in lossless]
+    ports = tuple(names)
     pfc = ",".join(str(p) for p in roce.pfc_priorities)
     identity = {str(i): str(i) for i in PRIORITIES}
     tc, cnp = roce.traffic_class, roce.cnp.traffic_class
+    port_qos = {
+        "dscp_to_tc_map": QOS_MAP,
+        "tc_to_pg_map": QOS_MAP,
+        "tc_to_queue_map": QOS_MAP,
+        "pfc_to_queue_map": QOS_MAP,
+        "pfc_enable": pfc,
+        "pfcwd_sw_enable": pfc if roce.pfc_watchdog.enabled else "",
+    }
     tables: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {QOS_MAP: _dscp_to_tc(facts)},
         "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: identity},
@@ -84,35 +115,23 @@ def qos_tables(facts: SwitchFacts, buffers: SonicBuffers) -> dict[str, Any]:
             "scheduler.default": {"type": "DWRR", "weight": str(100 - roce.bandwidth_percent)},
             "scheduler.cnp": {"type": "STRICT"} if roce.cnp.strict else {"type": "DWRR", "weight": "1"},
         },
-        "PORT_QOS_MAP": {
-            p.name: {
-                "dscp_to_tc_map": QOS_MAP,
-                "tc_to_pg_map": QOS_MAP,
-                "tc_to_queue_map": QOS_MAP,
-                "pfc_to_queue_map": QOS_MAP,
-                "pfc_enable": pfc,
-                "pfcwd_sw_enable": pfc if roce.pfc_watchdog.enabled else "",
-            }
-            for p in lossless
-        },
-        "QUEUE": {
-            **{f"{p.name}|{tc}": {"scheduler": "scheduler.roce", "wred_profile": WRED} for p in lossless},
-            **{f"{p.name}|{cnp}": {"scheduler": "scheduler.cnp"} for p in lossless},
-            **{f"{p.name}|0": {"scheduler": "scheduler.default"} for p in lossless},
+        "PORT_QOS_MAP": _shared(names, port_qos),
+        "QUEUE": {  # later keys win, as in one dict display: the CNP queue over the RoCE one, queue 0 over both
+            **_shared(_keys(ports, (str(tc),)), {"scheduler": "scheduler.roce", "wred_profile": WRED}),
+            **_shared(_keys(ports, (str(cnp),)), {"scheduler": "scheduler.cnp"}),
+            **_shared(_keys(ports, ("0",)), {"scheduler": "scheduler.default"}),
         },
         "CABLE_LENGTH": {PROFILE_SET: {p.name: f"{p.cable_m}m" for p in lossless}},
-        **_buffer_tables([p.name for p in lossless], set(roce.pfc_priorities), buffers, facts.switch.nos_version),
+        **_buffer_tables(ports, set(roce.pfc_priorities), buffers, facts.switch.nos_version),
     }
     if roce.pfc_watchdog.enabled:
         wd = roce.pfc_watchdog
-        tables["PFC_WD"] = {
-            "GLOBAL": {"POLL_INTERVAL": str(wd.polling_ms)},
-            **{p.name: {"action": wd.action, "detection_time": str(wd.detection_ms), "restoration_time": str(wd.restoration_ms)} for p in lossless},
-        }
+        watchdog = {"action": wd.action, "detection_time": str(wd.detection_ms), "restoration_time": str(wd.restoration_ms)}
+        tables["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(wd.polling_ms)}, **_shared(names, watchdog)}
     return tables
 
 
-def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
+def _buffer_tables(ports: tuple[str, ...], lossless: set[int], buffers: SonicBuffers, release: str) -> dict[str, Any]:
     """Dynamic-model buffer objects, as the SKU's buffers_defaults_objects.j2 writes them with ``dynamic_mode`` set."""
     separate = buffers.ingress_pools == "separate"
     lossy_ingress = "ingress_lossy_pool" if separate else "ingress_lossless_pool"
@@ -123,7 +142,7 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
     }
     if separate:
         pools["ingress_lossy_pool"] = {"type": "ingress", "mode": "dynamic"}
-    lossless_ranges, lossy_ranges = ranges(lossless), ranges(set(PRIORITIES) - lossless)  # once, not once per port
+    lossless_ranges, lossy_ranges = tuple(ranges(lossless)), tuple(ranges(set(PRIORITIES) - lossless))  # once, not per port
     ingress = "ingress_lossless_profile,ingress_lossy_profile" if separate else "ingress_lossless_profile"
     return {
         "BUFFER_POOL": pools,
@@ -134,16 +153,16 @@ def _buffer_tables(ports: list[str], lossless: set[int], buffers: SonicBuffers, 
             "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "9216", "dynamic_th": "7"},
             "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
         },
-        "BUFFER_PG": {
-            **{f"{p}|{r}": {"profile": "NULL"} for p in ports for r in lossless_ranges},
-            **{f"{p}|{r}": {"profile": "ingress_lossy_profile"} for p in ports for r in lossy_ranges},
+        "BUFFER_PG": {  # one dict per kind of entry, shared by every port's key (_shared)
+            **_shared(_keys(ports, lossless_ranges), {"profile": "NULL"}),
+            **_shared(_keys(ports, lossy_ranges), {"profile": "ingress_lossy_profile"}),
         },
         "BUFFER_QUEUE": {
-            **{f"{p}|{r}": {"profile": "egress_lossless_profile"} for p in ports for r in lossless_ranges},
-            **{f"{p}|{r}": {"profile": "q_lossy_profile"} for p in ports for r in lossy_ranges},
+            **_shared(_keys(ports, lossless_ranges), {"profile": "egress_lossless_profile"}),
+            **_shared(_keys(ports, lossy_ranges), {"profile": "q_lossy_profile"}),
         },
-        "BUFFER_PORT_INGRESS_PROFILE_LIST": {p: {"profile_list": ingress} for p in ports},
-        "BUFFER_PORT_EGRESS_PROFILE_LIST": {p: {"profile_list": "egress_lossless_profile,egress_lossy_profile"} for p in ports},
+        "BUFFER_PORT_INGRESS_PROFILE_LIST": _shared(ports, {"profile_list": ingress}),
+        "BUFFER_PORT_EGRESS_PROFILE_LIST": _shared(ports, {"profile_list": "egress_lossless_profile,egress_lossy_profile"}),
         "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {PROFILE_SET: {"default_dynamic_th": DEFAULT_DYNAMIC_TH}},
         "LOSSLESS_TRAFFIC_PATTERN": {PROFILE_SET: {"mtu": TRAFFIC_PATTERN_MTU, "small_packet_percentage": SMALL_PACKET_PERCENTAGE[release]}},
     }
