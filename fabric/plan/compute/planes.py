@@ -173,11 +173,15 @@ def split_members(spec: ClusterSpec, members: list[FabricMember], plane: int) ->
         profile = spec.profile_of(group)
         ports = profile.ports.get("compute") if profile else None
         per_nic.update(dict.fromkeys(group.node_ids(), ports.ports_per_nic if ports else 1))
+    most = max((m.ports for m in members), default=0)
+    on_plane = {  # ports per NIC -> the node ports on this plane (port_plane asked once per port, not once per member)
+        nic: frozenset(p for p in range(most) if port_plane(p, nic, fabric.planes, fabric.plane_split) == plane) for nic in set(per_nic.values())
+    }
     local: list[FabricMember] = []
     back: dict[tuple[int, int], int] = {}
     seen: dict[int, int] = {}
     for m in members:
-        if port_plane(m.port, per_nic[m.node_id], fabric.planes, fabric.plane_split) != plane:
+        if m.port not in on_plane[per_nic[m.node_id]]:
             continue
         q = seen[m.node_id] = seen.get(m.node_id, -1) + 1
         back[(m.node_id, q)] = m.port

@@ -11,9 +11,11 @@ from fabric.model.topology import FabricSpec
 from fabric.plan import addressing
 from fabric.plan.compute.sizing import FabricMember, FabricSizing, format_ratio, leaf_slot
 from fabric.plan.ports import MGMT_INTERFACE, port_name
+from fabric.plan.quick_init import quick_init
 from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan, TierStats
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class HostAttachment:
     """Where one node port is cabled and how it is addressed."""
