@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from fractions import Fraction
 from ipaddress import IPv4Network
 
@@ -320,18 +321,25 @@ def plane_figures(plan: FabricPlan) -> tuple[PlaneFigures, ...]:
     planes = sorted({p for p, _ in tiers.values() if p is not None})
     figures: list[PlaneFigures] = []
     many_pods = plan.pods is not None and plan.pods.pods > 1
-    for k in planes:
-        host = sum(x.speed_gbps for x in plan.links if x.kind == "host" and tiers[x.a_device][0] == k)
-        ups = {"leaf": 0, "spine": 0}
-        for x in plan.links:
+    hosts = dict.fromkeys(planes, 0)
+    uplinks = {k: {"leaf": 0, "spine": 0} for k in planes}
+    for x in plan.links:  # one pass for every plane (a per-plane figure is asked of every plane's diagram)
+        if x.kind == "host":
+            plane = tiers[x.a_device][0]
+            if plane in hosts:
+                hosts[plane] += x.speed_gbps
+        elif x.kind == "fabric":
             plane, tier = tiers.get(x.a_device, (None, "leaf"))
-            if x.kind == "fabric" and plane == k and tier in ups:
+            ups = uplinks.get(plane) if plane is not None else None
+            if ups is not None and tier in ups:
                 ups[tier] += x.speed_gbps
+    counts = Counter(p for p, _ in tiers.values())
+    for k in planes:
+        host, ups = hosts[k], uplinks[k]
         up = min(ups["leaf"], ups["spine"]) if many_pods else ups["leaf"]
         cut = min(host, up)
         ratio = format_ratio(Fraction(host, up)) if up else "n/a"
-        count = sum(1 for p, _ in tiers.values() if p == k)
-        figures.append(PlaneFigures(k, count, host, up, cut // 2, ratio))
+        figures.append(PlaneFigures(k, counts[k], host, up, cut // 2, ratio))
     return tuple(figures)
 
 
