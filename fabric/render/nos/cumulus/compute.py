@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+from jinja2 import Template
+
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import cumulus_hash_lines
@@ -55,7 +57,7 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
         INTERFACES: lambda: interface_lines(facts.switch.loopback, nv.ip, cages, facts.ports, rs_fec, watchdog=watchdog),
         NEIGHBORS: lambda: neighbor_lines(facts.neighbors),
     }
-    text = "".join(template(s.template_for(release)).render(**context) if isinstance(s, Section) else built[s]() for s in SECTIONS)
+    text = "".join(s.render(**context) if isinstance(s, Template) else built[s]() for s in _sections(release))
     return {"nvue.sh": text}
 
 
@@ -64,6 +66,12 @@ def _rs_fec_speeds(model: str, speeds: frozenset[int]) -> frozenset[int]:
     """Which of these port speeds need RS-FEC on ``model``: ``rs_fec_ports`` asked once per model and set of speeds,
     not once per port (a compute port's cage runs at the port's own speed: mode 0, as each port was asked before)."""
     return frozenset(s for s in speeds if rs_fec_ports(model, [("", s, 0)]))
+
+
+@cache
+def _sections(release: str) -> tuple[Template | str, ...]:
+    """``SECTIONS`` for ``release``: each template section's compiled variant, chosen once per release, not per switch."""
+    return tuple(template(s.template_for(release)) if isinstance(s, Section) else s for s in SECTIONS)
 
 
 def cable_length(switch: str, lengths: list[int] | None) -> int | None:

@@ -38,11 +38,6 @@ def _guarded(value: object) -> object:
     return guard("cumulus", value)
 
 
-def _as_is(value: object) -> object:
-    """A value ``_plain`` has passed: the guard would print it unchanged."""
-    return value
-
-
 def _quoted(value: str) -> str:
     """``nvue_text`` of a value ``_plain`` has passed (one line): one single-quoted shell word."""
     return "'" + value.replace("'", "'\"'\"'") + "'"
@@ -110,7 +105,7 @@ def interface_lines(
     words = [ip, loopback, *(b.cage for b in breakouts), *(p.name for p in ports), *(p.address for p in ports if p.address)]
     numbers = [*(b.fanout for b in breakouts), *(p.mtu for p in ports), *(p.speed_gbps for p in ports)]
     if _plain(words, numbers, descriptions):
-        return build(_as_is, _quoted)
+        return build(str, _quoted)  # values _plain passed (a str or an int): the guard prints them unchanged
     return _named("cumulus/interfaces", lambda: build(_guarded, nvue_text))
 
 
@@ -138,5 +133,5 @@ def neighbor_lines(neighbors: Sequence[NeighborFacts]) -> str:
 
     words = [*(n.address or n.interface for n in neighbors), *(n.peer for n in neighbors)]
     if _plain(words, (), ()):
-        return build(_as_is)
+        return build(str)
     return _named("cumulus/neighbors", lambda: build(_guarded))
