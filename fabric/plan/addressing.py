@@ -53,8 +53,10 @@ def allocate_host_link(cidr: IPv4Network, node_id: int, port: int, stride: int) 
         ('10.100.0.18/31', '10.100.0.18', '10.100.0.19')
     """
     offset = ((node_id - 1) * stride + port) * 2
-    fix = "enlarge planes.compute.cidr or lower planes.compute.max_ports_per_node"
-    leaf = _host_int(cidr, offset + 1, f"planes.compute host link of node {node_id} port {port}", fix) - 1
+    if not 0 <= offset + 1 < 1 << (32 - cidr.prefixlen):  # the message is built only for the error (200,000 links at 100k GPUs)
+        fix = "enlarge planes.compute.cidr or lower planes.compute.max_ports_per_node"
+        _host_int(cidr, offset + 1, f"planes.compute host link of node {node_id} port {port}", fix)  # raises
+    leaf = int(cidr.network_address) + offset
     text = _dotted(leaf)
     return f"{text}/31", text, _dotted(leaf + 1)
 
@@ -69,7 +71,9 @@ def allocate_p2p(pool: IPv4Network, leaf_id: int, uplink: int, stride: int, wher
         ('10.254.0.6/31', '10.254.0.6', '10.254.0.7')
     """
     offset = ((leaf_id - 1) * stride + uplink) * 2
-    spine = _host_int(pool, offset + 1, f"{where} link of switch {leaf_id} uplink {uplink}", "enlarge the pool") - 1
+    if not 0 <= offset + 1 < 1 << (32 - pool.prefixlen):  # the message is built only for the error
+        _host_int(pool, offset + 1, f"{where} link of switch {leaf_id} uplink {uplink}", "enlarge the pool")  # raises
+    spine = int(pool.network_address) + offset
     text = _dotted(spine)
     return f"{text}/31", text, _dotted(spine + 1)
 

@@ -6,7 +6,9 @@ outgrows) without paying for 12,544 nodes; the full size is measured by the benc
 
 from __future__ import annotations
 
+import gc
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,8 @@ from fabric.model import load_cluster
 from fabric.plan.buffers import SwitchBuffers, resolved_roce
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.compute.planes import plane_of
-from fabric.plan.types import ClusterPlan, FabricPlan
+from fabric.plan.compute.two_tier import HostAttachment
+from fabric.plan.types import ClusterPlan, FabricPlan, Link
 from fabric.reports.console import print_plan
 from fabric.validate import validate_file
 
@@ -88,3 +91,45 @@ def test_plan_counts_every_planes_super_spine_cables(tmp_path: Path) -> None:
     text = console.export_text()
     # per plane: 32 leaves and 32 spines of 32 uplinks each
     assert "4096 node-leaf, 2048 leaf-spine, 2048 spine-super-spine at 800 Gb/s" in text
+
+
+def test_switch_facts_are_built_without_a_cyclic_collection(tmp_path: Path) -> None:
+    """The facts are some million objects at 100k GPUs, all alive until returned: in a render worker (the plan frozen,
+    ``gc.freeze``) the collector ran full collections over them as they grew, about half the facts' time."""
+    plan, fabric = planned(tmp_path, 256, 2)
+    started: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.collect()
+    gc.freeze()  # as a render worker has it (fabric.cli.render_workers)
+    gc.callbacks.append(seen)
+    try:
+        facts = build_switch_facts(plan)
+    finally:
+        gc.callbacks.remove(seen)
+        gc.unfreeze()
+    assert len(facts) == len(fabric.switches)
+    assert started == []
+    assert gc.isenabled()
+
+
+def test_each_plane_cable_is_built_once_with_its_plane_s_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The planes' switches are named ``p<k>-…`` before they are cabled: no cable or host attachment is built again to
+    rename it (600,000 rebuilt objects, a fifth of the 100k-GPU plan)."""
+    built = {Link: 0, HostAttachment: 0}
+    for cls in built:
+        init = cls.__init__
+
+        def counted(self: object, *args: object, _init: Callable[..., None] = init, _cls: type = cls, **kwargs: object) -> None:
+            built[_cls] += 1
+            _init(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", counted)
+    plan, fabric = planned(tmp_path, 256, 2)
+    assert built[Link] == len(fabric.links)
+    assert built[HostAttachment] == sum(1 for x in fabric.links if x.kind == "host") == 256 * 16
+    assert all(plane_of(x.a_device) == plane_of(x.b_device) for x in fabric.links if x.kind == "fabric")
+    assert {i.switch for n in plan.nodes for i in n.interfaces if i.plane == "compute"} == {s.name for s in fabric.leaves}

@@ -13,7 +13,7 @@ import yaml
 from fabric.errors import InputError
 from fabric.model import ClusterSpec
 from fabric.plan import plan_cluster
-from fabric.plan.compute.planes import block, plane_figures, plane_of, port_plane
+from fabric.plan.compute.planes import _PLANE_NAME, block, plane_figures, plane_of, port_plane  # pyright: ignore[reportPrivateUsage] - the pattern plane_of follows
 from fabric.plan.types import ClusterPlan, FabricPlan
 from fabric.render import render_cabling
 from tests.conftest import ROOT
@@ -181,3 +181,12 @@ def test_cabling_carries_the_plane_only_on_multi_plane_fabrics() -> None:
     one["hardware"]["hgx-h200-8x2x200"]["ports"]["compute"].pop("ports_per_nic")
     header = render_cabling(plan_cluster(ClusterSpec.model_validate(one))).splitlines()[0]
     assert "fabric_plane" not in header
+
+
+@pytest.mark.parametrize(
+    "name", ["p1-leaf01", "p9-x", "p2-", "p0-leaf", "p10-leaf", "P1-leaf", "p1", "p1leaf", "p\u0663-leaf", "", "leaf-p1-x", "p1-\n"]
+)
+def test_plane_of_reads_the_plane_prefix_as_its_pattern_does(name: str) -> None:
+    """``plane_of`` tests the name by hand (cabling.csv asks it of every cable): it must agree with ``_PLANE_NAME``."""
+    match = _PLANE_NAME.match(name)
+    assert plane_of(name) == (int(match.group(1)) if match else None)

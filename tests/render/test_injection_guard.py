@@ -47,7 +47,7 @@ def test_token_refuses_what_would_end_a_name(value: str) -> None:
 NOS_CASES = {
     "eos": ("render/eos/cluster.yaml", "eos/interfaces.j2"),
     "nxos": ("render/nxos/cluster.yaml", "nxos/interfaces.j2"),
-    "cumulus": ("render/cumulus/cluster.yaml", "cumulus/interfaces.j2"),
+    "cumulus": ("render/cumulus/cluster.yaml", "cumulus/interfaces"),  # a section built in Python (fabric/render/nos/cumulus/ports.py)
     "mlnx-os": ("render/mlnxos/cluster.yaml", "mlnxos/interfaces.j2"),
     "frr": ("../../inventories/lab/cluster.yaml", "frr.conf"),  # built in Python (fabric.render.nos.frr), named by its file
     "sonic": ("render/sonic/cluster.yaml", "config_db.json PORT|"),

@@ -11,7 +11,7 @@ Which node port goes to which plane (``fabric.plane_split``; the ports are liste
 - ``nic``: NIC ``n = p // ports_per_nic`` goes whole to plane ``n % planes + 1``: each GPU's NICs across planes.
 
 Each plane is planned as the one-plane fabric of its ports alone (plane-local port q is the node's q-th port on that
-plane, so rail q of plane k), then its switches are renamed ``p<k>-<name>`` (``p1-leaf-su01-r1``, ``p2-spine01``,
+plane, so rail q of plane k), its switches named ``p<k>-<name>`` (``p1-leaf-su01-r1``, ``p2-spine01``,
 ``p1-pod01-spine01``, ``p2-superspine01-01``). Switch ids stay plane-local (pods and rails derive from them).
 
 Keeping planes apart, by construction: no cable joins two planes (each plane is cabled alone), and every plane has
@@ -35,11 +35,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections import Counter
 from fractions import Fraction
 from ipaddress import IPv4Network
-from operator import attrgetter
-from typing import Any, TypeVar
 
 from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
@@ -48,39 +46,12 @@ from fabric.plan import addressing
 from fabric.plan.compute import shared_spines
 from fabric.plan.compute.pods import size_pods
 from fabric.plan.compute.sizing import FabricMember, format_ratio, size_fabric
-from fabric.plan.compute.three_tier import build_three_tier
-from fabric.plan.compute.two_tier import HostAttachment, build_fabric
+from fabric.plan.compute.three_tier import Switches, build_three_tier, three_tier_switches
+from fabric.plan.compute.two_tier import HostAttachment, build_fabric, build_switches
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, PodsPlan, SwitchPlan
 
 PLANE_PATH = ("fabric", "planes")
 _PLANE_NAME = re.compile(r"^p([1-9])-")
-D = TypeVar("D")
-
-
-def _rebuilder(cls: type[D], *changed: str) -> Callable[..., D]:
-    """``dataclasses.replace(obj, **dict(zip(changed, values)))`` as ``rebuild(obj, *values)``, about twice as fast:
-    ``replace`` checks every field on every call, and a 100k-GPU plan renames 400,000 cables (bench/bench_planes.py).
-
-    Example:
-        >>> a = HostAttachment("leaf1", "swp1", 1, "10.0.0.0/31")
-        >>> _rebuilder(HostAttachment, "leaf")(a, "p1-leaf1") == dataclasses.replace(a, leaf="p1-leaf1")
-        True
-    """
-    names = tuple(f.name for f in dataclasses.fields(cls))  # pyright: ignore[reportArgumentType] - a dataclass
-    values = attrgetter(*names)
-    at = [names.index(name) for name in changed]
-
-    def rebuild(obj: D, *new: object) -> D:
-        fields: list[Any] = list(values(obj))
-        for i, value in zip(at, new, strict=True):
-            fields[i] = value
-        return cls(*fields)
-
-    return rebuild
-
-
-_ATTACHED_TO = _rebuilder(HostAttachment, "leaf")
-_CABLED = _rebuilder(Link, "a_device", "b_device")
 
 
 def plane_of(device: str | None) -> int | None:
@@ -90,8 +61,9 @@ def plane_of(device: str | None) -> int | None:
         >>> plane_of("p2-leaf-su01-r1"), plane_of("leaf-su01-r1"), plane_of(None)
         (2, None, None)
     """
-    match = _PLANE_NAME.match(device) if device else None
-    return int(match.group(1)) if match else None
+    if device and len(device) > 2 and device[0] == "p" and device[2] == "-" and "1" <= device[1] <= "9":
+        return int(device[1])  # _PLANE_NAME's match, without the regex: cabling.csv asks it of every cable
+    return None
 
 
 def port_plane(port: int, ports_per_nic: int, planes: int, split: str) -> int:
@@ -194,11 +166,15 @@ def split_members(spec: ClusterSpec, members: list[FabricMember], plane: int) ->
         profile = spec.profile_of(group)
         ports = profile.ports.get("compute") if profile else None
         per_nic.update(dict.fromkeys(group.node_ids(), ports.ports_per_nic if ports else 1))
+    most = max((m.ports for m in members), default=0)
+    on_plane = {  # ports per NIC -> the node ports on this plane (port_plane asked once per port, not once per member)
+        nic: frozenset(p for p in range(most) if port_plane(p, nic, fabric.planes, fabric.plane_split) == plane) for nic in set(per_nic.values())
+    }
     local: list[FabricMember] = []
     back: dict[tuple[int, int], int] = {}
     seen: dict[int, int] = {}
     for m in members:
-        if port_plane(m.port, per_nic[m.node_id], fabric.planes, fabric.plane_split) != plane:
+        if m.port not in on_plane[per_nic[m.node_id]]:
             continue
         q = seen[m.node_id] = seen.get(m.node_id, -1) + 1
         back[(m.node_id, q)] = m.port
@@ -226,34 +202,36 @@ def build_planes(spec: ClusterSpec, members: list[FabricMember]) -> tuple[Fabric
         if fabric.plane_spines == "shared":  # one spine layer for every plane's leaves: sized for them all
             alone, sizing = shared_spines.widen(spec, alone, sizing, local)
         if fabric.super_spine is None:
-            plan, att = build_fabric(alone, sizing, local)
+            spines, leaves = build_switches(alone, sizing)
+            leaves, spines, _ = _renamed(spec, k, (leaves, spines, ()), None, routed=sizing.link_layer == "ethernet")
+            plan, att = build_fabric(alone, sizing, local, (spines, leaves))
         else:
-            plan, att = build_three_tier(alone, sizing, size_pods(alone, sizing), local)
-        plans.append(_renamed(spec, plan, k))
-        attached.update({(node, back[(node, q)]): _ATTACHED_TO(a, f"p{k}-{a.leaf}") for (node, q), a in att.items()})
+            pods = size_pods(alone, sizing)
+            switches = _renamed(spec, k, three_tier_switches(alone, sizing, pods), pods.pods_planned, routed=sizing.link_layer == "ethernet")
+            plan, att = build_three_tier(alone, sizing, pods, local, switches)
+        plans.append(plan)
+        attached.update({(node, back[(node, q)]): a for (node, q), a in att.items()})
     merged = _merged(fabric, plans)
     merged = shared_spines.share(spec, merged) if fabric.plane_spines == "shared" else merged
     _check_asns(merged)
     return merged, attached
 
 
-def _renamed(spec: ClusterSpec, plan: FabricPlan, k: int) -> FabricPlan:
-    """Plane k's switches named ``p<k>-...`` with ASNs and management addresses numbered across planes."""
+def _renamed(spec: ClusterSpec, k: int, switches: Switches, pods_planned: int | None, *, routed: bool) -> Switches:
+    """Plane k's leaves, spines and super-spines named ``p<k>-...``, with ASNs and management addresses numbered across
+    planes (``pods_planned``: None on two tiers). Named before they are cabled, so every cable and host attachment
+    carries its plane's names from the start (renaming 600,000 cables afterwards was a fifth of a 100k-GPU plan)."""
     fabric = spec.fabric
     assert fabric is not None
     pool = fabric.management.mgmt_pool or addressing.default_mgmt_pool(spec.planes.oob.cidr)
     prefix = spec.planes.oob.cidr.prefixlen
-    names: dict[str, str] = {}
 
     def rename(s: SwitchPlan, global_id: int, asn: int | None, mgmt_offset: int) -> SwitchPlan:
-        name = f"p{k}-{s.name}"
-        names[s.name] = name
         mgmt = addressing.allocate_mgmt(pool, mgmt_offset, f"plane {k} {s.tier} {s.switch_id} ({global_id} across planes)", prefix)
-        return dataclasses.replace(s, name=name, asn=asn, mgmt_address=mgmt)
+        return dataclasses.replace(s, name=f"p{k}-{s.name}", asn=asn, mgmt_address=mgmt)
 
-    routed = plan.link_layer == "ethernet"
-    n_leaves, n_spines = len(plan.leaves), len(plan.spines)
-    pods_planned = plan.pods.pods_planned if plan.pods else 0
+    plan_leaves, plan_spines, plan_tops = switches
+    n_leaves, n_spines = len(plan_leaves), len(plan_spines)
     leaves = tuple(
         rename(
             s,
@@ -261,24 +239,20 @@ def _renamed(spec: ClusterSpec, plan: FabricPlan, k: int) -> FabricPlan:
             fabric.underlay.leaf_asn_base + g - 1 if routed else None,
             fabric.management.mgmt_leaf_offset + g,
         )
-        for s in plan.leaves
+        for s in plan_leaves
     )
     spines = tuple(
         rename(
             s,
             g := (k - 1) * n_spines + s.switch_id,
-            (s.asn + (k - 1) * pods_planned if plan.pods else s.asn) if s.asn is not None else None,
+            (s.asn + (k - 1) * pods_planned if pods_planned is not None else s.asn) if s.asn is not None else None,
             g + 1,
         )
-        for s in plan.spines
+        for s in plan_spines
     )
-    pods = plan.pods
-    if pods is not None:
-        total = pool.num_addresses - 1
-        tops = tuple(rename(s, g := (k - 1) * len(pods.super_spines) + s.switch_id, s.asn, total - g) for s in pods.super_spines)
-        pods = dataclasses.replace(pods, super_spines=tops)
-    links = tuple(_CABLED(x, names.get(x.a_device, x.a_device), names.get(x.b_device, x.b_device)) for x in plan.links)
-    return dataclasses.replace(plan, leaves=leaves, spines=spines, links=links, pods=pods)
+    total = pool.num_addresses - 1
+    tops = tuple(rename(s, g := (k - 1) * len(plan_tops) + s.switch_id, s.asn, total - g) for s in plan_tops)
+    return leaves, spines, tops
 
 
 def _merged(fabric: FabricSpec, plans: list[FabricPlan]) -> FabricPlan:
@@ -342,18 +316,25 @@ def plane_figures(plan: FabricPlan) -> tuple[PlaneFigures, ...]:
     planes = sorted({p for p, _ in tiers.values() if p is not None})
     figures: list[PlaneFigures] = []
     many_pods = plan.pods is not None and plan.pods.pods > 1
-    for k in planes:
-        host = sum(x.speed_gbps for x in plan.links if x.kind == "host" and tiers[x.a_device][0] == k)
-        ups = {"leaf": 0, "spine": 0}
-        for x in plan.links:
+    hosts = dict.fromkeys(planes, 0)
+    uplinks = {k: {"leaf": 0, "spine": 0} for k in planes}
+    for x in plan.links:  # one pass for every plane (a per-plane figure is asked of every plane's diagram)
+        if x.kind == "host":
+            plane = tiers[x.a_device][0]
+            if plane in hosts:
+                hosts[plane] += x.speed_gbps
+        elif x.kind == "fabric":
             plane, tier = tiers.get(x.a_device, (None, "leaf"))
-            if x.kind == "fabric" and plane == k and tier in ups:
+            ups = uplinks.get(plane) if plane is not None else None
+            if ups is not None and tier in ups:
                 ups[tier] += x.speed_gbps
+    counts = Counter(p for p, _ in tiers.values())
+    for k in planes:
+        host, ups = hosts[k], uplinks[k]
         up = min(ups["leaf"], ups["spine"]) if many_pods else ups["leaf"]
         cut = min(host, up)
         ratio = format_ratio(Fraction(host, up)) if up else "n/a"
-        count = sum(1 for p, _ in tiers.values() if p == k)
-        figures.append(PlaneFigures(k, count, host, up, cut // 2, ratio))
+        figures.append(PlaneFigures(k, counts[k], host, up, cut // 2, ratio))
     return tuple(figures)
 
 

@@ -16,8 +16,10 @@ from fabric.errors import Finding, InputError
 from fabric.model.cluster import ClusterSpec
 from fabric.model.nodes import format_hostname
 from fabric.model.topology import FabricSpec
+from fabric.plan.quick_init import quick_init
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class FabricMember:
     """A node port cabled to the compute fabric."""

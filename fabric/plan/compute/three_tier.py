@@ -31,18 +31,36 @@ from fabric.plan.compute.two_tier import HostAttachment, build_switches, cable_h
 from fabric.plan.ports import MGMT_INTERFACE, port_name
 from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan, TierStats
 
+Switches = tuple[tuple[SwitchPlan, ...], tuple[SwitchPlan, ...], tuple[SwitchPlan, ...]]
+"""A three-tier fabric's leaves, spines and super-spines."""
+
+
+def three_tier_switches(spec: ClusterSpec, sizing: FabricSizing, pods: PodSizing) -> Switches:
+    """The leaves (the two-tier leaves), the pods' spines and the super-spines, with ids, names, ASNs and addresses."""
+    _, leaves = build_switches(spec, sizing)
+    spines = tuple(_pod_spine(spec, sizing, pods, n) for n in range(1, pods.pods * pods.spines_per_pod + 1))
+    super_spines = tuple(_super_spine(spec, sizing, pods, m) for m in range(1, pods.super_spines + 1))
+    return leaves, spines, super_spines
+
 
 def build_three_tier(
-    spec: ClusterSpec, sizing: FabricSizing, pods: PodSizing, members: list[FabricMember]
+    spec: ClusterSpec, sizing: FabricSizing, pods: PodSizing, members: list[FabricMember], switches: Switches | None = None
 ) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
-    """The whole three-tier fabric plan, and the attachment of every node port."""
+    """The whole three-tier fabric plan, and the attachment of every node port.
+
+    Args:
+        spec: The definition (of one plane, on a multi-plane fabric).
+        sizing: The leaf tier's sizing.
+        pods: The pods' and super-spines' sizing.
+        members: The node ports to cable.
+        switches: The switches to cable (``three_tier_switches``, as a multi-plane fabric renames them before cabling);
+            None: those of ``three_tier_switches``.
+    """
     fabric = spec.fabric
     assert fabric is not None
     ss = fabric.super_spine
     assert ss is not None
-    _, leaves = build_switches(spec, sizing)
-    spines = tuple(_pod_spine(spec, sizing, pods, n) for n in range(1, pods.pods * pods.spines_per_pod + 1))
-    super_spines = tuple(_super_spine(spec, sizing, pods, m) for m in range(1, pods.super_spines + 1))
+    leaves, spines, super_spines = switches if switches is not None else three_tier_switches(spec, sizing, pods)
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     leaf_links = list(_cable_leaves(fabric, sizing, pods, leaves, spines))
     spine_links = list(_cable_spines(fabric, ss, pods, spines, super_spines, routed=sizing.link_layer == "ethernet"))

@@ -11,9 +11,11 @@ from fabric.model.topology import FabricSpec
 from fabric.plan import addressing
 from fabric.plan.compute.sizing import FabricMember, FabricSizing, format_ratio, leaf_slot
 from fabric.plan.ports import MGMT_INTERFACE, port_name
+from fabric.plan.quick_init import quick_init
 from fabric.plan.types import FabricPlan, Link, PodsPlan, SwitchPlan, TierStats
 
 
+@quick_init  # built by the hundred thousand: fabric.plan.quick_init
 @dataclass(frozen=True, slots=True)
 class HostAttachment:
     """Where one node port is cabled and how it is addressed."""
@@ -142,11 +144,17 @@ def cable_fabric(fabric: FabricSpec, sizing: FabricSizing, leaves: tuple[SwitchP
     return links
 
 
-def build_fabric(spec: ClusterSpec, sizing: FabricSizing, members: list[FabricMember]) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
-    """The whole fabric plan, and the attachment of every node port."""
+def build_fabric(
+    spec: ClusterSpec,
+    sizing: FabricSizing,
+    members: list[FabricMember],
+    switches: tuple[tuple[SwitchPlan, ...], tuple[SwitchPlan, ...]] | None = None,
+) -> tuple[FabricPlan, dict[tuple[int, int], HostAttachment]]:
+    """The whole fabric plan, and the attachment of every node port; ``switches``: the (spines, leaves) to cable (as a
+    multi-plane fabric renames them before cabling), None: those of ``build_switches``."""
     fabric = spec.fabric
     assert fabric is not None
-    spines, leaves = build_switches(spec, sizing)
+    spines, leaves = switches if switches is not None else build_switches(spec, sizing)
     host_links, attached = cable_hosts(spec, sizing, leaves, members)
     fabric_links = cable_fabric(fabric, sizing, leaves, spines)
     used_spine_ports = len(leaves) * sizing.parallel_links

@@ -1,0 +1,83 @@
+"""Cumulus's per-port sections in Python (``fabric.render.nos.cumulus.ports``): the plain path (values checked all at
+once, lines written from them) prints what the guarded path (every value through the templates' guard) prints, takes
+every bundled Cumulus fabric, and refuses nothing less than the guard refuses."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+
+from fabric.errors import RenderError
+from fabric.model import load_cluster
+from fabric.plan import plan_cluster
+from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
+from fabric.render import render_switch
+from fabric.render.nos.cumulus import ports
+from tests.conftest import DATA
+
+CASES = ["cumulus", "cumulus-5.9", "cumulus-5.15", "cumulus-3tier", "cumulus-2plane", "thor2-cumulus"]
+
+
+def _facts(case: str) -> tuple[SwitchFacts, ...]:
+    return build_switch_facts(plan_cluster(load_cluster(DATA / "render" / case / "cluster.yaml")))
+
+
+def _refuse(value: object) -> object:
+    msg = f"the guarded path ran for {value!r}"
+    raise AssertionError(msg)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_bundled_fabric_takes_the_plain_path_and_prints_what_the_guarded_path_prints(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    facts = _facts(case)
+    with monkeypatch.context() as patched:
+        patched.setattr(ports, "_guarded", _refuse)  # the plain path calls no guard: a guarded value would fail here
+        plain = [render_switch(f)["nvue.sh"] for f in facts]
+    with monkeypatch.context() as patched:
+        patched.setattr(ports, "_plain", lambda *_: False)  # every value through the guard, as the templates did
+        guarded = [render_switch(f)["nvue.sh"] for f in facts]
+    assert plain == guarded
+    assert any("link mtu" in text for text in plain)
+
+
+def _hostile(**change: object) -> Iterator[str]:
+    """Each switch's config after the first cabled port of the first leaf is changed as ``change`` says (past the model)."""
+    for facts in _facts("cumulus"):
+        if facts.switch.tier == "leaf" and facts.ports:
+            port = dataclasses.replace(facts.ports[0], **change)
+            yield render_switch(dataclasses.replace(facts, ports=(port, *facts.ports[1:])))["nvue.sh"]
+            return
+
+
+@pytest.mark.parametrize(
+    ("change", "refused"),
+    [
+        ({"name": "swp1 swp2"}, "'swp1 swp2' where one cumulus word goes"),  # two words: the joined regex alone would pass it
+        ({"name": "-swp1"}, "'-swp1' where one cumulus word goes"),
+        ({"name": ""}, "'' where one cumulus word goes"),
+        ({"address": "10.0.0.0/31;reboot"}, "'10.0.0.0/31;reboot' where one cumulus word goes"),
+        ({"mtu": "9000 x"}, "'9000 x' where one cumulus word goes"),
+        ({"peer": "gpu01\nnv unset"}, r"'gpu01\\nnv unset:\S+': a line break or control character"),
+    ],
+)
+def test_a_value_the_guard_refuses_is_refused_naming_the_section(change: dict[str, object], refused: str) -> None:
+    with pytest.raises(RenderError, match=f"^cumulus/interfaces: refusing to render {refused}"):
+        list(_hostile(**change))
+
+
+def test_a_value_of_another_type_prints_as_the_guard_prints_it() -> None:
+    """A number given as text, or a port name as a number, is no plain value: the guarded path prints it (as Jinja did)."""
+    (normal,) = _hostile()
+    (text_mtu,) = _hostile(mtu="9216")
+    assert text_mtu == normal
+    (numbered,) = _hostile(name=7)
+    assert "nv set interface 7 link mtu 9216\n" in numbered
+
+
+def test_a_neighbor_the_guard_refuses_is_refused_naming_the_section() -> None:
+    facts = next(f for f in _facts("cumulus") if f.neighbors)
+    hostile = dataclasses.replace(facts.neighbors[0], peer="spine01 x")
+    with pytest.raises(RenderError, match=r"^cumulus/neighbors: refusing to render 'spine01 x' where one cumulus word goes"):
+        render_switch(dataclasses.replace(facts, neighbors=(hostile, *facts.neighbors[1:])))
