@@ -113,7 +113,7 @@ def test_arista_eos_parser_still_drops_a_vrf_after_another_vrfs_address_family()
     vrf block (its router-id and sessions) once the first has an address-family block, as EOS writes them. When this
     fails, the module reads it: add render/eos-shared to test_vendor_parsers.CASES."""
     collection, resources = COLLECTIONS["eos"]
-    bgp_global = [r for r in resources if r.module == "eos_bgp_global"]
+    bgp_global = tuple(r for r in resources if r.module == "eos_bgp_global")
     text = (
         "router bgp 65100\n   neighbor FABRIC peer group\n   !\n   vrf Vrf-plane1\n      router-id 10.255.0.1\n"
         "      neighbor 10.254.0.1 remote-as 65101\n      !\n      address-family ipv4\n         neighbor 10.254.0.1 activate\n"
