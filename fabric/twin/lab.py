@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -32,6 +31,7 @@ from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
 from fabric.twin.lldp import LLDPD, lldp_interfaces, lldpd_in, restart_lldpd, start_lldpd
 from fabric.twin.oob import cable_oob, oob_devices
+from fabric.twin.ports import free_port
 from fabric.twin.procs import TwinProcess, boot_id, identify, is_alive, is_current, mismatch, start_ticks, started_from, stop
 from fabric.twin.rehearse import IN_FRR, ZEBRA_MODULES, program_addresses, refuse_unrehearsable
 from fabric.twin.sshd import SSHD, prepare_keys, start_sshd
@@ -209,7 +209,7 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
         rehearses = switch.nos if switch.nos in IN_FRR else ""
-        switches.append(LabSwitch(switch.name, ns, _free_port(), str(run_dir), rehearses=rehearses))
+        switches.append(LabSwitch(switch.name, ns, free_port(), str(run_dir), rehearses=rehearses))
         config = ""
         if (vrfs := files.get(f"switches/{switch.name}/vrfs.ip")) is not None:  # a shared spine: its VRF devices, as its host would make them
             batch = directory / f"{switch.name}.vrfs.ip"
@@ -221,7 +221,7 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         started = start_frr(switch.name, ns, run_dir, _run, config=config, modules=ZEBRA_MODULES.get(rehearses, ()))
         processes += [identify(f"{switch.name}/{d}", pid, FRR_BIN / d, since) for d, pid in zip(FRR_DAEMONS, started, strict=True)]
         save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
-    l2 = [LabSwitch(name, namespace(plan.name, name), _free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
+    l2 = [LabSwitch(name, namespace(plan.name, name), free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
     startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
@@ -252,13 +252,6 @@ def station(plan: ClusterPlan) -> str:
     """The management station's address: the OOB plane's gateway ("" without one: logins are not checked)."""
     oob = next((p for p in plan.planes if p.name == "oob"), None)
     return (oob.gateway or "") if oob is not None else ""
-
-
-def _free_port() -> int:
-    """A TCP port free on 127.0.0.1 now (each twin records its own, so twins never collide)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _check_reachable(directory: Path) -> None:

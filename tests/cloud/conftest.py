@@ -104,13 +104,18 @@ MOCKS = RecordingMocks()
 pulumi.runtime.set_mocks(MOCKS, project="gpufabric", stack="test", preview=False)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_record() -> None:
+def clear_record() -> None:
+    """Forget every registration the mock engine recorded."""
     MOCKS.created.clear()
     MOCKS.calls.clear()
     MOCKS.replaced.clear()
     MOCKS.block_state = "active"
     getattr(pulumi.runtime.settings.get_monitor(), "resources", {}).clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_record() -> None:
+    clear_record()
 
 
 def example_plan(name: str) -> ClusterPlan:
@@ -138,6 +143,9 @@ def built_once(key: str, program: Callable[[], object]) -> RecordingMocks:
     if key not in _BUILT:
         pulumi.runtime.test(program)()
         _BUILT[key] = RecordingMocks(created=list(MOCKS.created), calls=list(MOCKS.calls))
+        # Leave no trace: a test that builds again after this records only its own build, whether or not an earlier
+        # test (another order, another xdist worker) had already built this key.
+        clear_record()
     return _BUILT[key]
 
 
