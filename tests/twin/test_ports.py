@@ -1,9 +1,13 @@
 """The twin's sshd ports: below the kernel's ephemeral range, so no outgoing connection can take one between the probe
-and sshd's bind (a CI run lost three twin tests to that race when the port came from ``bind(0)``)."""
+and sshd's bind (a CI run lost three twin tests to that race when the port came from ``bind(0)``).
+
+The tests bind only ports the kernel gave them (``bind(0)``), never a fixed number: they share the machine with twins
+and other test workers."""
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,30 +17,45 @@ from fabric.twin import ports
 from fabric.twin.ports import LISTEN_PORTS_FROM, ephemeral_low, free_port
 
 
-def test_a_free_port_lies_below_the_ephemeral_range_and_can_be_bound() -> None:
+def test_a_free_port_lies_below_the_ephemeral_range() -> None:
     low = ephemeral_low()
-    for _ in range(50):
-        port = free_port()
-        assert LISTEN_PORTS_FROM <= port < low
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
-            listener.bind(("127.0.0.1", port))
+    assert all(LISTEN_PORTS_FROM <= free_port() < low for _ in range(50))
 
 
-def test_a_port_in_use_is_never_handed_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
-        taken.bind(("127.0.0.1", LISTEN_PORTS_FROM))
-        taken.listen()
-        monkeypatch.setattr(ports, "ephemeral_low", lambda: LISTEN_PORTS_FROM + 2)  # two candidates, one of them taken
-        assert {free_port() for _ in range(20)} == {LISTEN_PORTS_FROM + 1}
+def held_port() -> socket.socket:
+    """A listening socket on a port the kernel chose: nobody else can hold it while the test does."""
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    return taken
+
+
+class Scripted:
+    """``random.SystemRandom`` stand-in: ``randrange`` returns the given ports in turn."""
+
+    def __init__(self, picks: Iterator[int]) -> None:
+        self.picks = picks
+
+    def randrange(self, low: int, high: int) -> int:
+        port = next(self.picks)
+        assert low <= port < high
+        return port
+
+
+def test_a_port_in_use_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    with held_port() as taken, held_port() as spare:
+        busy, free = taken.getsockname()[1], spare.getsockname()[1]
+        spare.close()  # free now: the probe may bind it
+        monkeypatch.setattr(ports.random, "SystemRandom", lambda: Scripted(iter([busy, busy, free])))
+        assert free_port(min(busy, free), max(busy, free) + 1) == free
 
 
 def test_no_free_port_is_refused_by_name_after_a_bounded_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
-        taken.bind(("127.0.0.1", LISTEN_PORTS_FROM))
-        taken.listen()
-        monkeypatch.setattr(ports, "ephemeral_low", lambda: LISTEN_PORTS_FROM + 1)  # the one candidate is taken
+    with held_port() as taken:
+        busy = taken.getsockname()[1]
+        monkeypatch.setattr(ports.random, "SystemRandom", lambda: Scripted(iter([busy] * 256)))
         with pytest.raises(LabError, match=r"no free TCP port on 127\.0\.0\.1 .* after 256 picks: stop other twins"):
-            free_port()
+            free_port(busy, busy + 1)
 
 
 @pytest.mark.parametrize(
