@@ -18,7 +18,7 @@ from rich.markup import escape
 from fabric.cli.common import EXIT_FAILED, EXIT_OK, check_output_dir, status, template_cache, usage_error
 from fabric.errors import Finding, InputError
 from fabric.reports.console import print_findings, switch_counts
-from fabric.validate import validate_file
+from fabric.validate import collector_paused, validate_file
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -78,7 +78,7 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     # The compute switches render in worker processes (fabric.cli.render_workers) while this one renders the rest; nothing is
     # written before every file has rendered.
     with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
-        with status(err, f"rendering {switches}"):
+        with status(err, f"rendering {switches}"), collector_paused():
             if args.format == "avd":
                 files = render_avd_configs(plan)
                 if not files:

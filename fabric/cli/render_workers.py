@@ -42,6 +42,7 @@ from fabric.errors import FabricError, Finding, InputError
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_switch_files
+from fabric.validate import collector_paused
 
 MIN_SWITCHES = 64
 """Below this many compute switches the parent renders them itself: two forked workers cost some 20-40 ms to start and
@@ -115,7 +116,8 @@ class SwitchWorkers:
             FabricError: a worker died without a word (killed, out of memory).
         """
         if self.jobs == 1:
-            self._files = render_switch_files(build_switch_facts(self._plan, self._names))
+            with collector_paused():  # nothing here holds a cycle (see fabric.validate.collector_paused)
+                self._files = render_switch_files(build_switch_facts(self._plan, self._names))
             self._paths = list(self._files)
         else:
             self._paths = [path for share in cast("list[list[str]]", self._collect()) for path in share]
@@ -196,6 +198,7 @@ class SwitchWorkers:
 def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Connection) -> None:
     """A worker: render switches k, k + jobs, … of ``names``; report; on the order, write them and send their digests."""
     mine = names[k::jobs]
+    gc.disable()  # a worker's objects hold no cycle, and it exits once written (fabric.validate.collector_paused)
     index = -1  # the position in ``mine`` being rendered; -1 while the facts are built
     try:
         files: dict[str, str] = {}
