@@ -32,7 +32,7 @@ def template_cache() -> None:
     home = cache_home()
     if home is None:
         return
-    from fabric.render._jinja import use_bytecode_cache
+    from fabric.render.template_cache import use_bytecode_cache
 
     use_bytecode_cache(home / "jinja")
 

@@ -5,20 +5,14 @@ Each renderer takes one switch's facts (``fabric.plan.compute.facts``) and retur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
-from fabric.render.avd.compute import render_avd
 from fabric.render.cabling import render_cabling
 from fabric.render.diagrams.topology import topology_svgs
 from fabric.render.kea import render_kea
-from fabric.render.nos.cumulus.compute import render_cumulus
-from fabric.render.nos.eos.compute import render_eos
-from fabric.render.nos.frr import render_frr
-from fabric.render.nos.mlnxos import render_mlnxos
-from fabric.render.nos.nxos.compute import render_nxos
-from fabric.render.nos.sonic.compute import render_sonic
+from fabric.render.lazy import LazyRenderers
 from fabric.render.oob import render_oob
 from fabric.render.storage import render_storage
 
@@ -35,14 +29,17 @@ __all__ = [
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
-RENDERERS: dict[str, Renderer] = {
-    "sonic": render_sonic,
-    "cumulus": render_cumulus,
-    "eos": render_eos,
-    "nxos": render_nxos,
-    "frr": render_frr,
-    "mlnx-os": render_mlnxos,
-}
+RENDERERS: Mapping[str, Renderer] = LazyRenderers(
+    {
+        "sonic": "fabric.render.nos.sonic.compute:render_sonic",
+        "cumulus": "fabric.render.nos.cumulus.compute:render_cumulus",
+        "eos": "fabric.render.nos.eos.compute:render_eos",
+        "nxos": "fabric.render.nos.nxos.compute:render_nxos",
+        "frr": "fabric.render.nos.frr:render_frr",
+        "mlnx-os": "fabric.render.nos.mlnxos:render_mlnxos",
+    }
+)
+"""NOS → renderer, each imported when its NOS is first rendered (``fabric.render.lazy``)."""
 
 
 def render_switch(facts: SwitchFacts) -> dict[str, str]:
@@ -103,6 +100,8 @@ def render_avd_configs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(render_avd_configs(plan_cluster(load_cluster("tests/data/render/eos/cluster.yaml"))))[0]
         'structured_configs/leaf01.yml'
     """
+    from fabric.render.avd.compute import render_avd
+
     files: dict[str, str] = {}
     for facts in build_switch_facts(plan):
         if facts.switch.nos == "eos":

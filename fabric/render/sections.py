@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fabric.catalog.releases import release_key
-from fabric.render._jinja import template
+from fabric.render.templating import template
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fabric.plan.storage.facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
-from fabric.render.nos.cumulus.storage import render_storage_cumulus
-from fabric.render.nos.eos.storage import render_storage_eos
-from fabric.render.nos.nxos.storage import render_storage_nxos
-from fabric.render.nos.sonic.storage import render_storage_sonic
+from fabric.render.lazy import LazyRenderers
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
 
-STORAGE_RENDERERS: dict[str, StorageRenderer] = {
-    "cumulus": render_storage_cumulus,
-    "sonic": render_storage_sonic,
-    "eos": render_storage_eos,
-    "nxos": render_storage_nxos,
-}
+STORAGE_RENDERERS: Mapping[str, StorageRenderer] = LazyRenderers(
+    {
+        "cumulus": "fabric.render.nos.cumulus.storage:render_storage_cumulus",
+        "sonic": "fabric.render.nos.sonic.storage:render_storage_sonic",
+        "eos": "fabric.render.nos.eos.storage:render_storage_eos",
+        "nxos": "fabric.render.nos.nxos.storage:render_storage_nxos",
+    }
+)
+"""NOS → storage / in-band switch renderer, each imported when its NOS is first rendered (``fabric.render.lazy``)."""
 
 
 def render_storage(plan: ClusterPlan) -> dict[str, str]:

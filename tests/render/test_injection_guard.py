@@ -13,8 +13,8 @@ from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.render import render_configs, render_switch
-from fabric.render._jinja import one_line, token
 from fabric.render.avd.compute import render_avd
+from fabric.render.guards import one_line, token
 from tests.conftest import DATA
 
 INJECTED = "x.com\nusername evil privilege 15 secret 0 pwned"

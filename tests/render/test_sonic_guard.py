@@ -13,7 +13,7 @@ from fabric.errors import RenderError
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
-from fabric.render._jinja import TOKEN_RE, is_word, token
+from fabric.render.guards import TOKEN_RE, is_word, token
 from fabric.render.nos.sonic.compute import _WORDS_JOINED, _is_plainly_safe, build_config_db, guard_config_db
 from tests.conftest import DATA
 

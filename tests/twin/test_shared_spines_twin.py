@@ -29,8 +29,8 @@ from fabric.plan import ClusterPlan, plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.compute.spine_vrfs import VrfFacts, spine_vrfs
 from fabric.render import render_configs
-from fabric.render._jinja import template
 from fabric.render.nos.frr import render_vrf_devices
+from fabric.render.templating import template
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
 from tests.apply.conftest import CONVERGE_S, state_dir
 from tests.twin.test_planes_twin import in_ns, ping, two_plane_lab, vtysh, wait_for_route

@@ -15,9 +15,9 @@ import yaml
 from fabric.catalog.fec import needs_rs_fec
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import PortFacts, SwitchFacts
-from fabric.render._jinja import one_line, token
 from fabric.render.avd.vrfs import shared_spine
 from fabric.render.breakout import eos_speed
+from fabric.render.guards import one_line, token
 from fabric.render.nos.eos.compute import WATCHDOG_PORT_ACTION
 
 Structured = dict[str, Any]
@@ -172,7 +172,7 @@ def _guard(value: Any, path: str) -> Any:  # noqa: ANN401 - walks any structured
     """``value`` once every string in it is safe on the EOS line AVD prints it into (defence in depth, as the templates).
 
     A ``description`` is free text on one line; any other string is EOS words separated by single spaces
-    (``permit 10.0.0.0/16 ge 31``), each one safe word (``fabric.render._jinja.token``).
+    (``permit 10.0.0.0/16 ge 31``), each one safe word (``fabric.render.guards.token``).
 
     Raises:
         RenderError: naming the structured-config path of the refused value.

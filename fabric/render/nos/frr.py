@@ -3,7 +3,7 @@
 Interfaces, loopback, eBGP underlay (unnumbered or /31) with ECMP and BFD. Built in Python rather than from a Jinja
 template: a leaf's file is some 700 values on 500 lines, and the template's per-value attribute look-ups and
 ``finalize`` calls were 40 % of a SONiC switch's render (issue 36). Every value is guarded as a template's would be
-(``fabric.render._jinja.guard``): a name or an address must be one FRR word, a description one line; a refused value
+(``fabric.render.guards.guard``): a name or an address must be one FRR word, a description one line; a refused value
 raises ``RenderError`` naming ``frr.conf``.
 """
 
@@ -13,7 +13,8 @@ from fabric.errors import RenderError
 from fabric.model.topology import UnderlaySpec
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.compute.spine_vrfs import VrfFacts, spine_vrfs
-from fabric.render._jinja import guard_for, one_line, template
+from fabric.render.guards import guard_for, one_line
+from fabric.render.templating import template
 
 FILE = "frr.conf"
 

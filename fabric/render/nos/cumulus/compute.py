@@ -15,12 +15,12 @@ from jinja2 import Template
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import cumulus_hash_lines
-from fabric.render._jinja import template
 from fabric.render.breakout import breakouts, rs_fec_ports
 from fabric.render.nos.cumulus.ports import interface_lines, neighbor_lines
 from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.nos.cumulus.vrfs import shared_sections
 from fabric.render.sections import Section
+from fabric.render.templating import template
 
 INTERFACES, NEIGHBORS = "interfaces", "neighbors"
 """The sections built in Python (``ports.interface_lines``, ``ports.neighbor_lines``), by their place in ``SECTIONS``."""

@@ -4,7 +4,7 @@ They were ``cumulus/interfaces.j2`` and ``cumulus/neighbors.j2``: five to six ``
 two or three per neighbour, one Jinja expression (an attribute lookup and a ``finalize`` call) per value. A 100k-GPU
 fabric has 602,112 switch ports (``bench/bench_planes.py``): those two templates were two thirds of its switch render.
 
-Every value is still guarded as the templates guarded it (``fabric.render._jinja.guard``: a number prints as it is,
+Every value is still guarded as the templates guarded it (``fabric.render.guards.guard``: a number prints as it is,
 anything else must be one NVUE word; a description is one line, quoted as one shell word, ``nvue_text``). A section
 first checks all its values at once (``_plain``: every word against one regex over the joined words, every number an
 ``int``, every description one line); those values print unchanged through the guard, so the lines are written from
@@ -22,8 +22,8 @@ from typing import cast
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import NeighborFacts, PortFacts
-from fabric.render._jinja import TOKEN_RE, guard, nvue_text
 from fabric.render.breakout import Breakout
+from fabric.render.guards import TOKEN_RE, guard, nvue_text
 
 _WORD = TOKEN_RE["cumulus"].pattern.removeprefix("^").removesuffix("$")
 _WORDS_JOINED = re.compile(rf"(?:{_WORD})(?: (?:{_WORD}))*")

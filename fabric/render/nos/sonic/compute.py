@@ -22,8 +22,8 @@ from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import sonic_switch_hash
-from fabric.render._jinja import TOKEN_RE, one_line, token
 from fabric.render._json import dumps_sorted
+from fabric.render.guards import TOKEN_RE, one_line, token
 from fabric.render.nos.frr import render_frr_conf
 from fabric.render.nos.sonic.qos import qos_tables
 from fabric.render.nos.sonic.vrfs import vrf_tables
