@@ -70,7 +70,7 @@ class Text(str):
 
 
 class GuardedTemplate(Template):
-    """A template whose refused value names the template: ``eos/interfaces.j2: refusing to render …``."""
+    """A template whose refused value names the template: ``nxos/interfaces.j2: refusing to render …``."""
 
     def render(self, *args: object, **kwargs: object) -> str:
         """``Template.render``; a ``RenderError`` raised by the guard gains this template's name."""
