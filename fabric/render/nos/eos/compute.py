@@ -26,13 +26,16 @@ def render_eos(facts: SwitchFacts) -> dict[str, str]:
         >>> render_eos(facts)["startup-config"].splitlines()[1:3]
         ['hostname spine01', '!']
     """
-    model = facts.switch.model
+    model, ports = facts.switch.model, facts.ports
+    speeds = {p.speed_gbps for p in ports}  # a switch has one or two port speeds: each looked up once, not per port
+    word = {s: eos_speed(model, s) for s in speeds}
+    fec = rs_fec_ports(model, [(str(s), s, 0) for s in speeds])  # the speeds (as names) that need RS-FEC
     context = EosContext(
         facts,
-        unnumbered=any(p.address is None and p.kind == "fabric" for p in facts.ports),
+        unnumbered=any(p.address is None and p.kind == "fabric" for p in ports),
         port_action=WATCHDOG_PORT_ACTION,
-        speed={p.name: eos_speed(model, p.speed_gbps) for p in facts.ports},
-        rs_fec=rs_fec_ports(model, [(p.name, p.speed_gbps, 0) for p in facts.ports]),
+        speed={p.name: word[p.speed_gbps] for p in ports},
+        rs_fec=frozenset(p.name for p in ports if str(p.speed_gbps) in fec),
     )
     shared = shared_sections(_NAMES, context)  # a shared spine: a VRF per plane (fabric.render.nos.eos.vrfs)
     if shared is None:
