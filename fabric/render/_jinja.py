@@ -9,7 +9,9 @@ NOS's ``finalize``, which knows the value's type:
 - anything else stands where one CLI word goes (an interface, a host name, a route map, an address) and must be a
   safe token for that NOS (``TOKEN_RE``): no whitespace, quote, comment or shell character that could end the word.
 
-A refused value raises ``RenderError`` naming the value and the template (``GuardedTemplate``).
+A refused value raises ``RenderError`` naming the value and the template (``GuardedTemplate``). Jinja itself, the
+environments and the classes built on it are in ``fabric.render._jinja_env``, imported with the first template: a
+render whose switches are all built in Python imports no Jinja.
 
 Templates are compiled once per process and never checked for changes on disk (``auto_reload=False``: the package's
 templates do not change under a running render). The CLI may give a directory for Jinja's bytecode cache
@@ -17,29 +19,24 @@ templates do not change under a running render). The CLI may give a directory fo
 entry by the template's name and the SHA-1 of its source, and its header by the Jinja and Python versions
 (``jinja2.bccache``), so an edited template or an upgrade compiles afresh; the output is the same either way. An entry
 is code: only a directory and entries private to the user are trusted, a damaged entry is compiled again
-(``PrivateBytecodeCache``).
+(``fabric.render._jinja_env.PrivateBytecodeCache``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
 import re
-import secrets
-import stat
 from collections.abc import Callable, Iterable
 from functools import cache, partial
 from pathlib import Path
-from typing import cast
-
-from jinja2 import BytecodeCache, Environment, PackageLoader, StrictUndefined, Template
-from jinja2.bccache import Bucket
+from typing import TYPE_CHECKING
 
 from fabric.classcode import open_private_dir
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.render.vlan_list import vlan_ranges
+
+if TYPE_CHECKING:
+    from jinja2 import Environment, Template
 
 # One CLI word: letters, digits and _ . : / @ + -, not starting with '-'. Per NOS, what ends a word or starts a comment:
 # EOS and NX-OS CLI: whitespace ends a word, '!' / '#' start comments, '?' asks for help, '|' pipes output;
@@ -69,110 +66,21 @@ class Text(str):
     __slots__ = ()
 
 
-class GuardedTemplate(Template):
-    """A template whose refused value names the template: ``nxos/interfaces.j2: refusing to render …``."""
-
-    def render(self, *args: object, **kwargs: object) -> str:
-        """``Template.render``; a ``RenderError`` raised by the guard gains this template's name."""
-        try:
-            return super().render(*args, **kwargs)
-        except RenderError as exc:
-            msg = f"{self.name}: {exc}"
-            raise RenderError(msg) from exc
-
-
-class PrivateBytecodeCache(BytecodeCache):
-    """Jinja's bytecode cache in a directory only this user can write, read and written through its descriptor.
-
-    An entry is code this process runs (a pickled checksum and marshalled bytecode, ``jinja2.bccache.Bucket``), so a
-    cache another user can write is code they run as us (issue 30). Hence:
-
-    - the directory, opened once without following a link, must be owned by this user with mode 0700
-      (``open_private_dir``), else no cache is used; later renames of its path change nothing (the descriptor stays);
-    - an entry is read only if it is a regular file (no link), owned by this user and not group- or world-writable;
-    - each entry starts with the SHA-256 of the rest, checked before Jinja unpickles or unmarshals anything: a truncated
-      or damaged entry is a miss and is compiled and written again, never a traceback;
-    - an entry is written to a temporary file (0600) renamed over its name; a failure (full disk) only costs the compile.
-    """
-
-    def __init__(self, folder: int) -> None:
-        """Use the open directory descriptor ``folder`` (from ``open_private_dir``)."""
-        self._folder = folder
-
-    @staticmethod
-    def _name(bucket: Bucket) -> str:
-        return f"__jinja2_{bucket.key}.cache"
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        """Fill ``bucket`` from its entry when the entry is ours, private and whole; else leave it empty (a compile)."""
-        try:
-            fd = os.open(self._name(bucket), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=self._folder)
-        except OSError:  # missing, a link (ELOOP), unreadable: compile
-            return
-        with os.fdopen(fd, "rb") as stream:
-            info = os.fstat(stream.fileno())
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
-                return
-            data = stream.read()
-        digest, payload = data[:32], data[32:]
-        if len(digest) < 32 or hashlib.sha256(payload).digest() != digest:
-            return
-        bucket.bytecode_from_string(payload)
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        """Write the entry (its digest, then Jinja's bytes) if the directory lets us."""
-        payload = bucket.bytecode_to_string()
-        temporary = f".{self._name(bucket)}.{secrets.token_hex(6)}.tmp"
-        try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=self._folder)
-        except OSError:
-            return
-        try:
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(hashlib.sha256(payload).digest() + payload)
-            os.replace(temporary, self._name(bucket), src_dir_fd=self._folder, dst_dir_fd=self._folder)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary, dir_fd=self._folder)
-
-
-_CACHE: list[BytecodeCache] = []  # set once by use_bytecode_cache, before the first template is loaded
+BYTECODE_DIR: list[int] = []  # the cache directory's descriptor, set once by use_bytecode_cache before the first template is loaded
 
 
 def use_bytecode_cache(directory: Path) -> bool:
     """Keep compiled templates in ``directory`` (made, private to the user, if missing); False when it cannot be made
     or is not private to the user (``open_private_dir``): templates are then compiled in memory.
 
-    Call it before the first render of the process: environments made earlier keep compiling in memory.
+    Call it before the first render of the process: environments made earlier keep compiling in memory. Only the
+    directory is opened here; Jinja itself is imported with the first template (``fabric.render._jinja_env``).
     """
     folder = open_private_dir(directory)
     if folder is None:
         return False
-    _CACHE[:] = [PrivateBytecodeCache(folder)]
+    BYTECODE_DIR[:] = [folder]
     return True
-
-
-@cache
-def _environment(nos: str) -> Environment:
-    env = Environment(  # noqa: S701 - renders device configs, not HTML
-        loader=PackageLoader("fabric.render", "templates"),
-        bytecode_cache=_CACHE[0] if _CACHE else None,
-        auto_reload=False,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        finalize=guard_for(nos),
-    )
-    env.template_class = GuardedTemplate
-    filters = cast("dict[str, Callable[..., object]]", env.filters)  # pyright: ignore[reportUnknownMemberType] - jinja2 leaves it untyped
-    filters["kbytes"] = _kbytes
-    filters["token"] = partial(token, nos=nos)
-    filters["text"] = text
-    filters["nvue_text"] = nvue_text
-    filters["seconds"] = _seconds
-    filters["vlan_ranges"] = _vlan_ranges
-    return env
 
 
 def guard_for(nos: str) -> Callable[[object], object]:
@@ -261,11 +169,6 @@ def token(value: object, nos: str = "eos") -> str:
     return word
 
 
-def _vlan_ranges(vlans: Iterable[int]) -> Text:
-    """``vlan_ranges`` as printable text: built from integers alone, its commas cannot break a line or a word."""
-    return Text(vlan_ranges(int(v) for v in vlans))
-
-
 def text(value: object) -> Text:
     """``value`` marked as free text (a description): one line, spaces allowed.
 
@@ -289,6 +192,11 @@ def nvue_text(value: object) -> Text:
     return Text(f"'{quoted}'")
 
 
+def _vlan_ranges(vlans: Iterable[int]) -> Text:
+    """``vlan_ranges`` as printable text: built from integers alone, its commas cannot break a line or a word."""
+    return Text(vlan_ranges(int(v) for v in vlans))
+
+
 def _kbytes(size: int) -> int:
     """Bytes to the kbytes that EOS and NX-OS thresholds take (1 kbyte = 1000 bytes)."""
     return size // 1000
@@ -297,6 +205,22 @@ def _kbytes(size: int) -> int:
 def _seconds(milliseconds: int) -> str:
     """Milliseconds to seconds without trailing zeros: 200 → 0.2."""
     return f"{milliseconds / 1000:g}"
+
+
+@cache
+def _environment(nos: str) -> Environment:
+    """The environment of ``nos``'s templates: Jinja is imported here, with the first template, not with the guard."""
+    from fabric.render._jinja_env import environment
+
+    filters: dict[str, Callable[..., object]] = {
+        "kbytes": _kbytes,
+        "token": partial(token, nos=nos),
+        "text": text,
+        "nvue_text": nvue_text,
+        "seconds": _seconds,
+        "vlan_ranges": _vlan_ranges,
+    }
+    return environment(guard_for(nos), filters, BYTECODE_DIR[0] if BYTECODE_DIR else None)
 
 
 @cache
