@@ -96,3 +96,18 @@ def test_a_refused_value_names_its_section(field: str, value: str, section: str)
     hostile = dataclasses.replace(facts, management=dataclasses.replace(facts.management, **{field: value}))
     with pytest.raises(RenderError, match=rf"^eos/{section}: refusing to render {re.escape(repr(value))}"):
         _config(hostile)
+
+
+@pytest.mark.parametrize(("case", "imports"), [("nxos", True), ("cumulus", True), ("mlnxos", True), ("sonic", False), ("frr-3tier", False)])
+def test_templates_first_imports_jinja_only_for_a_templated_nos(case: str, imports: bool) -> None:
+    """``templates_first``: Jinja before the render workers fork when a compute switch prints through templates, so
+    each worker does not import it again; never for a plan of switches built in Python."""
+    code = (
+        "import sys\nfrom fabric.model import load_cluster\nfrom fabric.plan import plan_cluster\n"
+        "from fabric.render import templates_first\n"
+        f"did = templates_first(plan_cluster(load_cluster({str(DATA / 'render' / case / 'cluster.yaml')!r})))\n"
+        "print(did, 'jinja2' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(imports), str(imports)]
