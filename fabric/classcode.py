@@ -22,7 +22,7 @@ across processes up to ``FORWARD_REFS_MAX`` texts).
 The cache lives in ``$XDG_CACHE_HOME/gpufabric/classes`` (``~/.cache``), one file per module and interpreter
 (``sys.implementation.cache_tag``, ``sys.hexversion``, ``marshal.version`` in the name), off with
 ``GPUFABRIC_NO_CACHE=1``. An entry is code this process runs, so the rules of the template cache apply
-(``fabric/render/_jinja.py``, issue 30): only a directory owned by the user and closed to others (``open_private_dir``),
+(``fabric/render/_jinja_env.py``, issue 30): only a directory owned by the user and closed to others (``open_private_dir``),
 only a regular file (no link) owned by the user and not group- or world-writable, and a file whose SHA-256 does not
 match its contents (truncated, damaged) is ignored and written again. A module with a miss has its file rewritten at
 exit by the process that installed the cache (never by a forked render worker) with the texts this process used:
