@@ -41,7 +41,7 @@ from fabric.cli.output import write_files
 from fabric.errors import FabricError, Finding, InputError
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.types import ClusterPlan
-from fabric.render import render_switch_files
+from fabric.render import render_switch_files, templates_first
 from fabric.validate import collector_paused
 
 MIN_SWITCHES = 64
@@ -158,6 +158,7 @@ class SwitchWorkers:
 
     def _fork(self) -> None:
         context = get_context("fork")
+        templates_first(self._plan)  # Jinja once here, not once per worker, when a switch prints through templates
         for stream in (sys.stdout, sys.stderr):  # a child must not write again what the parent has buffered
             stream.flush()
         # The plan's objects go to the permanent generation while forking: a child's collections never walk (and so never

@@ -5,6 +5,7 @@ Each renderer takes one switch's facts (``fabric.plan.compute.facts``) and retur
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
@@ -24,6 +25,7 @@ __all__ = [
     "render_plan_files",
     "render_switch",
     "render_switch_files",
+    "templates_first",
     "topology_svgs",
 ]
 
@@ -40,6 +42,32 @@ RENDERERS: Mapping[str, Renderer] = LazyRenderers(
     }
 )
 """NOS → renderer, each imported when its NOS is first rendered (``fabric.render.lazy``)."""
+
+
+BUILT_IN_PYTHON = frozenset({"eos", "sonic", "frr"})
+"""The NOSes whose compute switches are written in Python, no template: EOS (``fabric.render.nos.eos.text``), SONiC and
+FRR. Only a shared spine's VRF sections among them are templates. Cumulus, NX-OS and MLNX-OS print through Jinja."""
+
+
+def templates_first(plan: ClusterPlan) -> bool:
+    """Import Jinja now when some compute switch of ``plan`` renders through templates; whether it did.
+
+    For a caller about to fork render workers (``fabric.cli.render_workers``): Jinja is imported with the first template
+    (``fabric.render.templating``), so without this each worker of a Cumulus, NX-OS or MLNX-OS render would import it
+    again (some 13 ms each), where the parent used to import it once for all; a plan of EOS, SONiC or FRR switches
+    imports none (a shared spine's VRF sections then import it in the worker that renders one).
+
+    Example:
+        >>> from fabric.model import load_cluster
+        >>> from fabric.plan import plan_cluster
+        >>> templates_first(plan_cluster(load_cluster("tests/data/render/sonic/cluster.yaml")))
+        False
+    """
+    if plan.fabric is None or all(s.nos in BUILT_IN_PYTHON for s in plan.fabric.switches):
+        return False
+    importlib.import_module("fabric.render._jinja")  # Jinja loaded now, before the fork
+
+    return True
 
 
 def render_switch(facts: SwitchFacts) -> dict[str, str]:

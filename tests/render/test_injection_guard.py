@@ -45,7 +45,7 @@ def test_token_refuses_what_would_end_a_name(value: str) -> None:
 
 # One case per NOS: its definition, and the template (or file) that first prints a host port's name and description.
 NOS_CASES = {
-    "eos": ("render/eos/cluster.yaml", "eos/interfaces.j2"),
+    "eos": ("render/eos/cluster.yaml", "eos/interfaces"),  # a section built in Python (fabric/render/nos/eos/text.py)
     "nxos": ("render/nxos/cluster.yaml", "nxos/interfaces.j2"),
     "cumulus": ("render/cumulus/cluster.yaml", "cumulus/interfaces"),  # a section built in Python (fabric/render/nos/cumulus/ports.py)
     "mlnx-os": ("render/mlnxos/cluster.yaml", "mlnxos/interfaces.j2"),

@@ -22,7 +22,7 @@
   minimum-threshold 2000 segments maximum-threshold 10000 segments max-mark-probability 20 weight 0``, ports at MTU 9214.
   Reproduced: classification, PFC, queue, marking probability and weight. Not reproduced: the thresholds, which are in
   ``segments`` (EOS's buffer cells, whose size is the ASIC's, not stated in the guide), while the rendered form takes
-  ``kbytes`` (fabric/render/templates/eos/qos.j2, pyavd ``units: kbytes``): no byte value follows from the published one.
+  ``kbytes`` (fabric/render/nos/eos/text.py ``qos``, pyavd ``units: kbytes``): no byte value follows from the published one.
   Arista's own "AI Network Fabric Deployment Guide" could not be read beyond its headings (the stored copy,
   manuals.plus/so/arista/ai-network-fabric-deployment-manual, summarises it without numbers); not reproduced.
 - NVIDIA Spectrum-X: no published ECN/PFC number beyond the Cumulus ``qos roce`` defaults above was found this round.

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import cast
-
-from jinja2 import Template
+from typing import TYPE_CHECKING, cast
 
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
@@ -21,6 +19,9 @@ from fabric.render.nos.cumulus.syntax import nvue_words
 from fabric.render.nos.cumulus.vrfs import shared_sections
 from fabric.render.sections import Section
 from fabric.render.templating import template
+
+if TYPE_CHECKING:
+    from jinja2 import Template  # Jinja is imported with the first template (fabric.render.templating), not with this module
 
 INTERFACES, NEIGHBORS = "interfaces", "neighbors"
 """The sections built in Python (``ports.interface_lines``, ``ports.neighbor_lines``), by their place in ``SECTIONS``."""
@@ -65,7 +66,7 @@ def render_cumulus(facts: SwitchFacts) -> dict[str, str]:
         NEIGHBORS: lambda: neighbor_lines(facts.neighbors),
     }
     compiled = _sections(release) if sections is SECTIONS else _compiled(sections, release)
-    text = "".join(s.render(**context) if isinstance(s, Template) else built[s]() for s in compiled)
+    text = "".join(built[s]() if isinstance(s, str) else s.render(**context) for s in compiled)
     return {"nvue.sh": text}
 
 
