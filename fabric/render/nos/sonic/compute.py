@@ -16,8 +16,10 @@ from typing import Any, cast
 from fabric.catalog.fec import rs_fec_clause
 from fabric.catalog.switches import SWITCH_MODELS, SonicPort, SonicSku
 from fabric.errors import RenderError
+from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import sonic_switch_hash
+from fabric.render._jinja import all_words
 from fabric.render.nos.frr import render_frr_conf
 from fabric.render.nos.sonic.guard import guard_config_db
 from fabric.render.nos.sonic.qos import cable_length, port_tables, qos_inputs
@@ -137,7 +139,12 @@ def _sku_layout(model: str, speed: int, fec: str | None, fec_speed: int, default
 
 
 def _layout(rows: tuple[_Row, ...], default_mtu: int) -> _Layout:
-    """Each row's up fields (with ``"fec": "rs"`` where ``set_rs_fec`` would set it) and down entry; ``BREAKOUT_CFG``."""
+    """Each row's up fields (with ``"fec": "rs"`` where ``set_rs_fec`` would set it) and down entry; ``BREAKOUT_CFG``;
+    all guarded (``guard_config_db``), so a switch's render checks only what it adds to them (``_own_tables``).
+
+    Raises:
+        RenderError: a port name, alias or breakout entry that is not safe in config_db (catalog data).
+    """
     down = {"admin_status": "down", "mtu": str(default_mtu)}
     layout: list[tuple[str, dict[str, str], dict[str, str]]] = []
     breakout: dict[str, tuple[str, str]] = {}
@@ -147,7 +154,10 @@ def _layout(rows: tuple[_Row, ...], default_mtu: int) -> _Layout:
             up["fec"] = "rs"
         layout.append((name, up, {**fixed, **down}))
         breakout.setdefault(cage[0], cage[1:])
-    return tuple(layout), {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+    cfg = {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+    guard_config_db({"PORT": {name: up for name, up, _ in layout}})
+    guard_config_db({"PORT": {name: down for name, _, down in layout}, "BREAKOUT_CFG": cfg})
+    return tuple(layout), cfg
 
 
 def set_rs_fec(port: dict[str, Any]) -> None:
@@ -172,12 +182,37 @@ def _needs_rs(speed: str, lanes: str) -> bool:
 
 
 def _tables(facts: SwitchFacts) -> tuple[dict[str, Any], Tables]:
-    """The switch's own config_db tables, guarded, and the QoS and buffer tables it shares with every switch of the same
-    RoCE contract, lossless ports, SKU and release (``qos.port_tables``: built, guarded and encoded once)."""
+    """The switch's own config_db tables, guarded (``_own_tables``), and the QoS and buffer tables it shares with every
+    switch of the same RoCE contract, lossless ports, SKU and release (``qos.port_tables``: built, guarded and encoded
+    once)."""
+    sku, speed = _sku(facts)
+    own = _own_tables(facts, sku, speed)
+    if facts.roce is None:
+        return own, _NO_TABLES
+    lossless = tuple(p.name for p in facts.ports if p.lossless)
+    return own, port_tables(qos_inputs(facts.roce, sku.buffers, facts.switch.nos_version), lossless)
+
+
+def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int) -> dict[str, Any]:
+    """The tables of this switch alone, as ``guard_config_db`` passes them: the per-port tables (``PORT``,
+    ``BREAKOUT_CFG``, ``INTERFACE``, some 450 entries) are checked through their inputs, the rest by the guard.
+
+    Why checking the inputs is no looser than the guard on those three tables (each of its checks is met):
+
+    - ``BREAKOUT_CFG``, the ``PORT`` keys, a down port's entry and an up port's fields but MTU and description come
+      from the SKU layout, which ``_layout`` put through the guard;
+    - an up port adds ``mtu``, a string, and ``description``, a text field: every description must be one line
+      (``is_safe_text`` over them all joined: a character is unsafe alone, so the whole is safe exactly when each is);
+    - an ``INTERFACE`` key is a cabled port's name (``sku_ports`` refuses one not in the SKU, so a checked ``PORT`` key)
+      or that name, ``|`` and the port's address: every address must be one SONiC word (``all_words``), which holds no
+      ``|``, so the key has exactly those two parts; the entries are two constant objects without checked fields.
+
+    Where an input fails, or a shared spine adds its VRFs (``vrf_tables`` rewrites ``INTERFACE``), every table goes
+    through the guard, which names what it refuses.
+    """
     s, m = facts.switch, facts.management
     model = SWITCH_MODELS[s.model]
     assert model.sonic is not None
-    sku, speed = _sku(facts)
     port, breakout = sku_ports(facts, sku, speed)
     interface: dict[str, Any] = {}
     numbered: dict[str, str] = {}  # one entry object per kind, shared by the ports (as the QoS tables share theirs)
@@ -201,9 +236,6 @@ def _tables(facts: SwitchFacts) -> tuple[dict[str, Any], Tables]:
                 "default_pfcwd_status": "enable" if facts.roce and facts.roce.pfc_watchdog.enabled else "disable",
             }
         },
-        "PORT": port,
-        "BREAKOUT_CFG": breakout,
-        "INTERFACE": interface,
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{s.loopback}": {}},
         "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
         "MGMT_PORT": {m.interface: {"admin_status": "up", "alias": m.interface, "description": "oob management"}},
@@ -222,12 +254,12 @@ def _tables(facts: SwitchFacts) -> tuple[dict[str, Any], Tables]:
     }
     if facts.roce is not None:
         db["CABLE_LENGTH"] = cable_length(facts)
-    db |= vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
-    own = guard_config_db({k: v for k, v in db.items() if v})
-    if facts.roce is None:
-        return own, _NO_TABLES
-    lossless = tuple(p.name for p in facts.ports if p.lossless)
-    return own, port_tables(qos_inputs(facts.roce, sku.buffers, s.nos_version), lossless)
+    per_port = {"PORT": port, "BREAKOUT_CFG": breakout, "INTERFACE": interface}
+    vrfs = vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
+    addresses = [p.address for p in facts.ports if p.address]
+    if vrfs or not (is_safe_text("".join(p.description for p in facts.ports)) and all_words("sonic", addresses)):
+        return guard_config_db({k: v for k, v in (db | per_port | vrfs).items() if v})
+    return guard_config_db({k: v for k, v in db.items() if v}) | {k: v for k, v in per_port.items() if v}
 
 
 _NO_TABLES = Tables({}, ())

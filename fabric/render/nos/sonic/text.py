@@ -31,7 +31,7 @@ class Tables(NamedTuple):
     ``dumps_sorted`` would fall back to the standard encoder for them)."""
 
     tables: dict[str, Any]
-    parts: tuple[tuple[str, bytes], ...] | None
+    parts: tuple[tuple[str, str], ...] | None
 
 
 def encode(tables: dict[str, Any]) -> Tables:
@@ -39,11 +39,11 @@ def encode(tables: dict[str, Any]) -> Tables:
 
     Example:
         >>> encode({"PORT": {"Ethernet0": {"mtu": "9216"}}, "VRF": {}}).parts
-        (('PORT', b'  "PORT": {\\n    "Ethernet0": {\\n      "mtu": "9216"\\n    }\\n  }'), ('VRF', b'  "VRF": {}'))
+        (('PORT', '  "PORT": {\\n    "Ethernet0": {\\n      "mtu": "9216"\\n    }\\n  }'), ('VRF', '  "VRF": {}'))
         >>> encode({"PORT": {"Ethernet0": {"description": "caf\\u00e9"}}}).parts is None
         True
     """
-    parts: list[tuple[str, bytes]] = []
+    parts: list[tuple[str, str]] = []
     for name, table in tables.items():
         try:
             encoded = orjson.dumps({name: table}, option=_OPTIONS)
@@ -51,7 +51,7 @@ def encode(tables: dict[str, Any]) -> Tables:
             return Tables(tables, None)
         if not encoded.isascii():
             return Tables(tables, None)
-        parts.append((name, encoded[2:-2]))
+        parts.append((name, encoded[2:-2].decode()))
     return Tables(tables, tuple(parts))
 
 
@@ -63,7 +63,7 @@ def config_db_text(*groups: Tables) -> str:
         >>> config_db_text(encode(a), encode(b)) == dumps_sorted({**a, **b})
         True
     """
-    parts: list[tuple[str, bytes]] = []
+    parts: list[tuple[str, str]] = []
     for group in groups:
         if group.parts is None:
             return dumps_sorted({k: v for g in groups for k, v in g.tables.items()})
@@ -74,4 +74,8 @@ def config_db_text(*groups: Tables) -> str:
     if len({name for name, _ in parts}) != len(parts):
         msg = f"a table in two groups: {sorted(name for name, _ in parts)}"
         raise ValueError(msg)
-    return b"".join((b"{\n", b",\n".join(text for _, text in parts), b"\n}\n")).decode()
+    pieces = ["{\n"]
+    for _, part in parts:
+        pieces += (part, ",\n")
+    pieces[-1] = "\n}\n"  # the last table's separator
+    return "".join(pieces)
