@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -57,27 +58,49 @@ def test_the_text_assembled_table_by_table_is_the_standard_encoding(case: str) -
         assert render_sonic(f)["config_db.json"] == json.dumps(build_config_db(f), indent=2, sort_keys=True) + "\n"
 
 
+def _config_db_text(facts: SwitchFacts) -> object:
+    return render_sonic(facts)["config_db.json"]
+
+
+# The dict the tests and other renderers read, and the text the render writes (PORT from the SKU's pieces, port_text).
+BUILDERS = pytest.mark.parametrize("build", [build_config_db, _config_db_text], ids=["dict", "text"])
+
+
+@BUILDERS
 @pytest.mark.parametrize("peer_port", ["eth1\nip route 0.0.0.0/0 blackhole", "eth1\x1b[2J", "eth1\u2028x"])
-def test_a_hostile_description_is_refused_in_port(leaf: SwitchFacts, peer_port: str) -> None:
+def test_a_hostile_description_is_refused_in_port(leaf: SwitchFacts, peer_port: str, build: Callable[[SwitchFacts], object]) -> None:
     hostile = _with_port(leaf, peer_port=peer_port)
     with pytest.raises(RenderError, match=r"^config_db.json PORT\|Ethernet\d+: refusing to render .*line break or control character"):
-        build_config_db(hostile)
+        build(hostile)
 
 
+@pytest.mark.parametrize("peer_port", ['eth"1', "eth\\1", "eth\u00e91", "eth1\t"])
+def test_a_description_to_escape_is_written_as_the_encoder_writes_it(leaf: SwitchFacts, peer_port: str) -> None:
+    """A quote, a backslash or non-ASCII text leave the SKU's pieces for the encoder (a tab is refused as a control)."""
+    hostile = _with_port(leaf, peer_port=peer_port)
+    if peer_port.endswith("\t"):
+        with pytest.raises(RenderError, match="line break or control character"):
+            render_sonic(hostile)
+        return
+    assert render_sonic(hostile)["config_db.json"] == json.dumps(build_config_db(hostile), indent=2, sort_keys=True) + "\n"
+
+
+@BUILDERS
 @pytest.mark.parametrize("address", ["10.0.0.0/31 x", "10.0.0.0/31\n", "-10.0.0.0/31", ""])
-def test_a_hostile_address_is_refused_as_an_interface_key_part(leaf: SwitchFacts, address: str) -> None:
+def test_a_hostile_address_is_refused_as_an_interface_key_part(leaf: SwitchFacts, address: str, build: Callable[[SwitchFacts], object]) -> None:
     """An empty address makes the port unnumbered (no key); the others would be an ``INTERFACE`` key part."""
     hostile = _with_port(leaf, address=address)
     if not address:
         assert f"{hostile.ports[0].name}|" not in "".join(build_config_db(hostile)["INTERFACE"])
         return
     with pytest.raises(RenderError, match=r"^config_db.json INTERFACE\|Ethernet\d+\|[\s\S]*: refusing to render .* where one sonic word goes"):
-        build_config_db(hostile)
+        build(hostile)
 
 
-def test_a_hostile_port_name_is_refused_before_any_table(leaf: SwitchFacts) -> None:
+@BUILDERS
+def test_a_hostile_port_name_is_refused_before_any_table(leaf: SwitchFacts, build: Callable[[SwitchFacts], object]) -> None:
     with pytest.raises(RenderError, match=re.escape("ports ['Ethernet0 x'] are not in SONiC SKU")):
-        build_config_db(_with_port(leaf, name="Ethernet0 x"))
+        build(_with_port(leaf, name="Ethernet0 x"))
 
 
 @pytest.mark.parametrize("name", ["leaf 1", "leaf1\nfoo", "-leaf1"])

@@ -20,8 +20,10 @@ from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import sonic_switch_hash
 from fabric.render._jinja import all_words
+from fabric.render._json import dumps_sorted
 from fabric.render.nos.frr import render_frr_conf
 from fabric.render.nos.sonic.guard import guard_config_db
+from fabric.render.nos.sonic.port_text import RowText, port_part, row_texts
 from fabric.render.nos.sonic.qos import cable_length, port_tables, qos_inputs
 from fabric.render.nos.sonic.text import Tables, config_db_text, encode
 from fabric.render.nos.sonic.vrfs import vrf_tables
@@ -138,6 +140,13 @@ def _sku_layout(model: str, speed: int, fec: str | None, fec_speed: int, default
     return _layout(_sku_rows(model, speed, fec, fec_speed), default_mtu)
 
 
+@cache
+def _sku_texts(model: str, speed: int, fec: str | None, fec_speed: int, default_mtu: int) -> tuple[tuple[RowText, ...] | None, Tables]:
+    """The SKU's ``PORT`` pieces (``port_text.row_texts``) and its ``BREAKOUT_CFG`` encoded, once per model and speed."""
+    rows, breakout = _sku_layout(model, speed, fec, fec_speed, default_mtu)
+    return row_texts(rows), encode({"BREAKOUT_CFG": breakout})
+
+
 def _layout(rows: tuple[_Row, ...], default_mtu: int) -> _Layout:
     """Each row's up fields (with ``"fec": "rs"`` where ``set_rs_fec`` would set it) and down entry; ``BREAKOUT_CFG``;
     all guarded (``guard_config_db``), so a switch's render checks only what it adds to them (``_own_tables``).
@@ -181,19 +190,18 @@ def _needs_rs(speed: str, lanes: str) -> bool:
     return rs_fec_clause(int(speed) // 1000, len(lanes.split(","))) is not None
 
 
-def _tables(facts: SwitchFacts) -> tuple[dict[str, Any], Tables]:
-    """The switch's own config_db tables, guarded (``_own_tables``), and the QoS and buffer tables it shares with every
-    switch of the same RoCE contract, lossless ports, SKU and release (``qos.port_tables``: built, guarded and encoded
-    once)."""
-    sku, speed = _sku(facts)
-    own = _own_tables(facts, sku, speed)
+def _tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool = True) -> tuple[dict[str, Any], Tables]:
+    """The switch's own config_db tables, guarded (``_own_tables``; without ``PORT`` and ``BREAKOUT_CFG`` unless
+    ``ports``), and the QoS and buffer tables it shares with every switch of the same RoCE contract, lossless ports, SKU
+    and release (``qos.port_tables``: built, guarded and encoded once)."""
+    own = _own_tables(facts, sku, speed, ports=ports)
     if facts.roce is None:
         return own, _NO_TABLES
     lossless = tuple(p.name for p in facts.ports if p.lossless)
     return own, port_tables(qos_inputs(facts.roce, sku.buffers, facts.switch.nos_version), lossless)
 
 
-def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int) -> dict[str, Any]:
+def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool) -> dict[str, Any]:
     """The tables of this switch alone, as ``guard_config_db`` passes them: the per-port tables (``PORT``,
     ``BREAKOUT_CFG``, ``INTERFACE``, some 450 entries) are checked through their inputs, the rest by the guard.
 
@@ -213,7 +221,6 @@ def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int) -> dict[str, Any]
     s, m = facts.switch, facts.management
     model = SWITCH_MODELS[s.model]
     assert model.sonic is not None
-    port, breakout = sku_ports(facts, sku, speed)
     interface: dict[str, Any] = {}
     numbered: dict[str, str] = {}  # one entry object per kind, shared by the ports (as the QoS tables share theirs)
     unnumbered = {"ipv6_use_link_local_only": "enable"}
@@ -254,7 +261,9 @@ def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int) -> dict[str, Any]
     }
     if facts.roce is not None:
         db["CABLE_LENGTH"] = cable_length(facts)
-    per_port = {"PORT": port, "BREAKOUT_CFG": breakout, "INTERFACE": interface}
+    per_port: dict[str, Any] = {"INTERFACE": interface}
+    if ports:
+        per_port["PORT"], per_port["BREAKOUT_CFG"] = sku_ports(facts, sku, speed)
     vrfs = vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
     addresses = [p.address for p in facts.ports if p.address]
     if vrfs or not (is_safe_text("".join(p.description for p in facts.ports)) and all_words("sonic", addresses)):
@@ -267,11 +276,23 @@ _NO_TABLES = Tables({}, ())
 
 def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
     """The config_db tables of one switch, keys sorted on output."""
-    own, shared = _tables(facts)
+    own, shared = _tables(facts, *_sku(facts))
     return {**own, **shared.tables}
 
 
 def render_sonic(facts: SwitchFacts) -> dict[str, str]:
-    """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db)."""
-    own, shared = _tables(facts)
-    return {"config_db.json": config_db_text(encode(own), shared), "frr.conf": render_frr_conf(facts, management=False, sonic=True)}
+    """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db).
+
+    ``PORT`` is written from the SKU's pieces (``port_text``) where they give the encoder's text, and ``BREAKOUT_CFG``
+    is the SKU's, encoded once; otherwise both are built as dicts (``sku_ports``), which also refuses a port the SKU lacks.
+    """
+    sku, speed = _sku(facts)
+    model = SWITCH_MODELS[facts.switch.model]
+    assert model.sonic is not None
+    rows, breakout = _sku_texts(model.name, speed, sku.fec, sku.speed_gbps, model.sonic.default_mtu) if speed else (None, _NO_TABLES)
+    part = port_part(facts.ports, rows) if rows is not None else None
+    own, shared = _tables(facts, sku, speed, ports=part is None)
+    groups = (encode(own), shared) if part is None else (encode(own), shared, breakout, Tables({}, (("PORT", part),)))
+    fallback = any(g.parts is None for g in groups)  # what dumps_sorted writes with the standard encoder
+    text = dumps_sorted(build_config_db(facts)) if fallback else config_db_text(*groups)
+    return {"config_db.json": text, "frr.conf": render_frr_conf(facts, management=False, sonic=True)}
