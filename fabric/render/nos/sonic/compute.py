@@ -210,7 +210,8 @@ def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool) -
     - ``BREAKOUT_CFG``, the ``PORT`` keys, a down port's entry and an up port's fields but MTU and description come
       from the SKU layout, which ``_layout`` put through the guard;
     - an up port adds ``mtu``, a string, and ``description``, a text field: every description must be one line
-      (``is_safe_text`` over them all joined: a character is unsafe alone, so the whole is safe exactly when each is);
+      (``is_safe_text`` over them all joined: a character is unsafe alone, so the whole is safe exactly when each is;
+      without ``ports``, ``PORT`` is the caller's, written by ``port_text.port_part``, which checks them so);
     - an ``INTERFACE`` key is a cabled port's name (``sku_ports`` refuses one not in the SKU, so a checked ``PORT`` key)
       or that name, ``|`` and the port's address: every address must be one SONiC word (``all_words``), which holds no
       ``|``, so the key has exactly those two parts; the entries are two constant objects without checked fields.
@@ -266,7 +267,8 @@ def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool) -
         per_port["PORT"], per_port["BREAKOUT_CFG"] = sku_ports(facts, sku, speed)
     vrfs = vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
     addresses = [p.address for p in facts.ports if p.address]
-    if vrfs or not (is_safe_text("".join(p.description for p in facts.ports)) and all_words("sonic", addresses)):
+    described = not ports or is_safe_text("".join(p.description for p in facts.ports))  # else port_part checked them
+    if vrfs or not (described and all_words("sonic", addresses)):
         return guard_config_db({k: v for k, v in (db | per_port | vrfs).items() if v})
     return guard_config_db({k: v for k, v in db.items() if v}) | {k: v for k, v in per_port.items() if v}
 

@@ -24,6 +24,7 @@ _DESCRIPTION, _MTU = "@@description@@", "@@mtu@@"  # markers no layout value hol
 _HEAD = '  "PORT": {\n'
 _TAIL = "\n  }"
 _SEPARATOR = ",\n"
+_INT = frozenset({int})
 
 RowText = tuple[str, str, tuple[str, str, str]]
 """A port's name, its down entry's text, and its up entry's text cut before the description and before the MTU (the
@@ -65,9 +66,10 @@ def port_part(ports: tuple[PortFacts, ...], rows: tuple[RowText, ...]) -> str | 
     joined = "".join(descriptions)
     if not (joined.isascii() and is_safe_text(joined)) or '"' in joined or "\\" in joined:
         return None
-    if any(type(p.mtu) is not int for p in ports):
+    mtus = [p.mtu for p in ports]
+    if not _INT.issuperset(map(type, mtus)):
         return None
-    cabled: dict[str, tuple[str, int]] = {p.name: (d, p.mtu) for p, d in zip(ports, descriptions, strict=True)}
+    cabled = dict(zip([p.name for p in ports], zip(descriptions, mtus, strict=True), strict=True))
     entries: list[str] = []
     for name, down, (head, middle, tail) in rows:
         up = cabled.pop(name, None)
