@@ -5,14 +5,15 @@ top-level table stands on its own lines: ``{``, then the tables in key order, ea
 depth 1>``, joined by ``,`` and a line break, then ``}``. A table's lines depend on nothing but its name and value (the
 indent of a value is its depth from the root, and a table is always at depth 1), so the encoding of ``{NAME: value}``
 less its first two and last two characters (``{`` and a line break; a line break and ``}``) is the table's part of
-the whole (``Table``). Joining those parts in table-name order gives the same bytes as encoding the whole, which
-``tests/render/test_json.py`` checks on every SONiC case. Where ``dumps_sorted`` would fall back to the standard encoder
+the whole (``Tables.parts``). Joining those parts in table-name order gives the same bytes as encoding the whole, which
+``tests/render/test_sonic_inputs.py`` checks on every SONiC case. Where ``dumps_sorted`` would fall back to the standard encoder
 (orjson refuses a value, or the text is not ASCII) ``encode`` says so (None) and the caller encodes the whole with
 ``dumps_sorted``.
 
 The QoS and buffer tables of a switch are a function of its RoCE contract, its lossless ports, its SKU's buffers and
-its release alone (``fabric.render.nos.sonic.qos.port_tables``): every leaf of a tier has the same, so a 2,048-node
-fabric builds, guards and encodes them twice instead of 192 times (issue 36).
+its release alone (``fabric.render.nos.sonic.qos.port_tables``): every switch of a tier has the same, so the 2,048-node
+bench fabric builds, guards and encodes them once instead of 192 times (its spines and leaves cable the same port
+names; issue 36).
 """
 
 from __future__ import annotations
