@@ -9,8 +9,8 @@ import pytest
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.render._json import dumps_sorted
-from fabric.render.nos.sonic import compute as sonic
 from fabric.render.nos.sonic.compute import build_config_db
+from fabric.render.nos.sonic.guard import guard_config_db
 from tests.render.conftest import plan_of
 
 
@@ -43,4 +43,4 @@ def test_a_non_string_field_stops_the_render() -> None:
     db = build_config_db(facts)
     db["PORT"][next(iter(db["PORT"]))]["mtu"] = 9100.0
     with pytest.raises(RenderError, match=r"config_db.json PORT\|Ethernet\d+: mtu: 9100.0 is not a string"):
-        sonic._guard(db)
+        guard_config_db(db)

@@ -14,7 +14,8 @@ from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.render.guards import TOKEN_RE, is_word, token
-from fabric.render.nos.sonic.compute import _WORDS_JOINED, _is_plainly_safe, build_config_db, guard_config_db
+from fabric.render.nos.sonic.compute import build_config_db
+from fabric.render.nos.sonic.guard import WORDS_JOINED, _is_plainly_safe, guard_config_db
 from tests.conftest import DATA
 
 
@@ -73,7 +74,7 @@ def test_a_field_that_is_not_a_string_is_refused(db: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("text", ["a", "Ethernet0", "a|b", "a||b", "-a", "a|-b", "a-|b", "", "|", "a\n", "a|b\n", "x/y:z@w+1.2_3", "a b|c"])
 def test_the_joined_regex_agrees_with_is_word_part_by_part(text: str) -> None:
-    assert bool(_WORDS_JOINED.fullmatch(text)) == all(is_word("sonic", part) for part in text.split("|"))
+    assert bool(WORDS_JOINED.fullmatch(text)) == all(is_word("sonic", part) for part in text.split("|"))
 
 
 @pytest.mark.parametrize("nos", sorted(TOKEN_RE))

@@ -21,7 +21,7 @@ from fabric.plan.buffers import resolved_roce
 from fabric.plan.compute.planes import block, plane_of
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
-from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
+from fabric.plan.types import ClusterPlan, FabricPlan, SwitchPlan
 
 
 @quick_init  # built by the hundred thousand: fabric.plan.quick_init
@@ -141,16 +141,21 @@ def _facts(plan: ClusterPlan, fabric: FabricPlan, only: Collection[str] | None) 
     neighbors: dict[str, list[NeighborFacts]] = defaultdict(list)
     originated: dict[str, list[str]] = defaultdict(list)
     for link in fabric.links:  # each switch's lists in cabling order; one pass, only the wanted switches' facts built
-        a, b = link.a_device, link.b_device
+        a, b, kind, subnet = link.a_device, link.b_device, link.kind, link.subnet
+        # Each end's PortFacts built in place: a call per port was a quarter of the facts' time (issue 36).
         if a in wanted:
-            ports[a].append(_port(link, "a", mtu, lossless))
-            if link.kind == "host":
-                if link.subnet is not None:
-                    originated[a].append(link.subnet)
+            address = link.a_address
+            with_len = f"{address}/31" if address is not None and subnet is not None else None
+            ports[a].append(PortFacts(link.a_port, kind, b, link.b_port, link.speed_gbps, mtu, link.cable_m, with_len, link.b_address, lossless))
+            if kind == "host":
+                if subnet is not None:
+                    originated[a].append(subnet)
             elif (remote := asn[b]) is not None:
                 neighbors[a].append(NeighborFacts(b, link.a_port, link.b_address, remote))
-        if link.kind == "fabric" and b in wanted:
-            ports[b].append(_port(link, "b", mtu, lossless))
+        if kind == "fabric" and b in wanted:
+            address = link.b_address
+            with_len = f"{address}/31" if address is not None and subnet is not None else None
+            ports[b].append(PortFacts(link.b_port, kind, a, link.a_port, link.speed_gbps, mtu, link.cable_m, with_len, link.a_address, lossless))
             if (remote := asn[a]) is not None:
                 neighbors[b].append(NeighborFacts(a, link.b_port, link.a_address, remote))
     planes = max((plane_of(s.name) or 1 for s in fabric.spines + fabric.leaves), default=1)
@@ -176,15 +181,6 @@ def _facts(plan: ClusterPlan, fabric: FabricPlan, only: Collection[str] | None) 
         for switch in fabric.switches
         if switch.name in wanted
     )
-
-
-def _port(link: Link, end: Literal["a", "b"], mtu: int, lossless: bool) -> PortFacts:
-    if end == "a":
-        name, peer, peer_port, address, peer_address = link.a_port, link.b_device, link.b_port, link.a_address, link.b_address
-    else:
-        name, peer, peer_port, address, peer_address = link.b_port, link.a_device, link.a_port, link.b_address, link.a_address
-    with_len = f"{address}/31" if address is not None and link.subnet is not None else None
-    return PortFacts(name, link.kind, peer, peer_port, link.speed_gbps, mtu, link.cable_m, with_len, peer_address, lossless)
 
 
 def _fabric_prefixes(plan: ClusterPlan, fabric: FabricPlan, plane: int, planes: int) -> tuple[tuple[str, int], ...]:

@@ -9,11 +9,8 @@ ports are up with the fabric MTU, the rest admin down at SONiC's default MTU. ``
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import cache
-from itertools import chain, compress
-from operator import is_not
 from typing import Any, cast
 
 from fabric.catalog.fec import rs_fec_clause
@@ -23,25 +20,17 @@ from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.load_balancing import sonic_switch_hash
 from fabric.render._json import dumps_sorted
-from fabric.render.guards import TOKEN_RE, one_line, token
+from fabric.render.guards import all_words
 from fabric.render.nos.frr import render_frr_conf
-from fabric.render.nos.sonic.qos import qos_tables
+from fabric.render.nos.sonic.guard import guard_config_db
+from fabric.render.nos.sonic.port_text import RowText, port_part, row_texts
+from fabric.render.nos.sonic.qos import cable_length, port_tables, qos_inputs
+from fabric.render.nos.sonic.text import Tables, config_db_text, encode
 from fabric.render.nos.sonic.vrfs import vrf_tables
 
 # sonic-buildimage dockers/docker-fpm-frr/docker_init.sh @086b03bd: "split" removes /etc/frr/frr.conf and runs
 # per-daemon files; "split-unified" writes "service integrated-vtysh-config" and runs the one frr.conf.
 ROUTING_CONFIG_MODE = "split-unified"
-
-# config_db fields whose value is a name or an address from the definition: one SONiC word each (``_guard``).
-NAME_FIELDS = frozenset({"hostname", "gwaddr", "SRC_IP", "alias"})
-# config_db fields of free text: one printable line (JSON escapes quotes, so only control characters matter).
-TEXT_FIELDS = frozenset({"description", "policy_desc"})
-_CHECKED_FIELDS = NAME_FIELDS | TEXT_FIELDS
-_FIELD_TYPES = frozenset({str, list})
-_WORD = TOKEN_RE["sonic"].pattern.removeprefix("^").removesuffix("$")
-_WORDS_JOINED = re.compile(rf"(?:{_WORD})(?:\|(?:{_WORD}))*")
-"""Words of ``TOKEN_RE["sonic"]`` joined by ``|``, which no word holds: the whole of a joined text matches exactly when
-each part matches the whole of ``TOKEN_RE["sonic"]`` (one regex over a table's keys instead of a call per part)."""
 
 
 def _sku(facts: SwitchFacts) -> tuple[SonicSku, int]:
@@ -91,28 +80,6 @@ def _mixed_ports(facts: SwitchFacts, sku: SonicSku) -> tuple[SonicPort, ...]:
     return (*ports, *sku.other_ports)
 
 
-def _ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """PORT (every port of the SKU) and BREAKOUT_CFG (every cage, keyed by its first port as platform.json does)."""
-    model = SWITCH_MODELS[facts.switch.model]
-    assert model.sonic is not None
-    cabled = {p.name: p for p in facts.ports}
-    rows = _sku_rows(model.name, speed, sku.fec, sku.speed_gbps) if speed else _rows(_mixed_ports(facts, sku), sku.fec, sku.speed_gbps)
-    port: dict[str, Any] = {}
-    breakout: dict[str, Any] = {}
-    down = {"admin_status": "down", "mtu": str(model.sonic.default_mtu)}
-    for name, fixed, cage in rows:
-        if (p := cabled.get(name)) is not None:
-            port[name] = {**fixed, "admin_status": "up", "mtu": str(p.mtu), "description": p.description}
-        else:
-            port[name] = {**fixed, **down}
-        breakout.setdefault(cage[0], cage[1:])
-    unknown = sorted(cabled.keys() - port.keys())
-    if unknown:
-        msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
-        raise RenderError(msg)
-    return port, {name: {"brkout_mode": mode} for name, mode in breakout.values()}
-
-
 _Row = tuple[str, dict[str, str], tuple[str, str, str]]
 """A SKU port's name, its fixed PORT fields (copied, never changed) and its cage's BREAKOUT_CFG key and entry."""
 
@@ -132,6 +99,74 @@ def _rows(ports: Iterable[SonicPort], fec: str | None, fec_speed: int) -> tuple[
             fixed["fec"] = fec
         rows.append((p.name, fixed, (str(p.index), p.name, p.breakout_mode)))
     return tuple(rows)
+
+
+_Layout = tuple[tuple[tuple[str, dict[str, str], dict[str, str]], ...], dict[str, dict[str, str]]]
+"""Each SKU port's name, its ``PORT`` fields when cabled (less MTU and description) and its whole entry when not;
+and ``BREAKOUT_CFG``. Entries are shared by every switch of the SKU: no code changes them once built."""
+
+
+def sku_ports(facts: SwitchFacts, sku: SonicSku, speed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``PORT`` (every port of the SKU) and ``BREAKOUT_CFG`` (every cage, keyed by its first port as platform.json does),
+    with ``set_rs_fec`` applied. A down port's entry and an up port's fields but MTU and description (RS-FEC included:
+    it depends only on the port's speed and lanes) are built once per SKU port (``_sku_layout``) and shared: only a
+    cabled port's entry is the switch's own (the storage render changes those, never a shared one).
+
+    Raises:
+        RenderError: a cabled port is not in the SKU.
+    """
+    model = SWITCH_MODELS[facts.switch.model]
+    assert model.sonic is not None
+    mtu = model.sonic.default_mtu
+    if speed:
+        rows, breakout = _sku_layout(model.name, speed, sku.fec, sku.speed_gbps, mtu)
+    else:
+        rows, breakout = _layout(_rows(_mixed_ports(facts, sku), sku.fec, sku.speed_gbps), mtu)
+    cabled = {p.name: p for p in facts.ports}
+    port: dict[str, Any] = {}
+    for name, up, down in rows:
+        p = cabled.get(name)
+        port[name] = down if p is None else {**up, "mtu": str(p.mtu), "description": p.description}
+    if not cabled.keys() <= port.keys():
+        unknown = sorted(cabled.keys() - port.keys())
+        msg = f"{facts.switch.name}: ports {unknown} are not in SONiC SKU {sku.hwsku}"
+        raise RenderError(msg)
+    return port, breakout
+
+
+@cache
+def _sku_layout(model: str, speed: int, fec: str | None, fec_speed: int, default_mtu: int) -> _Layout:
+    """``_layout`` of the SKU's ports, once per model and speed."""
+    return _layout(_sku_rows(model, speed, fec, fec_speed), default_mtu)
+
+
+@cache
+def _sku_texts(model: str, speed: int, fec: str | None, fec_speed: int, default_mtu: int) -> tuple[tuple[RowText, ...] | None, Tables]:
+    """The SKU's ``PORT`` pieces (``port_text.row_texts``) and its ``BREAKOUT_CFG`` encoded, once per model and speed."""
+    rows, breakout = _sku_layout(model, speed, fec, fec_speed, default_mtu)
+    return row_texts(rows), encode({"BREAKOUT_CFG": breakout})
+
+
+def _layout(rows: tuple[_Row, ...], default_mtu: int) -> _Layout:
+    """Each row's up fields (with ``"fec": "rs"`` where ``set_rs_fec`` would set it) and down entry; ``BREAKOUT_CFG``;
+    all guarded (``guard_config_db``), so a switch's render checks only what it adds to them (``_own_tables``).
+
+    Raises:
+        RenderError: a port name, alias or breakout entry that is not safe in config_db (catalog data).
+    """
+    down = {"admin_status": "down", "mtu": str(default_mtu)}
+    layout: list[tuple[str, dict[str, str], dict[str, str]]] = []
+    breakout: dict[str, tuple[str, str]] = {}
+    for name, fixed, cage in rows:
+        up = {**fixed, "admin_status": "up"}
+        if _needs_rs(up["speed"], str(up["lanes"])):
+            up["fec"] = "rs"
+        layout.append((name, up, {**fixed, **down}))
+        breakout.setdefault(cage[0], cage[1:])
+    cfg = {name: {"brkout_mode": mode} for name, mode in breakout.values()}
+    guard_config_db({"PORT": {name: up for name, up, _ in layout}})
+    guard_config_db({"PORT": {name: down for name, _, down in layout}, "BREAKOUT_CFG": cfg})
+    return tuple(layout), cfg
 
 
 def set_rs_fec(port: dict[str, Any]) -> None:
@@ -155,21 +190,47 @@ def _needs_rs(speed: str, lanes: str) -> bool:
     return rs_fec_clause(int(speed) // 1000, len(lanes.split(","))) is not None
 
 
-def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
-    """The config_db tables of one switch, keys sorted on output."""
+def _tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool = True) -> tuple[dict[str, Any], Tables]:
+    """The switch's own config_db tables, guarded (``_own_tables``; without ``PORT`` and ``BREAKOUT_CFG`` unless
+    ``ports``), and the QoS and buffer tables it shares with every switch of the same RoCE contract, lossless ports, SKU
+    and release (``qos.port_tables``: built, guarded and encoded once)."""
+    own = _own_tables(facts, sku, speed, ports=ports)
+    if facts.roce is None:
+        return own, _NO_TABLES
+    lossless = tuple(p.name for p in facts.ports if p.lossless)
+    return own, port_tables(qos_inputs(facts.roce, sku.buffers, facts.switch.nos_version), lossless)
+
+
+def _own_tables(facts: SwitchFacts, sku: SonicSku, speed: int, *, ports: bool) -> dict[str, Any]:
+    """The tables of this switch alone, as ``guard_config_db`` passes them: the per-port tables (``PORT``,
+    ``BREAKOUT_CFG``, ``INTERFACE``, some 450 entries) are checked through their inputs, the rest by the guard.
+
+    Why checking the inputs is no looser than the guard on those three tables (each of its checks is met):
+
+    - ``BREAKOUT_CFG``, the ``PORT`` keys, a down port's entry and an up port's fields but MTU and description come
+      from the SKU layout, which ``_layout`` put through the guard;
+    - an up port adds ``mtu``, a string, and ``description``, a text field: every description must be one line
+      (``is_safe_text`` over them all joined: a character is unsafe alone, so the whole is safe exactly when each is;
+      without ``ports``, ``PORT`` is the caller's, written by ``port_text.port_part``, which checks them so);
+    - an ``INTERFACE`` key is a cabled port's name (``sku_ports`` refuses one not in the SKU, so a checked ``PORT`` key)
+      or that name, ``|`` and the port's address: every address must be one SONiC word (``all_words``), which holds no
+      ``|``, so the key has exactly those two parts; the entries are two constant objects without checked fields.
+
+    Where an input fails, or a shared spine adds its VRFs (``vrf_tables`` rewrites ``INTERFACE``), every table goes
+    through the guard, which names what it refuses.
+    """
     s, m = facts.switch, facts.management
     model = SWITCH_MODELS[s.model]
     assert model.sonic is not None
-    sku, speed = _sku(facts)
-    port, breakout = _ports(facts, sku, speed)
-    set_rs_fec(port)
     interface: dict[str, Any] = {}
     numbered: dict[str, str] = {}  # one entry object per kind, shared by the ports (as the QoS tables share theirs)
     unnumbered = {"ipv6_use_link_local_only": "enable"}
     for p in facts.ports:
-        interface[p.name] = numbered if p.address else unnumbered
         if p.address:
+            interface[p.name] = numbered
             interface[f"{p.name}|{p.address}"] = numbered
+        else:
+            interface[p.name] = unnumbered
     db: dict[str, Any] = {
         "DEVICE_METADATA": {
             "localhost": {
@@ -183,9 +244,6 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
                 "default_pfcwd_status": "enable" if facts.roce and facts.roce.pfc_watchdog.enabled else "disable",
             }
         },
-        "PORT": port,
-        "BREAKOUT_CFG": breakout,
-        "INTERFACE": interface,
         "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{s.loopback}": {}},
         "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
         "MGMT_PORT": {m.interface: {"admin_status": "up", "alias": m.interface, "description": "oob management"}},
@@ -200,117 +258,43 @@ def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
             "SSH_ONLY|RULE_10": {"PRIORITY": "9999", "SRC_IP": m.allowed_prefix, "PACKET_ACTION": "ACCEPT"},
             "SSH_ONLY|DEFAULT_RULE": {"PRIORITY": "1", "ETHER_TYPE": "0x0800", "PACKET_ACTION": "DROP"},
         },
-        **qos_tables(facts, sku.buffers),
         "SWITCH_HASH": sonic_switch_hash(facts.load_balancing),  # fabric.plan.load_balancing: the generic hash
     }
-    db |= vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
-    return _guard({k: v for k, v in db.items() if v})
+    if facts.roce is not None:
+        db["CABLE_LENGTH"] = cable_length(facts)
+    per_port: dict[str, Any] = {"INTERFACE": interface}
+    if ports:
+        per_port["PORT"], per_port["BREAKOUT_CFG"] = sku_ports(facts, sku, speed)
+    vrfs = vrf_tables(facts, interface)  # a shared spine: a VRF per plane (fabric.render.nos.sonic.vrfs)
+    addresses = [p.address for p in facts.ports if p.address]
+    described = not ports or is_safe_text("".join(p.description for p in facts.ports))  # else port_part checked them
+    if vrfs or not (described and all_words("sonic", addresses)):
+        return guard_config_db({k: v for k, v in (db | per_port | vrfs).items() if v})
+    return guard_config_db({k: v for k, v in db.items() if v}) | {k: v for k, v in per_port.items() if v}
 
 
-def _guard(db: dict[str, Any]) -> dict[str, Any]:
-    """``db`` once every key part and every name and text field is safe where it stands (defence in depth).
-
-    config_db joins a key's parts with ``|`` (``INTERFACE|Ethernet0|10.0.0.0/31``), so a part holding ``|`` or
-    whitespace would name another object; a name field is one word; free text is one line. Every field is a string or
-    a list of strings (redis hash fields, as ``sonic-cfggen`` writes them), which ``dumps_sorted`` relies on.
-
-    Raises:
-        RenderError: naming the table, key and field of the refused value.
-    """
-    if _is_plainly_safe(db):
-        return db
-    safe: set[str] = set()  # key parts and names already checked: a port name recurs in a dozen tables
-    for table, entries in db.items():
-        for key, fields in entries.items():
-            try:
-                parts = key.split("|")
-                if not safe.issuperset(parts):
-                    safe.update(token(part, "sonic") for part in parts)
-                if not _FIELD_TYPES.issuperset(map(type, fields.values())):  # set operations: no Python loop per field
-                    field = next(f for f, v in fields.items() if type(v) not in _FIELD_TYPES)
-                    msg = f"{field}: {fields[field]!r} is not a string (config_db fields are strings)"
-                    raise RenderError(msg)
-                for field in sorted(_CHECKED_FIELDS.intersection(fields)):
-                    _check_field(field, fields[field], safe)
-            except RenderError as exc:
-                msg = f"config_db.json {table}|{key}: {exc}"
-                raise RenderError(msg) from exc
-    return db
+_NO_TABLES = Tables({}, ())
 
 
-def _is_plainly_safe(db: dict[str, Any]) -> bool:
-    """Whether ``db`` passes every check of ``_guard``, found table by table rather than entry by entry (a switch has
-    some 2,000 entries); False sends ``_guard`` through its entry-by-entry loop, which names what it refuses.
-
-    Stricter than that loop, never looser: a key part or name field must match the whole of ``TOKEN_RE["sonic"]``
-    (``_WORDS_JOINED`` over the joined parts or names), a text field ``is_safe_text``, every field must be a ``str`` or a
-    ``list``. Two shortcuts keep it cheap, neither looser: a key or name that matched once is remembered
-    (``_SAFE_WORDS``: a port's keys recur on every switch of its SKU, so only the new ones meet the regex), and an entry
-    object that a run of keys shares (the QoS builders give every port the same dict) is read once per run.
-    """
-    types: set[type] = set()
-    values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
-    for table in db.values():
-        entries = cast("dict[str, dict[str, object]]", table)
-        if not _all_words(entries.keys()):  # every part of every key: '|' joins them
-            return False
-        listed = entries.values()
-        # An entry object once per run of keys sharing it (C loops): never skips one, as a skipped entry is the one before.
-        distinct = list(compress(listed, map(is_not, listed, chain((None,), listed))))
-        types.update(map(type, chain.from_iterable(map(values_of, distinct))))
-        for field in _CHECKED_FIELDS.intersection(chain.from_iterable(distinct)):
-            values = [fields[field] for fields in distinct if field in fields]
-            texts = [v for v in values if type(v) is str]
-            if len(texts) != len(values):
-                return False
-            if field in TEXT_FIELDS:
-                if not is_safe_text("".join(texts)):  # a character is unsafe alone: the joined text tells for all
-                    return False
-            elif "|" in "".join(texts) or not _all_words(texts):
-                return False  # a value holding '|' would pass as two words
-    return _FIELD_TYPES.issuperset(types)
-
-
-_SAFE_WORDS: set[str] = set()
-"""Keys and names ``_all_words`` has seen match: only matching strings enter; emptied past ``_SAFE_WORDS_MAX``."""
-_SAFE_WORDS_MAX = 1 << 16
-
-
-def _all_words(texts: Iterable[str]) -> bool:
-    """Whether every text is one or more ``TOKEN_RE["sonic"]`` words joined by ``|`` (a config_db key; a name has no ``|``,
-    which the caller checks): a set difference leaves the texts not seen before, and one regex checks those at once.
-
-    Example:
-        >>> _all_words(["Ethernet0|3", "Loopback0"]), _all_words(["Ethernet0|x y"]), _all_words(["Ethernet0|"])
-        (True, False, False)
-    """
-    if _SAFE_WORDS.issuperset(texts):
-        return True
-    new = set(texts).difference(_SAFE_WORDS)
-    if not _WORDS_JOINED.fullmatch("|".join(new)):
-        return False
-    if len(_SAFE_WORDS) + len(new) > _SAFE_WORDS_MAX:
-        _SAFE_WORDS.clear()
-    _SAFE_WORDS.update(new)
-    return True
-
-
-def _check_field(field: str, value: object, safe: set[str]) -> None:
-    """A name field is one word (remembered in ``safe``), a text field one line; both are strings."""
-    if not isinstance(value, str):
-        msg = f"{field}: {value!r} is not a string (config_db fields are strings)"
-        raise RenderError(msg)
-    if field in TEXT_FIELDS:
-        one_line(value)
-    elif value not in safe:
-        safe.add(token(value, "sonic"))
+def build_config_db(facts: SwitchFacts) -> dict[str, Any]:
+    """The config_db tables of one switch, keys sorted on output."""
+    own, shared = _tables(facts, *_sku(facts))
+    return {**own, **shared.tables}
 
 
 def render_sonic(facts: SwitchFacts) -> dict[str, str]:
-    """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db)."""
-    text = dumps_sorted(build_config_db(facts))
+    """``config_db.json`` and the ``frr.conf`` that split-unified mode loads (management lives in config_db).
+
+    ``PORT`` is written from the SKU's pieces (``port_text``) where they give the encoder's text, and ``BREAKOUT_CFG``
+    is the SKU's, encoded once; otherwise both are built as dicts (``sku_ports``), which also refuses a port the SKU lacks.
+    """
+    sku, speed = _sku(facts)
+    model = SWITCH_MODELS[facts.switch.model]
+    assert model.sonic is not None
+    rows, breakout = _sku_texts(model.name, speed, sku.fec, sku.speed_gbps, model.sonic.default_mtu) if speed else (None, _NO_TABLES)
+    part = port_part(facts.ports, rows) if rows is not None else None
+    own, shared = _tables(facts, sku, speed, ports=part is None)
+    groups = (encode(own), shared) if part is None else (encode(own), shared, breakout, Tables({}, (("PORT", part),)))
+    fallback = any(g.parts is None for g in groups)  # what dumps_sorted writes with the standard encoder
+    text = dumps_sorted(build_config_db(facts)) if fallback else config_db_text(*groups)
     return {"config_db.json": text, "frr.conf": render_frr_conf(facts, management=False, sonic=True)}
-
-
-guard_config_db = _guard
-"""The config_db guard, for the other SONiC renderers (``fabric.render.nos.sonic.oob``)."""

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from fabric.catalog.switches import SWITCH_MODELS
 from fabric.errors import RenderError
-from fabric.render.nos.sonic.compute import guard_config_db, set_rs_fec
+from fabric.render.nos.sonic.compute import set_rs_fec
+from fabric.render.nos.sonic.guard import guard_config_db
 
 if TYPE_CHECKING:
     from fabric.plan.oob.facts import OobSwitchFacts

@@ -29,7 +29,8 @@ from fabric.errors import RenderError
 from fabric.plan.compute.facts import SwitchFacts
 from fabric.plan.storage.facts import StorageSwitchFacts
 from fabric.render._json import dumps_sorted
-from fabric.render.nos.sonic.compute import _guard, _ports, _sku, set_rs_fec  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
+from fabric.render.nos.sonic.compute import _sku, set_rs_fec, sku_ports  # pyright: ignore[reportPrivateUsage] - the SKU port layout, shared with the compute render
+from fabric.render.nos.sonic.guard import guard_config_db
 
 PEER_VLAN = 4094
 
@@ -55,9 +56,9 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
     # cage's breakout speed (which picks the SKU and lanes), then a port cabled to a slower NIC takes the cable's speed.
     by_mode = replace(facts, ports=tuple(replace(p, speed_gbps=p.mode_gbps or p.speed_gbps) for p in facts.ports))
     sku, speed = _sku(cast("SwitchFacts", by_mode))
-    port, breakout = _ports(cast("SwitchFacts", by_mode), sku, speed)
+    port, breakout = sku_ports(cast("SwitchFacts", by_mode), sku, speed)
     _cable_speeds(facts, port)
-    set_rs_fec(port)  # after the cable speeds: a port run below its mode's speed may no longer need it
+    set_rs_fec(port)  # after the cable speeds: a port run below its mode's speed may no longer need it (or now needs it)
     portchannel = {b.name: {"admin_status": "up", "mtu": str(b.mtu), "min_links": "1", "description": b.description} for b in facts.bonds}
     members: dict[str, Any] = {f"{b.name}|{m}": {} for b in facts.bonds for m in b.members}
     peerlink = next(b.name for b in facts.bonds if b.kind == "peerlink")
@@ -97,7 +98,7 @@ def build_storage_config_db(facts: StorageSwitchFacts) -> dict[str, Any]:
         "MGMT_PORT": {s.mgmt_interface: {"admin_status": "up", "alias": s.mgmt_interface, "description": "oob management"}},
         "MGMT_INTERFACE": {f"{s.mgmt_interface}|{s.mgmt_address}": {"gwaddr": facts.mgmt_gateway} if facts.mgmt_gateway else {}},
     }
-    return _guard({k: v for k, v in db.items() if v})
+    return guard_config_db({k: v for k, v in db.items() if v})
 
 
 def _cable_speeds(facts: StorageSwitchFacts, port: dict[str, Any]) -> None:
