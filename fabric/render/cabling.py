@@ -50,11 +50,12 @@ def _joined(header: tuple[str, ...], cables: list[Cable], where: dict[str, tuple
     """The rows joined by commas, every field as ``str()`` gives it: what ``csv`` writes when no field needs quoting and
     none is None (``_plain`` checks both on the result)."""
     place = {device: f"{rack!s},{unit!s}" for device, (rack, unit) in where.items()}  # two fields: rack, u
-    lines = [",".join(header)]
-    for x in cables:
-        a, b = x.a_device, x.b_device
-        ends = f"{place.get(a, ',')},{place.get(b, ',')}"
-        lines.append(f"{a!s},{x.a_port!s},{b!s},{x.b_port!s},{x.speed_gbps!s},{x.cable_m!s},{x.plane!s},{x.kind!s},{ends}")
+    lines = [
+        f"{x.a_device!s},{x.a_port!s},{x.b_device!s},{x.b_port!s},{x.speed_gbps!s},{x.cable_m!s},{x.plane!s},{x.kind!s},"
+        + (f"{place.get(x.a_device, ',')},{place.get(x.b_device, ',')}" if place else ",,,")
+        for x in cables
+    ]
+    lines.insert(0, ",".join(header))
     if planes:  # one more field: the compute cable's plane (p1, p2, ...), else empty
         plane = {a: f",p{k}" if (k := plane_of(a)) else "," for a in {x.a_device for x in cables}}
         lines[1:] = map(str.__add__, lines[1:], [plane[x.a_device] if isinstance(x, Link) else "," for x in cables])
