@@ -9,9 +9,17 @@ from collections import defaultdict
 
 from fabric.plan.compute.planes import plane_of
 from fabric.plan.natural import natural_key
+from fabric.plan.oob.types import OobLink
+from fabric.plan.storage.types import StorageLink
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, NodePlan, SwitchPlan
 from fabric.render.cabling import COLUMNS
 from fabric.render.diagrams.topology_structure import Column, NodeBox, Structure, _columns, _leaf_key
+
+
+def cables(plan: ClusterPlan) -> list[Link | OobLink | StorageLink]:
+    """Every cable of the plan, in ``cabling.csv`` order."""
+    storage = [x for net in plan.storage for x in net.links]
+    return [*(plan.fabric.links if plan.fabric else ()), *(plan.oob.links if plan.oob else ()), *storage]
 
 
 def cabling(plan: ClusterPlan) -> str:
@@ -21,15 +29,13 @@ def cabling(plan: ClusterPlan) -> str:
     planes = plan.fabric is not None and any(plane_of(s.name) for s in plan.fabric.spines + plan.fabric.leaves)
     writer.writerow((*COLUMNS, "fabric_plane") if planes else COLUMNS)
     where = {device: (rack, str(unit)) for device, rack, unit in plan.positions}
-    storage = [x for net in plan.storage for x in net.links]
-    for links in (plan.fabric.links if plan.fabric else (), plan.oob.links if plan.oob else (), storage):
-        for x in links:
-            ends = (*where.get(x.a_device, ("", "")), *where.get(x.b_device, ("", "")))
-            row = (x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind, *ends)
-            if planes:
-                plane = plane_of(x.a_device) if isinstance(x, Link) else None
-                row = (*row, f"p{plane}" if plane else "")
-            writer.writerow(row)
+    for x in cables(plan):
+        ends = (*where.get(x.a_device, ("", "")), *where.get(x.b_device, ("", "")))
+        row = (x.a_device, x.a_port, x.b_device, x.b_port, x.speed_gbps, x.cable_m, x.plane, x.kind, *ends)
+        if planes:
+            plane = plane_of(x.a_device) if isinstance(x, Link) else None
+            row = (*row, f"p{plane}" if plane else "")
+        writer.writerow(row)
     return out.getvalue()
 
 

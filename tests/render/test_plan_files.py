@@ -75,6 +75,16 @@ def test_cabling_quotes_a_rack_with_a_comma() -> None:
     assert '"row 1, rack 2",7' in text
 
 
+@pytest.mark.parametrize("case", ["lab", "render/eos-2plane", "render/cumulus-3tier"])
+def test_cabling_with_every_device_placed_is_what_csv_writes(case: str) -> None:
+    plan = plan_of(case)
+    devices = sorted({end for cable in reference.cables(plan) for end in (cable.a_device, cable.b_device)})
+    plan = dataclasses.replace(plan, positions=tuple((device, f"r{k % 7}", k % 42 + 1) for k, device in enumerate(devices)))
+    text = render_cabling(plan)
+    assert text == reference.cabling(plan)
+    assert ",r" in text
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if plan_of(c).fabric is not None])
 def test_structure_is_the_one_cable_at_a_time_structure(case: str) -> None:
     plan = plan_of(case)
