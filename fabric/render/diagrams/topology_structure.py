@@ -67,12 +67,18 @@ def plane_structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) ->
     host_leaves = list(map(_A, hosts))
     a_ends, b_ends, speeds = list(map(_A, fabric_links)), list(map(_B, fabric_links)), list(map(_SPEED, fabric_links))
     upper = {name for name in set(a_ends) if switches[name].tier != "leaf"}  # spine -> super-spine cables (three tiers)
-    up = list(map(upper.__contains__, a_ends))
-    low = list(map(not_, up))
-    pair_count = Counter(zip(compress(a_ends, low), compress(b_ends, low), strict=True))  # (leaf, spine) -> cables, in cable order
+    leaf_a, leaf_b, leaf_speeds = a_ends, b_ends, speeds
+    spine_a: list[str] = []
+    spine_b: list[str] = []
+    spine_speeds: list[int] = []
+    if upper:  # three tiers: the spines' cables to the super-spines apart from the leaves'
+        up = list(map(upper.__contains__, a_ends))
+        low = list(map(not_, up))
+        leaf_a, leaf_b, leaf_speeds = list(compress(a_ends, low)), list(compress(b_ends, low)), list(compress(speeds, low))
+        spine_a, spine_b, spine_speeds = list(compress(a_ends, up)), list(compress(b_ends, up)), list(compress(speeds, up))
+    pair_count = Counter(zip(leaf_a, leaf_b, strict=True))  # (leaf, spine) -> cables, in cable order
     downlinks = Counter(b_ends)
     downlinks.update(host_leaves)
-    super_uplinks = Counter(compress(a_ends, up))
     signature: dict[str, list[tuple[str, int]]] = defaultdict(list)  # spine -> its (leaf, cables), one entry per leaf
     for (leaf, spine), count in pair_count.items():
         signature[spine].append((leaf, count))
@@ -82,7 +88,7 @@ def plane_structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) ->
     spine_groups = list(groups.values())
     group_of = {s.name: g for g, members in enumerate(spine_groups) for s in members}
     uplinks = {(leaf, group_of[spine]): count for (leaf, spine), count in pair_count.items()}
-    leaves = set(host_leaves).union(compress(a_ends, low))
+    leaves = set(host_leaves).union(leaf_a)
     columns = _columns(sorted((switches[n] for n in leaves), key=_leaf_key))
     host_speeds = list(map(_SPEED, hosts))
     _attach_nodes(columns, plan.nodes, host_leaves, list(map(_B, hosts)), host_speeds)
@@ -90,14 +96,14 @@ def plane_structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) ->
         spine_groups,
         columns,
         uplinks,
-        set(compress(speeds, low)),
+        set(leaf_speeds),
         dict(downlinks),
         len(hosts),
         sum(pair_count.values()),
         set(host_speeds),
-        sorted((switches[n] for n in set(compress(b_ends, up))), key=lambda x: natural_key(x.name)),
-        dict(super_uplinks),
-        set(compress(speeds, up)),
+        sorted((switches[n] for n in set(spine_b)), key=lambda x: natural_key(x.name)),
+        dict(Counter(spine_a)),
+        set(spine_speeds),
     )
 
 
