@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable
+from itertools import repeat
 
 from fabric.plan.compute.planes import plane_of
 from fabric.plan.oob.types import OobLink
@@ -50,15 +52,16 @@ def _joined(header: tuple[str, ...], cables: list[Cable], where: dict[str, tuple
     """The rows joined by commas, every field as ``str()`` gives it: what ``csv`` writes when no field needs quoting and
     none is None (``_plain`` checks both on the result)."""
     place = {device: f"{rack!s},{unit!s}" for device, (rack, unit) in where.items()}  # two fields: rack, u
-    lines = [
-        f"{x.a_device!s},{x.a_port!s},{x.b_device!s},{x.b_port!s},{x.speed_gbps!s},{x.cable_m!s},{x.plane!s},{x.kind!s},"
-        + (f"{place.get(x.a_device, ',')},{place.get(x.b_device, ',')}" if place else ",,,")
-        for x in cables
-    ]
-    lines.insert(0, ",".join(header))
+    tail: Iterable[str] = repeat("")
     if planes:  # one more field: the compute cable's plane (p1, p2, ...), else empty
         plane = {a: f",p{k}" if (k := plane_of(a)) else "," for a in {x.a_device for x in cables}}
-        lines[1:] = map(str.__add__, lines[1:], [plane[x.a_device] if isinstance(x, Link) else "," for x in cables])
+        tail = [plane[x.a_device] if isinstance(x, Link) else "," for x in cables]
+    lines = [",".join(header)]
+    lines += [
+        f"{x.a_device!s},{x.a_port!s},{x.b_device!s},{x.b_port!s},{x.speed_gbps!s},{x.cable_m!s},{x.plane!s},{x.kind!s},"
+        f"{place.get(x.a_device, ',') if place else ','},{place.get(x.b_device, ',') if place else ','}{end}"
+        for x, end in zip(cables, tail, strict=False)  # tail: as long as cables, or endless
+    ]
     lines.append("")
     return "\n".join(lines)
 

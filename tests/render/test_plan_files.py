@@ -15,6 +15,7 @@ from fabric.plan.compute.planes import plane_fabric, plane_of
 from fabric.plan.types import ClusterPlan, FabricPlan, Link
 from fabric.render import render_plan_files
 from fabric.render.cabling import render_cabling
+from fabric.render.diagrams import topology_structure
 from fabric.render.diagrams.topology_structure import plane_structure
 from tests.render import plan_files_reference as reference
 from tests.render.conftest import CASES, plan_of
@@ -125,3 +126,20 @@ def test_plan_files_pause_the_collector_and_leave_it_as_they_found_it(enabled: b
     finally:
         (gc.enable if was else gc.disable)()
     assert seen == [False]
+
+
+def test_a_node_box_is_built_once_not_once_per_host_cable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The structure's Python-level work grows with boxes, not host cables (the old code built a box per leaf-node pair)."""
+    built: list[str] = []
+    real = topology_structure.NodeBox
+
+    def counted(group: str) -> topology_structure.NodeBox:
+        built.append(group)
+        return real(group)
+
+    monkeypatch.setattr(topology_structure, "NodeBox", counted)
+    plan = plan_of("render/cumulus-3tier")
+    assert plan.fabric is not None
+    structure = plane_structure(plan, plan.fabric, list(plan.fabric.links))
+    boxes = [box for column in structure.columns for box in column.boxes]
+    assert len(built) == len(boxes) < sum(len(box.nodes) for box in boxes)
