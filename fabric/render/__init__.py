@@ -5,6 +5,7 @@ Each renderer takes one switch's facts (``fabric.plan.compute.facts``) and retur
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 
@@ -101,8 +102,14 @@ def render_plan_files(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(render_plan_files(plan_cluster(load_cluster("inventories/lab/cluster.yaml"))))[:2]
         ['cabling.csv', 'dhcp/kea-dhcp4.json']
     """
-    files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan), **render_oob(plan)}
-    files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
+    enabled = gc.isenabled()
+    gc.disable()  # a few hundred thousand short-lived tuples and strings, no cycle: a collection would walk the plan for nothing
+    try:
+        files = {"cabling.csv": render_cabling(plan), **render_kea(plan), **render_storage(plan), **render_oob(plan)}
+        files.update({f"topology-{plane}.svg": svg for plane, svg in topology_svgs(plan).items()})
+    finally:
+        if enabled:
+            gc.enable()
     return files
 
 

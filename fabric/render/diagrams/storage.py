@@ -34,8 +34,9 @@ def storage_svgs(plan: ClusterPlan) -> dict[str, str]:
         >>> sorted(svgs), ">stor-su1-1-a</text>" in svgs["storage"]
         (['storage'], True)
     """
-    groups = {n.hostname: n.group for n in plan.nodes}
-    return {net.name: _draw(plan, net, groups) for net in plan.storage if net.switches}
+    networks = [net for net in plan.storage if net.switches]
+    groups = {n.hostname: n.group for n in plan.nodes} if networks else {}  # not read for a plan without one
+    return {net.name: _draw(plan, net, groups) for net in networks}
 
 
 def _pairs(switches: tuple[StorageSwitchPlan, ...]) -> list[list[StorageSwitchPlan]]:

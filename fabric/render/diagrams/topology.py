@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 
 from fabric.plan.compute.planes import plane_fabric, plane_of
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
@@ -29,6 +31,7 @@ MAX_COLUMNS = 8  # columns per band: 8 columns of ~220 px fit a 1920-px wide scr
 RAIL_COLORS = ("#4e79a7", "#f28e2b", "#e15759", "#59a14f", "#b07aa1", "#9c755f", "#17becf", "#bcbd22")  # Tableau 10 hues
 NO_RAIL_COLOR = "#888888"
 _TIER_FILL = {"spine": "#d0e1f9", "leaf": "#e3f2d9", "nodes": "#f4e1c1"}
+_PLANE = attrgetter("plane")
 _PAD, _ROW, _BOX_H, _NODE_H, _COL_GAP, _SLOT, _TRUNK_GAP = 20.0, 24.0, 20.0, 46.0, 12.0, 4.0, 6.0
 
 
@@ -46,12 +49,15 @@ def topology_svgs(plan: ClusterPlan) -> dict[str, str]:
     svgs: dict[str, str] = {}
     fabric = plan.fabric
     if fabric is not None:
-        by_plane: dict[str, list[Link]] = defaultdict(list)
-        for link in fabric.links:
-            by_plane[link.plane].append(link)
         planes = sorted({p for s in fabric.leaves if (p := plane_of(s.name)) is not None})
+        names = list(map(_PLANE, fabric.links))
+        distinct = set(names)
         if planes:  # a multi-plane compute fabric: one picture per plane (topology-compute-p<k>.svg), none of them all at once
-            by_plane.pop("compute", None)
+            distinct.discard("compute")
+        by_plane: dict[str, list[Link]] = {
+            plane: list(fabric.links) if len(distinct) == 1 and not planes else list(compress(fabric.links, map(plane.__eq__, names)))
+            for plane in distinct
+        }
         svgs = {plane: _draw(plan, fabric, plane, plane_structure(plan, fabric, links)) for plane, links in by_plane.items()}
         for k in planes:
             mine = plane_fabric(fabric, k)
@@ -74,6 +80,26 @@ def _range_label(units: set[int]) -> str:
         return ""
     low, high = min(units), max(units)
     return f" · SU {low}" if low == high else f" · SU {low}-{high}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Uplinks:
+    """The leaf-spine bundles by leaf and by spine group, read once per picture (not once per leaf and group)."""
+
+    per_leaf: dict[str, int]  # leaf -> cables to all the spines it reaches
+    reach: dict[str, list[int]]  # leaf -> the spine groups it reaches
+    per_group: dict[int, set[int]]  # spine group -> the cable counts from a leaf to each of its spines
+
+
+def _uplinks(structure: Structure) -> _Uplinks:
+    per_leaf: dict[str, int] = defaultdict(int)
+    reach: dict[str, list[int]] = defaultdict(list)
+    per_group: dict[int, set[int]] = defaultdict(set)
+    for (leaf, g), count in structure.uplinks.items():
+        per_leaf[leaf] += count * len(structure.spine_groups[g])
+        reach[leaf].append(g)
+        per_group[g].add(count)
+    return _Uplinks(per_leaf, reach, per_group)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +154,7 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structur
     legend = _legend(plan, fabric, plane, structure, shown=shown)
     legend_w = max(_svg.text_width(text, size) for text, size in legend) + 2 * _PAD
     geo = _geometry(structure, legend_w)
+    bundles = _uplinks(structure)
     out: list[str] = []
     y = _PAD
     for text, size in legend:
@@ -141,7 +168,7 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structur
     if structure.supers:
         y, super_y = _draw_supers(out, geo, structure, y=y)
     for g, members in enumerate(structure.spine_groups):
-        y, connector_y = _draw_spine_group(out, geo, g, members, structure, y=y)
+        y, connector_y = _draw_spine_group(out, geo, g, members, structure, counts=bundles.per_group.get(g, set()), y=y)
         connectors.append(connector_y)
     if super_y is not None and connectors:  # the super-spines' trunk down the left margin, a stub into each spine group
         out.append(_svg.line([(_PAD, super_y), (_PAD / 2, super_y), (_PAD / 2, connectors[-1])], "#333", 2))
@@ -151,7 +178,7 @@ def _draw(plan: ClusterPlan, fabric: FabricPlan, plane: str, structure: Structur
     for start in range(0, len(structure.columns), MAX_COLUMNS):
         buses = [y + 10 + 6 * g for g in range(geo.groups)]
         band_buses.append(buses)
-        y = _draw_band(out, geo, structure, structure.columns[start : start + MAX_COLUMNS], buses)
+        y = _draw_band(out, geo, structure, bundles, structure.columns[start : start + MAX_COLUMNS], buses=buses)
     for g, connector_y in enumerate(connectors):
         if band_buses:
             out.append(_svg.line([(geo.riser_x(g), connector_y), (geo.riser_x(g), band_buses[-1][g])], "#333", 2))
@@ -174,13 +201,15 @@ def _rail_swatches(x: float, y: float, structure: Structure) -> list[str]:
     return out
 
 
-def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[SwitchPlan], structure: Structure, *, y: float) -> tuple[float, float]:
-    """A frame with the group's spines wrapped to the page width; returns the next y and the connector's y."""
+def _draw_spine_group(
+    out: list[str], geo: _Geometry, g: int, members: list[SwitchPlan], structure: Structure, *, counts: set[int], y: float
+) -> tuple[float, float]:
+    """A frame with the group's spines wrapped to the page width (``counts``: the cables from a leaf to each of its
+    spines, every count seen); returns the next y and the connector's y."""
     per_row = max(1, int((geo.content_w - 16) // (geo.spine_w + 8)))
     rows = (len(members) + per_row - 1) // per_row
     height = 26 + rows * _ROW + 4
     out.append(_svg.rect(_PAD, y, geo.content_w, height, "#f7f9fc", stroke="#9ab", dash=True))
-    counts = {c for (_, group), c in structure.uplinks.items() if group == g}
     each = f"{next(iter(counts))} × {speeds_label(structure.uplink_speeds)}" if len(counts) == 1 else "varying"
     sample = members[0]
     label = "spines" if geo.groups == 1 else f"spine group {g + 1}"
@@ -190,8 +219,8 @@ def _draw_spine_group(out: list[str], geo: _Geometry, g: int, members: list[Swit
         sx = _PAD + 8 + (i % per_row) * (geo.spine_w + 8)
         sy = y + 24 + (i // per_row) * _ROW
         up = structure.super_uplinks.get(spine.name, 0)
-        counts = f"{structure.downlinks.get(spine.name, 0)}↓" + (f" {up}↑" if up else "")
-        out.append(_switch_box(sx, sy, geo.spine_w, spine, counts=counts, tier="spine"))
+        label = f"{structure.downlinks.get(spine.name, 0)}↓" + (f" {up}↑" if up else "")
+        out.append(_switch_box(sx, sy, geo.spine_w, spine, counts=label, tier="spine"))
     connector_y = y + height / 2
     out.append(_svg.line([(_PAD + geo.content_w, connector_y), (geo.riser_x(g), connector_y)], "#333", 2))
     return y + height + 10, connector_y
@@ -230,14 +259,14 @@ def _switch_box(x: float, y: float, w: float, switch: SwitchPlan, *, counts: str
     )
 
 
-def _draw_band(out: list[str], geo: _Geometry, structure: Structure, columns: list[Column], buses: list[float]) -> float:
+def _draw_band(out: list[str], geo: _Geometry, structure: Structure, bundles: _Uplinks, columns: list[Column], *, buses: list[float]) -> float:
     """Columns side by side under their buses; returns the y below the band."""
     top = buses[-1] + 36
     bottom = top
     bus_left: dict[int, float] = {}
     for c, column in enumerate(columns):
         x = _PAD + c * geo.column_w
-        bottom = max(bottom, _draw_column(out, geo, structure, column, x=x, top=top, buses=buses, bus_left=bus_left))
+        bottom = max(bottom, _draw_column(out, geo, structure, bundles, column, x=x, top=top, buses=buses, bus_left=bus_left))
     for g, bus_y in enumerate(buses):
         if g in bus_left:
             out.append(_svg.line([(bus_left[g], bus_y), (geo.riser_x(g), bus_y)], "#333", 2))
@@ -245,25 +274,35 @@ def _draw_band(out: list[str], geo: _Geometry, structure: Structure, columns: li
 
 
 def _draw_column(
-    out: list[str], geo: _Geometry, structure: Structure, column: Column, *, x: float, top: float, buses: list[float], bus_left: dict[int, float]
+    out: list[str],
+    geo: _Geometry,
+    structure: Structure,
+    bundles: _Uplinks,
+    column: Column,
+    *,
+    x: float,
+    top: float,
+    buses: list[float],
+    bus_left: dict[int, float],
 ) -> float:
     leaf_x = x + geo.comb_w
     right = leaf_x + geo.leaf_w
     rows = {leaf.name: top + 8 + i * _ROW for i, leaf in enumerate(column.leaves)}
-    up = sum(structure.uplinks.get((leaf.name, g), 0) * len(structure.spine_groups[g]) for leaf in column.leaves for g in range(geo.groups))
+    up = sum(bundles.per_leaf.get(leaf.name, 0) for leaf in column.leaves)
     out.append(_svg.text(leaf_x, top - 13, column.title, 12, weight="bold"))
     out.append(_svg.text(leaf_x, top, f"↑ {up} × {speeds_label(structure.uplink_speeds)} to the spines", 10, fill="#555"))
-    for g in range(geo.groups):
+    trunks: dict[int, list[float]] = defaultdict(list)  # spine group -> the rows of the column's leaves that reach it
+    for leaf in column.leaves:
+        for g in bundles.reach.get(leaf.name, ()):
+            trunks[g].append(rows[leaf.name] + _BOX_H / 2)
+    for g, ends in sorted(trunks.items()):
         trunk_x = right + _TRUNK_GAP * (g + 1)
-        ends = [rows[leaf.name] + _BOX_H / 2 for leaf in column.leaves if (leaf.name, g) in structure.uplinks]
-        if not ends:
-            continue
         bus_left[g] = min(bus_left.get(g, trunk_x), trunk_x)
         out.append(_svg.line([(trunk_x, buses[g]), (trunk_x, max(ends))], "#333", 2))
         out.extend(_svg.line([(right, end), (trunk_x, end)], "#333", 1.5) for end in ends)
     for leaf in column.leaves:
-        ups = sum(structure.uplinks.get((leaf.name, g), 0) * len(structure.spine_groups[g]) for g in range(geo.groups))
-        out.append(_switch_box(leaf_x, rows[leaf.name], geo.leaf_w, leaf, counts=f"{structure.downlinks.get(leaf.name, 0)}↓ {ups}↑", tier="leaf"))
+        counts = f"{structure.downlinks.get(leaf.name, 0)}↓ {bundles.per_leaf.get(leaf.name, 0)}↑"
+        out.append(_switch_box(leaf_x, rows[leaf.name], geo.leaf_w, leaf, counts=counts, tier="leaf"))
     y = top + 8 + len(column.leaves) * _ROW + 6
     slot = round(geo.comb_w / geo.pitch)  # the line to the highest leaf runs outermost, so no two lines of a box cross
     rail_of = {leaf.name: leaf.rail for leaf in column.leaves}

@@ -1,15 +1,19 @@
 """What the topology diagram shows of a plane (``fabric.render.diagrams.topology`` draws it): spine groups, leaf
-columns with the node boxes under them, and the cable bundles between them, from one pass over the links."""
+columns with the node boxes under them, and the cable bundles between them, from bulk counts over the links."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter, not_
 
 from fabric.plan.natural import natural_key
 from fabric.plan.types import ClusterPlan, FabricPlan, Link, NodePlan, SwitchPlan
 
 MAX_LEAVES_PER_COLUMN = 16  # leaves per column when the fabric has no scalable units
+_A, _B, _SPEED, _KIND = attrgetter("a_device"), attrgetter("b_device"), attrgetter("speed_gbps"), attrgetter("kind")
 
 
 @dataclass(slots=True)
@@ -51,74 +55,81 @@ class Structure:
 
 
 def plane_structure(plan: ClusterPlan, fabric: FabricPlan, links: list[Link]) -> Structure:
-    """A plane\'s links reduced to spine groups, leaf columns with their node boxes, and the bundles between them."""
+    """A plane\'s links reduced to spine groups, leaf columns with their node boxes, and the bundles between them.
+
+    The cables are counted by their ends in bulk (``collections.Counter`` over ``operator.attrgetter``): the Python-level
+    work grows with switch pairs and node groups, not with host cables.
+    """
     switches = {s.name: s for s in fabric.switches}
-    pair_count: dict[tuple[str, str], int] = defaultdict(int)
-    host_count: dict[tuple[str, str], int] = defaultdict(int)
-    downlinks: dict[str, int] = defaultdict(int)
-    uplink_speeds: set[int] = set()
-    host_speeds: set[int] = set()
-    leaves: set[str] = set()
-    super_uplinks: dict[str, int] = defaultdict(int)
-    super_speeds: set[int] = set()
-    supers: set[str] = set()
-    for link in links:
-        if link.kind == "fabric" and switches[link.a_device].tier != "leaf":  # spine -> super-spine (three tiers)
-            super_uplinks[link.a_device] += 1
-            downlinks[link.b_device] += 1
-            super_speeds.add(link.speed_gbps)
-            supers.add(link.b_device)
-            continue
-        leaves.add(link.a_device)
-        if link.kind == "fabric":
-            pair_count[link.a_device, link.b_device] += 1
-            downlinks[link.b_device] += 1
-            uplink_speeds.add(link.speed_gbps)
-        else:
-            host_count[link.a_device, link.b_device] += 1
-            downlinks[link.a_device] += 1
-            host_speeds.add(link.speed_gbps)
-    signature: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for (leaf, spine), count in sorted(pair_count.items()):
+    is_fabric = list(map("fabric".__eq__, map(_KIND, links)))
+    hosts = list(compress(links, map(not_, is_fabric)))
+    fabric_links = list(compress(links, is_fabric))
+    host_leaves = list(map(_A, hosts))
+    a_ends, b_ends, speeds = list(map(_A, fabric_links)), list(map(_B, fabric_links)), list(map(_SPEED, fabric_links))
+    upper = {name for name in set(a_ends) if switches[name].tier != "leaf"}  # spine -> super-spine cables (three tiers)
+    leaf_a, leaf_b, leaf_speeds = a_ends, b_ends, speeds
+    spine_a: list[str] = []
+    spine_b: list[str] = []
+    spine_speeds: list[int] = []
+    if upper:  # three tiers: the spines' cables to the super-spines apart from the leaves'
+        up = list(map(upper.__contains__, a_ends))
+        low = list(map(not_, up))
+        leaf_a, leaf_b, leaf_speeds = list(compress(a_ends, low)), list(compress(b_ends, low)), list(compress(speeds, low))
+        spine_a, spine_b, spine_speeds = list(compress(a_ends, up)), list(compress(b_ends, up)), list(compress(speeds, up))
+    pair_count = Counter(zip(leaf_a, leaf_b, strict=True))  # (leaf, spine) -> cables, in cable order
+    downlinks = Counter(b_ends)
+    downlinks.update(host_leaves)
+    signature: dict[str, list[tuple[str, int]]] = defaultdict(list)  # spine -> its (leaf, cables), one entry per leaf
+    for (leaf, spine), count in pair_count.items():
         signature[spine].append((leaf, count))
-    groups: dict[tuple[tuple[str, int], ...], list[SwitchPlan]] = defaultdict(list)
+    groups: dict[frozenset[tuple[str, int]], list[SwitchPlan]] = defaultdict(list)
     for spine in sorted(signature, key=natural_key):
-        groups[tuple(signature[spine])].append(switches[spine])
+        groups[frozenset(signature[spine])].append(switches[spine])  # as a set: the same leaves, whatever their order
     spine_groups = list(groups.values())
     group_of = {s.name: g for g, members in enumerate(spine_groups) for s in members}
     uplinks = {(leaf, group_of[spine]): count for (leaf, spine), count in pair_count.items()}
+    leaves = set(host_leaves).union(leaf_a)
     columns = _columns(sorted((switches[n] for n in leaves), key=_leaf_key))
-    _attach_nodes(columns, {n.hostname: n for n in plan.nodes}, host_count, links)
+    host_speeds = list(map(_SPEED, hosts))
+    _attach_nodes(columns, plan.nodes, host_leaves, list(map(_B, hosts)), host_speeds)
     return Structure(
         spine_groups,
         columns,
         uplinks,
-        uplink_speeds,
+        set(leaf_speeds),
         dict(downlinks),
-        sum(host_count.values()),
+        len(hosts),
         sum(pair_count.values()),
-        host_speeds,
-        sorted((switches[n] for n in supers), key=lambda x: natural_key(x.name)),
-        dict(super_uplinks),
-        super_speeds,
+        set(host_speeds),
+        sorted((switches[n] for n in set(spine_b)), key=lambda x: natural_key(x.name)),
+        dict(Counter(spine_a)),
+        set(spine_speeds),
     )
 
 
-def _attach_nodes(columns: list[Column], nodes: dict[str, NodePlan], host_count: dict[tuple[str, str], int], links: list[Link]) -> None:
-    """One box per node group and column, with its cables per leaf of the column."""
+def _attach_nodes(columns: list[Column], nodes: Iterable[NodePlan], leaves: list[str], hosts: list[str], speeds: list[int]) -> None:
+    """One box per node group and column, with its cables per leaf of the column: the host cables given by their
+    ``leaves``, ``hosts`` and ``speeds``, counted in bulk."""
     column_of = {leaf.name: c for c, column in enumerate(columns) for leaf in column.leaves}
+    group: dict[str, str] = {}
+    about: dict[str, tuple[str, str, int | None]] = {}
+    for node in nodes:
+        group[node.hostname] = node.group
+        about[node.hostname] = (node.group, node.hardware, node.scalable_unit)
     boxes: dict[tuple[int, str], NodeBox] = {}
-    for (leaf, host), count in sorted(host_count.items()):
-        node = nodes[host]
-        box = boxes.setdefault((column_of[leaf], node.group), NodeBox(node.group))
-        box.nodes.add(host)
-        box.hardware.add(node.hardware)
-        if node.scalable_unit is not None:
-            box.units.add(node.scalable_unit)
+    for (leaf, g, speed), count in Counter(zip(leaves, map(group.__getitem__, hosts), speeds, strict=True)).items():
+        box = boxes.get((column_of[leaf], g))
+        if box is None:
+            box = boxes[column_of[leaf], g] = NodeBox(g)
         box.per_leaf[leaf] = box.per_leaf.get(leaf, 0) + count
-    for link in links:
-        if link.kind == "host":
-            boxes[column_of[link.a_device], nodes[link.b_device].group].speeds.add(link.speed_gbps)
+        box.speeds.add(speed)
+    for c, host in set(zip(map(column_of.__getitem__, leaves), hosts, strict=True)):
+        g, hardware, unit = about[host]
+        box = boxes[c, g]
+        box.nodes.add(host)
+        box.hardware.add(hardware)
+        if unit is not None:
+            box.units.add(unit)
     for (c, _), box in sorted(boxes.items()):
         columns[c].boxes.append(box)
 
