@@ -14,8 +14,9 @@ each shortcut has a guard that hands the column to that encoder, value by value,
   encoder escapes the rest: quotes, backslashes, controls, DEL, anything beyond ASCII);
 - an int column is written with ``str`` only when every value is exactly an ``int`` (``str`` of a bool is ``True``);
 - a column mixing strings, ints, bools and None is encoded by orjson in one call and cut at its commas only when the
-  text is ASCII without a backslash or DEL (no escape to differ in), has exactly one comma between values (no string
-  holds one) and orjson took every int (it refuses ints beyond 64 bits);
+  text is ASCII without DEL (orjson escapes every other ASCII character as ``json`` does, tested; it leaves DEL and
+  anything beyond ASCII as they are), has exactly one comma between values (no string holds one) and orjson took
+  every int (it refuses ints beyond 64 bits);
 - any other scalar (a float: orjson writes ``1e16`` where ``json`` writes ``1e+16``, ``null`` for NaN) is encoded
   value by value.
 
@@ -144,7 +145,7 @@ def _orjson_column(values: list[object]) -> list[str] | None:
         raw = orjson.dumps(values)
     except orjson.JSONEncodeError:  # an int beyond 64 bits
         return None
-    if not raw.isascii() or b"\\" in raw or b"\x7f" in raw or raw.count(b",") != len(values) - 1:
+    if not raw.isascii() or b"\x7f" in raw or raw.count(b",") != len(values) - 1:
         return None
     return raw[1:-1].decode().split(",")
 

@@ -8,6 +8,7 @@ import io
 import json
 from collections.abc import Sequence
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -100,6 +101,11 @@ def _links(column: str, *values: object) -> tuple[Link, ...]:
 def test_each_shortcut_gives_the_standard_encoders_text(column: str, values: tuple[object, ...]) -> None:
     links = _links(column, *values)
     assert written(links) == reference(links) + "\n"
+
+
+def test_orjson_escapes_ascii_as_json_does_but_del() -> None:
+    """What the orjson column shortcut relies on: among ASCII characters only DEL (which it refuses) differs."""
+    assert [c for c in range(128) if orjson.dumps(chr(c)).decode() != json.dumps(chr(c))] == [0x7F]
 
 
 @pytest.mark.parametrize("value", ["Süd", 'a"b', 1 << 70, 1e16, True, None])
