@@ -27,8 +27,9 @@ from pydantic import BaseModel
 from fabric.plan._json_columns import SCALARS, encode, record_texts, scalar, stitch
 from fabric.plan.types import ClusterPlan
 
-WINDOW = 4096
-"""Records encoded per call, and held before they are written (some 1 MB of text)."""
+WINDOW = 1024
+"""Records encoded per call, and held before they are written (some 250 kB of text: 1,024 encode a little faster than
+4,096 records, 8,192 slower)."""
 
 
 def plan_to_data(plan: ClusterPlan) -> dict[str, Any]:
@@ -194,7 +195,10 @@ class _Writer:
             windows.append(separator.join(encoded))
         self.flush()
         for i, window in enumerate(windows):
-            self.write(separator + window if i else window)
+            if i:
+                self.write(separator)
+            self.write(window)
+            windows[i] = ""  # written: its memory goes
 
     def _encode_waiting(self) -> None:
         """Fill each waiting list's slot: every record of a type in one call, each list on its own where that fails."""
