@@ -183,22 +183,23 @@ class _Writer:
         return True
 
     def _long(self, items: Sequence[object], names: tuple[str, ...], inner: str) -> None:
-        """A list of at least a window of records (the fabric's cables): encoded a window at a time, written once every
-        window was encoded (a record that holds a non-scalar lays the whole list out otherwise)."""
+        """A list of at least a window of records (the fabric's cables), encoded and written a window at a time.
+
+        A window already written holds scalars only, and such a record's line is the same whether the whole list is laid
+        out as records or item by item; so where a later record holds a non-scalar, only the rest of the list is laid
+        out again, told whether a string written so far holds ``}, {`` (the whole list's text would not cut then)."""
         separator = f",\n{inner}"
-        windows: list[str] = []
+        self.flush()
+        cut = True
         for start in range(0, len(items), WINDOW):
             encoded = record_texts(items[start : start + WINDOW], names)
-            if encoded is None:
-                self.parts.append(_records(items, names, inner, fast=False))
-                return
-            windows.append(separator.join(encoded))
-        self.flush()
-        for i, window in enumerate(windows):
-            if i:
+            window = separator.join(encoded) if encoded is not None else _records(items[start:], names, inner, fast=False, cut=cut)
+            if start:
                 self.write(separator)
             self.write(window)
-            windows[i] = ""  # written: its memory goes
+            if encoded is None:
+                return
+            cut = cut and "}, {" not in window  # records are joined by "},\n": the text is a string's
 
     def _encode_waiting(self) -> None:
         """Fill each waiting list's slot: every record of a type in one call, each list on its own where that fails."""
@@ -216,13 +217,14 @@ class _Writer:
         self.count = 0
 
 
-def _records(items: Sequence[object], names: tuple[str, ...], inner: str, *, fast: bool) -> str:
+def _records(items: Sequence[object], names: tuple[str, ...], inner: str, *, fast: bool, cut: bool = True) -> str:
     """The lines of a list of records of one type (between ``[`` and ``]``), without the help of other lists.
 
     A record that holds a list or dict stays on one line as long as the standard encoder's text of the whole list can
     be cut into records: every record boundary of the compact text is one ``}, {``, and the cut is taken only when there
     are exactly as many pieces as records, so no string that happens to contain ``}, {`` can split a record. Otherwise
-    (a string that holds ``}, {``, a field that holds a plan object) each record is laid out on its own.
+    (a string that holds ``}, {``, a field that holds a plan object) each record is laid out on its own; ``cut`` False
+    says a string in the records before these (``_Writer._long``) holds one.
     """
     if fast and (encoded := record_texts(items, names)) is not None:
         return f",\n{inner}".join(encoded)
@@ -231,7 +233,7 @@ def _records(items: Sequence[object], names: tuple[str, ...], inner: str, *, fas
         pieces = encode([dict(zip(names, get(item), strict=True)) for item in items])[1:-1].split("}, {")
     except TypeError:  # a field holds a plan object: not a record
         pieces = []
-    if len(pieces) == len(items):
+    if cut and len(pieces) == len(items):
         return f"}},\n{inner}{{".join(pieces)
     lines: list[str] = []
     writer = _Writer(lines.append)

@@ -129,6 +129,20 @@ def test_a_non_scalar_in_a_long_lists_last_window_lays_out_the_whole_list(monkey
     assert written(links) == reference(links) + "\n"
 
 
+class _Name(str):
+    """A str subclass: the standard encoder writes it as a string, the layout treats it as no scalar."""
+
+    __slots__ = ()
+
+
+def test_a_string_that_splits_the_text_in_a_written_window_decides_the_layout_of_a_later_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(serialize, "WINDOW", 4)
+    links = _links("cable_m", *range(9))
+    links = (dataclasses.replace(links[0], a_port="x}, {y"), *links[1:-1], dataclasses.replace(links[-1], a_port=_Name("e9")))
+    assert written(links) == reference(links) + "\n"
+    assert '\n  "a_port": "e9",' in written(links)  # the last link on its own lines: the whole list's text does not cut
+
+
 def test_a_string_that_splits_the_encoders_text_in_a_list_with_a_non_scalar_is_laid_out_record_by_record() -> None:
     links = _links("subnet", [1], "x}, {y")  # the list makes the fast path refuse, the string makes the cut miscount
     assert written(links) == reference(links) + "\n"
