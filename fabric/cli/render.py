@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 import json
 import shutil
 import tempfile
@@ -109,24 +108,62 @@ PLAN_JSON_IN_MEMORY = 16 << 20
 in an unnamed temporary file, so the render's memory stays flat in the plan's size."""
 
 
-def _plan_json(plan: ClusterPlan) -> IO[bytes]:
+def _plan_json(plan: ClusterPlan) -> _Spool:
     """``plan.json`` encoded now, written later (``_write_plan``): nothing is written before every switch has rendered,
-    yet the encoding need not wait for the workers. Read from its start."""
+    yet the encoding need not wait for the workers. The encoder writes bytes straight into the spool."""
     from fabric.plan.serialize import write_plan_json
 
-    spool = tempfile.SpooledTemporaryFile(max_size=PLAN_JSON_IN_MEMORY)  # noqa: SIM115 - handed to the caller, closed by _write_plan
-    stream = io.TextIOWrapper(cast("IO[bytes]", spool), encoding="utf-8")
-    write_plan_json(plan, stream)
-    stream.detach()  # flushes; the spool stays open
-    spool.seek(0)
-    return cast("IO[bytes]", spool)
+    spool = _Spool(PLAN_JSON_IN_MEMORY)
+    write_plan_json(plan, cast("IO[bytes]", spool))
+    return spool
 
 
-def _write_plan(tree: OutputTree, encoded: IO[bytes], *, digest: bool) -> str:
+def _write_plan(tree: OutputTree, encoded: _Spool, *, digest: bool) -> str:
     """Copy the encoded ``plan.json`` into ``tree`` and close it; its SHA-256 when asked for (read back), else ""."""
     with encoded, tree.open("plan.json") as raw:
-        shutil.copyfileobj(encoded, raw, 1 << 20)
+        encoded.copy_to(raw)
     return tree.sha256("plan.json") if digest else ""
+
+
+class _Spool:
+    """``plan.json``'s bytes between ``_plan_json`` and ``_write_plan``: the encoder's chunks as they came while they
+    fit in ``limit`` bytes (no copy into one growing buffer, which cost a tenth of the encoding), then an unnamed
+    temporary file."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.file: IO[bytes] | None = None
+
+    def write(self, data: bytes) -> int:
+        if self.file is None and self.size + len(data) > self.limit:
+            self.file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+            self.file.writelines(self.chunks)
+            self.chunks.clear()
+        if self.file is not None:
+            return self.file.write(data)
+        self.chunks.append(data)
+        self.size += len(data)
+        return len(data)
+
+    def copy_to(self, raw: IO[bytes]) -> None:
+        if self.file is None:
+            raw.writelines(self.chunks)
+            return
+        self.file.seek(0)
+        shutil.copyfileobj(self.file, raw, 1 << 20)
+
+    def close(self) -> None:
+        self.chunks.clear()
+        if self.file is not None:
+            self.file.close()
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def _family_configs(plan: ClusterPlan, directory: Path | None, family: str) -> dict[str, str | None]:

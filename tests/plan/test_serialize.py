@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 
 from fabric.model import load_cluster
 from fabric.model.cloud import AwsSpec, AzureSpec, GcpSpec
-from fabric.plan import plan_cluster, serialize
+from fabric.plan import _json_columns, plan_cluster, serialize
 from fabric.plan.cloud.types import CloudPlan
 from fabric.plan.serialize import plan_to_json, write_plan_json
 from fabric.plan.types import ClusterPlan, Link
@@ -66,9 +66,9 @@ def _written(records: tuple[Link, ...]) -> str:
     return stream.getvalue()
 
 
-def test_plain_records_take_the_orjson_path_and_keep_the_bytes() -> None:
+def test_plain_records_take_the_column_path_and_keep_the_bytes() -> None:
     links = _links("Ethernet1/1", "Ethernet2/1", "x")
-    assert serialize._flat_records(links, serialize._field_names(Link) or ()) is not None
+    assert _json_columns.record_texts(links, serialize._field_names(Link) or ()) is not None
     assert _written(links) == _expected(links)
 
 
@@ -86,6 +86,7 @@ def test_plain_records_take_the_orjson_path_and_keep_the_bytes() -> None:
         (("e1", "e2"), 1 << 70),  # beyond 64 bits: orjson refuses it
         (("e1", "e2"), True),  # a bool where an int belongs: the same text either way
         (("e1", "e2"), [400]),  # a list inside a record
+        (("back\\slash", "e2"), 400),  # a backslash: escaped by the standard encoder
     ],
 )
 def test_records_orjson_cannot_match_are_left_to_the_standard_encoder(ports: tuple[str, ...], speed: object) -> None:
