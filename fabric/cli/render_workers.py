@@ -1,7 +1,7 @@
 """Render the compute switches on several cores: worker processes forked once the plan is built, then write the files.
 
 Most of a large render is the switch configs, each rendered from its own facts. ``SwitchWorkers`` forks ``jobs`` children
-(``fork``: they inherit the plan, nothing is sent to them); child k takes every ``jobs``-th switch from the k-th in plan
+(``os.fork``, ``fabric.cli.forked``: they inherit the plan, nothing is sent to them); child k takes every ``jobs``-th switch from the k-th in plan
 order, builds their facts (``build_switch_facts(plan, only=...)``) and renders them in memory while the parent renders
 the plan's other files. Then, over one pipe per child, in two steps:
 
@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import traceback
-from multiprocessing import get_context
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Self, cast
 
+from fabric.cli.forked import Channel, Child
 from fabric.cli.output import write_files
 from fabric.errors import FabricError, Finding, InputError
 from fabric.plan.compute.facts import build_switch_facts
@@ -81,8 +79,8 @@ class SwitchWorkers:
         self._files: dict[str, str] = {}  # the serial path's files
         self._paths: list[str] = []  # every rendered file's path, relative to the output directory
         self._target, self._digest, self._named = Path(), True, cast("Path | None", None)
-        self._pipes: list[Connection] = []
-        self._children: list[BaseProcess] = []
+        self._pipes: list[Channel] = []
+        self._children: list[Child] = []
         self._state = "new"
 
     def __enter__(self) -> Self:
@@ -102,10 +100,8 @@ class SwitchWorkers:
                 pass
             pipe.close()
         for child in self._children:
-            child.join(timeout=10)
-            if child.is_alive():
+            if child.join(timeout_s=10) is None:
                 child.kill()
-                child.join()
         self._pipes, self._children, self._state = [], [], "closed"
 
     def rendered(self) -> int:
@@ -157,19 +153,14 @@ class SwitchWorkers:
         return digests
 
     def _fork(self) -> None:
-        context = get_context("fork")
         templates_first(self._plan)  # Jinja once here, not once per worker, when a switch prints through templates
-        for stream in (sys.stdout, sys.stderr):  # a child must not write again what the parent has buffered
-            stream.flush()
         # The plan's objects go to the permanent generation while forking: a child's collections never walk (and so never
         # copy) the pages the parent's objects share with it. The parent takes them back right after.
         gc.freeze()
         try:
             for k in range(self.jobs):
-                mine, theirs = context.Pipe()
-                child = context.Process(target=_work, args=(self._plan, self._names, k, self.jobs, theirs), daemon=True)
-                child.start()
-                theirs.close()
+                work = partial(_work, self._plan, self._names, k, self.jobs)
+                child, mine = Child.start(work, close_in_child=tuple(self._pipes))
                 self._pipes.append(mine)
                 self._children.append(child)
         finally:
@@ -183,8 +174,7 @@ class SwitchWorkers:
             try:
                 message = cast("tuple[str, object] | tuple[str, int, BaseException]", pipe.recv())
             except EOFError:
-                self._children[k].join(timeout=10)
-                code = self._children[k].exitcode
+                code = self._children[k].join(timeout_s=10)
                 msg = f"render worker {k + 1} of {self.jobs} ended without a result (exit code {code}); try again with --jobs 1"
                 raise FabricError(msg) from None
             if len(message) == 3:
@@ -196,7 +186,7 @@ class SwitchWorkers:
         return results
 
 
-def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Connection) -> None:
+def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Channel) -> None:
     """A worker: render switches k, k + jobs, … of ``names``; report; on the order, write them and send their digests."""
     mine = names[k::jobs]
     gc.disable()  # a worker's objects hold no cycle, and it exits once written (fabric.validate.collector_paused)
@@ -208,7 +198,7 @@ def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Connecti
             files.update(render_switch_files([facts]))
         index = len(names)  # rendered: a failure from here on is the write's
         pipe.send(("rendered", list(files)))
-        order = pipe.recv()
+        order = cast("tuple[str, str, bool, str | None]", pipe.recv())  # ("write", target, digest, named) or ("abort",)
         if order[0] == "write":
             named = None if order[3] is None else Path(order[3])
             pipe.send(("written", write_files(Path(order[1]), files, digest=order[2], named=named)))

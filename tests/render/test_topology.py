@@ -241,3 +241,17 @@ def test_a_multi_plane_fabric_draws_each_plane_alone_with_its_own_figures(tmp_pa
         assert "fabric: bisection 12.8 Tb/s" in legend  # the plane's cut, half the fabric's 25.6
         width, height = png_size(svgs[f"compute-p{k}"], tmp_path)
         assert 600 <= width <= SCREEN[0], (width, height)
+
+
+def test_the_diagrams_escape_is_html_escape() -> None:
+    """``fabric.render.diagrams._svg.escape`` (no ``html`` import) writes what ``html.escape`` writes, hostile text included."""
+    import html
+    import random
+
+    from fabric.render.diagrams._svg import escape
+
+    pick = random.Random(36)
+    alphabet = "&<>\"'ab;#x27amp \n\u00e9\u2014"
+    for _ in range(2000):
+        text = "".join(pick.choice(alphabet) for _ in range(pick.randrange(0, 24)))
+        assert escape(text) == html.escape(text)

@@ -6,7 +6,17 @@ No layout here; ``fabric.render.diagrams.topology`` places everything. Widths ar
 
 from __future__ import annotations
 
-from html import escape  # not xml.sax.saxutils: that imports urllib.request (~10 ms of start-up)
+
+def escape(body: str) -> str:
+    """``html.escape(body)``, the same text, without importing ``html`` (its entity table is ~1 ms of every render's
+    start-up; ``xml.sax.saxutils`` imports ``urllib.request``, ~10 ms): ``&`` first, then ``< > " '``.
+
+    Example:
+        >>> print(escape('a&b <c> "d" it' + chr(39) + 's'))
+        a&amp;b &lt;c&gt; &quot;d&quot; it&#x27;s
+    """
+    return body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#x27;")
+
 
 FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
 EM_ADVANCE = 0.62  # average glyph advance of DejaVu Sans in em; slightly generous so that text stays inside its box
