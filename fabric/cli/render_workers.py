@@ -1,20 +1,26 @@
 """Render the compute switches on several cores: worker processes forked once the plan is built, then write the files.
 
-Most of a large render is the switch configs, each rendered from its own facts. ``SwitchWorkers`` forks ``jobs`` children
-(``os.fork``, ``fabric.cli.forked``: they inherit the plan, nothing is sent to them); child k takes every ``jobs``-th switch from the k-th in plan
-order, builds their facts (``build_switch_facts(plan, only=...)``) and renders them in memory while the parent renders
-the plan's other files. Then, over one pipe per child, in two steps:
+Most of a large render is the switch configs, each rendered from its own facts. ``SwitchWorkers`` cuts the switches, in
+plan order, into chunks (some ``CHUNKS_PER_PROCESS`` per process, at most 255) and forks ``jobs - 1`` children
+(``os.fork``, ``fabric.cli.forked``: they inherit the plan, nothing is sent to them); this process is the ``jobs``-th.
+Whoever is free takes the next chunk: one byte per chunk in a pipe filled before the fork (``_ChunkQueue``; a pipe hands
+each byte to exactly one reader). The children start at once; this process renders the plan's other files first
+(``plan.json``, cabling, diagrams), then takes chunks too, so the cores stay busy to the end however the work divides.
+A chunk's facts read only its switches' cables (``build_switch_facts(plan, only, links)``, indexed once per process).
+Then, over one channel per child, in two steps:
 
-1. ``rendered()``: each child reports its share rendered, or the first switch of its share that failed (its index in plan
-   order and the exception). The parent raises the failure with the lowest index: the same error, message and exit code
-   as the serial render (``fabric.render.render_configs``), and nothing has been written.
-2. ``write(target)`` then ``written()``: only then do the children write their files under ``target``; each sends back the
-   SHA-256 of every file (or "" when no digest is asked for). Before that the parent knows every path (``paths()``),
-   so the caller can refuse a link in the output directory before anything is written (``fabric.cli.output``).
+1. ``rendered()``: each child reports what it rendered, or the first switch that failed (its index in plan order and the
+   exception; it then takes no more chunks). The parent raises the failure with the lowest index: every chunk before it
+   was taken, in order, and rendered or failed, so it is the same error, message and exit code as the serial render
+   (``fabric.render.render_configs``), and nothing has been written.
+2. ``write(target)`` then ``written()``: only then does each process write the files it rendered under ``target``; each
+   child sends back the SHA-256 of every file (or "" when no digest is asked for). Before that the parent knows every
+   path (``paths()``), so the caller can refuse a link in the output directory before anything is written
+   (``fabric.cli.output``).
 
 With ``jobs=1`` (one core, ``--jobs 1``, ``GPUFABRIC_JOBS=1``) or fewer than ``MIN_SWITCHES`` switches (forking costs more
 than it saves there) the parent renders and writes the same files itself, in the same two steps. A switch's text depends
-on its facts alone, so the bytes are the same either way (``tests/cli/test_parallel_render.py`` compares them).
+on its facts alone, so the bytes are the same whoever renders it (``tests/cli/test_parallel_render.py`` compares them).
 
 Example:
     >>> from fabric.validate import validate_file
@@ -38,9 +44,14 @@ from fabric.cli.forked import Channel, Child
 from fabric.cli.output import write_files
 from fabric.errors import FabricError, Finding, InputError
 from fabric.plan.compute.facts import build_switch_facts
-from fabric.plan.types import ClusterPlan
+from fabric.plan.types import ClusterPlan, Link
 from fabric.render import render_switch_files, templates_first
 from fabric.validate import collector_paused
+
+CHUNKS_PER_PROCESS = 8
+"""Chunks per process: enough that whoever finishes first takes more, few enough that a chunk's facts stay cheap."""
+MAX_CHUNKS = 255
+"""One byte names a chunk in the queue."""
 
 MIN_SWITCHES = 64
 """Below this many compute switches the parent renders them itself: two forked workers cost some 20-40 ms to start and
@@ -65,7 +76,8 @@ def default_jobs() -> int:
 
 
 class SwitchWorkers:
-    """The compute switches' files of one plan, rendered by ``jobs`` forked workers (or this process), written on demand.
+    """The compute switches' files of one plan, rendered by this process and ``jobs - 1`` forked workers (or this process
+    alone), written on demand.
 
     Use it as a context manager: entering starts the workers, leaving stops them (the files not yet written are dropped).
     """
@@ -76,7 +88,9 @@ class SwitchWorkers:
         self._names = [s.name for s in plan.fabric.switches] if plan.fabric is not None and switches else []
         wanted = default_jobs() if jobs is None else jobs
         self.jobs = 1 if len(self._names) < MIN_SWITCHES else max(1, min(wanted, len(self._names)))
-        self._files: dict[str, str] = {}  # the serial path's files
+        self._chunks = _chunks(self._names, self.jobs)
+        self._queue: _ChunkQueue | None = None
+        self._files: dict[str, str] = {}  # the files this process rendered
         self._paths: list[str] = []  # every rendered file's path, relative to the output directory
         self._target, self._digest, self._named = Path(), True, cast("Path | None", None)
         self._pipes: list[Channel] = []
@@ -84,7 +98,7 @@ class SwitchWorkers:
         self._state = "new"
 
     def __enter__(self) -> Self:
-        """Fork the workers (when there are more than one); each starts rendering its share at once."""
+        """Fork the workers (when there are more processes than this one); each starts rendering chunks at once."""
         if self.jobs > 1:
             self._fork()
         self._state = "rendering"
@@ -102,10 +116,12 @@ class SwitchWorkers:
         for child in self._children:
             if child.join(timeout_s=10) is None:
                 child.kill()
-        self._pipes, self._children, self._state = [], [], "closed"
+        if self._queue is not None:
+            self._queue.close()
+        self._pipes, self._children, self._queue, self._state = [], [], None, "closed"
 
     def rendered(self) -> int:
-        """Wait until every switch is rendered; the number of files rendered.
+        """Render this process's chunks, then wait until every switch is rendered; the number of files rendered.
 
         Raises:
             RenderError: the first switch, in plan order, that its NOS cannot express (as the serial render raises it).
@@ -116,7 +132,11 @@ class SwitchWorkers:
                 self._files = render_switch_files(build_switch_facts(self._plan, self._names))
             self._paths = list(self._files)
         else:
-            self._paths = [path for share in cast("list[list[str]]", self._collect()) for path in share]
+            assert self._queue is not None
+            with collector_paused():
+                failure = _render_chunks(self._plan, self._chunks, self._queue, self._files, catch=Exception)
+            shares = cast("list[list[str]]", self._collect([] if failure is None else [failure]))
+            self._paths = [*self._files, *(path for share in shares for path in share)]
         self._state = "rendered"
         return len(self._paths)
 
@@ -125,8 +145,9 @@ class SwitchWorkers:
         return list(self._paths)
 
     def write(self, target: Path, *, digest: bool = True, named: Path | None = None) -> None:
-        """Order the rendered files written under ``target`` (the workers write while the caller writes its own files);
-        no link below ``named`` (the directory the user named, default ``target``) is followed."""
+        """Order the workers' files written under ``target`` (they write while the caller writes its own files); no link
+        below ``named`` (the directory the user named, default ``target``) is followed. This process writes its own
+        switches' files in ``written()``."""
         if self._state != "rendered":
             msg = "SwitchWorkers.write before rendered(): nothing may be written before every switch rendered"
             raise RuntimeError(msg)
@@ -136,46 +157,45 @@ class SwitchWorkers:
         self._state = "writing"
 
     def written(self) -> dict[str, str]:
-        """Wait for the files ordered written; each relative path → its SHA-256 (or "").
+        """Write this process's files, wait for the workers'; each relative path → its SHA-256 (or "").
 
         Raises:
-            OSError: a worker could not write (full disk, permission), as the serial write raises it.
+            OSError: a process could not write (full disk, permission), as the serial write raises it.
         """
         if self._state != "writing":
             msg = "SwitchWorkers.written before write()"
             raise RuntimeError(msg)
         self._state = "written"
-        if self.jobs == 1:
-            return write_files(self._target, self._files, digest=self._digest, named=self._named)
-        digests: dict[str, str] = {}
-        for part in cast("list[dict[str, str]]", self._collect()):
+        digests = write_files(self._target, self._files, digest=self._digest, named=self._named)
+        for part in cast("list[dict[str, str]]", self._collect([])):
             digests.update(part)
         return digests
 
     def _fork(self) -> None:
         templates_first(self._plan)  # Jinja once here, not once per worker, when a switch prints through templates
+        self._queue = _ChunkQueue(len(self._chunks))
         # The plan's objects go to the permanent generation while forking: a child's collections never walk (and so never
         # copy) the pages the parent's objects share with it. The parent takes them back right after.
         gc.freeze()
         try:
-            for k in range(self.jobs):
-                work = partial(_work, self._plan, self._names, k, self.jobs)
+            for _ in range(self.jobs - 1):
+                work = partial(_work, self._plan, self._chunks, self._queue)
                 child, mine = Child.start(work, close_in_child=tuple(self._pipes))
                 self._pipes.append(mine)
                 self._children.append(child)
         finally:
             gc.unfreeze()
 
-    def _collect(self) -> list[object]:
-        """Every worker's answer to the last step, in worker order; raises the failure of the first switch in plan order."""
+    def _collect(self, failures: list[_Failure]) -> list[object]:
+        """Every worker's answer to the last step, in worker order; raises the failure of the first switch in plan order
+        among theirs and ``failures`` (this process's)."""
         results: list[object] = []
-        failures: list[_Failure] = []
         for k, pipe in enumerate(self._pipes):
             try:
                 message = cast("tuple[str, object] | tuple[str, int, BaseException]", pipe.recv())
             except EOFError:
                 code = self._children[k].join(timeout_s=10)
-                msg = f"render worker {k + 1} of {self.jobs} ended without a result (exit code {code}); try again with --jobs 1"
+                msg = f"render worker {k + 1} of {len(self._pipes)} ended without a result (exit code {code}); try again with --jobs 1"
                 raise FabricError(msg) from None
             if len(message) == 3:
                 failures.append((message[1], message[2]))
@@ -186,17 +206,97 @@ class SwitchWorkers:
         return results
 
 
-def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Channel) -> None:
-    """A worker: render switches k, k + jobs, … of ``names``; report; on the order, write them and send their digests."""
-    mine = names[k::jobs]
+def _chunks(names: list[str], jobs: int) -> list[list[str]]:
+    """``names`` cut, in order, into some ``CHUNKS_PER_PROCESS`` chunks per process (at most ``MAX_CHUNKS``).
+
+    Example:
+        >>> [len(c) for c in _chunks([f"s{i}" for i in range(100)], 2)]
+        [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 2]
+    """
+    if not names:
+        return []
+    count = min(MAX_CHUNKS, jobs * CHUNKS_PER_PROCESS, len(names))
+    size = -(-len(names) // count)
+    return [names[i : i + size] for i in range(0, len(names), size)]
+
+
+class _ChunkQueue:
+    """The chunks' numbers, one byte each, in a pipe filled and closed for writing before the fork: ``take`` hands each
+    number to exactly one process (a pipe read is atomic), in order; None once all are taken."""
+
+    def __init__(self, count: int) -> None:
+        """A queue of the chunk numbers ``0 … count - 1`` (at most ``MAX_CHUNKS``: within one pipe buffer, one write)."""
+        if not 0 <= count <= MAX_CHUNKS:
+            msg = f"{count} chunks: at most {MAX_CHUNKS} fit the queue"
+            raise ValueError(msg)
+        self._read, write = os.pipe()
+        try:
+            os.write(write, bytes(range(count)))
+        finally:
+            os.close(write)
+        os.set_blocking(self._read, False)
+
+    def take(self) -> int | None:
+        """The next chunk's number; None when every chunk is taken."""
+        try:
+            data = os.read(self._read, 1)
+        except BlockingIOError:
+            return None
+        return data[0] if data else None
+
+    def close(self) -> None:
+        """Close this process's end."""
+        os.close(self._read)
+
+
+class _LinkIndex:
+    """Each switch's cables, by position in the cabling plan: a chunk's facts read only its switches' cables."""
+
+    def __init__(self, plan: ClusterPlan) -> None:
+        """Index ``plan.fabric.links`` once (an A end of any cable, a B end of a switch-to-switch one, as the facts read them)."""
+        self._links: tuple[Link, ...] = tuple(plan.fabric.links) if plan.fabric is not None else ()
+        self._by_switch: dict[str, list[int]] = {}
+        for position, link in enumerate(self._links):
+            self._by_switch.setdefault(link.a_device, []).append(position)
+            if link.kind == "fabric":
+                self._by_switch.setdefault(link.b_device, []).append(position)
+
+    def of(self, names: list[str]) -> list[Link]:
+        """The cables of ``names``, each once, in cabling order."""
+        positions = sorted({p for name in names for p in self._by_switch.get(name, ())})
+        return [self._links[p] for p in positions]
+
+
+def _render_chunks(
+    plan: ClusterPlan, chunks: list[list[str]], queue: _ChunkQueue, files: dict[str, str], catch: type[BaseException]
+) -> _Failure | None:
+    """Take chunks until none is left, rendering each into ``files``; the first failure (index in plan order, the error:
+    -1 when a chunk's facts failed, as the serial render builds every switch's facts first), after which no chunk is taken."""
+    starts = [0]
+    for chunk in chunks:
+        starts.append(starts[-1] + len(chunk))
+    links: _LinkIndex | None = None
+    while (number := queue.take()) is not None:
+        index = -1
+        try:
+            links = links or _LinkIndex(plan)
+            for facts in build_switch_facts(plan, chunks[number], links.of(chunks[number])):
+                index = starts[number] if index < 0 else index + 1
+                files.update(render_switch_files([facts]))
+        except catch as exc:
+            return index, exc
+    return None
+
+
+def _work(plan: ClusterPlan, chunks: list[list[str]], queue: _ChunkQueue, pipe: Channel) -> None:
+    """A worker: render chunks until none is left; report; on the order, write them and send their digests."""
     gc.disable()  # a worker's objects hold no cycle, and it exits once written (fabric.validate.collector_paused)
-    index = -1  # the position in ``mine`` being rendered; -1 while the facts are built
     try:
         files: dict[str, str] = {}
-        for facts in build_switch_facts(plan, mine):
-            index += 1
-            files.update(render_switch_files([facts]))
-        index = len(names)  # rendered: a failure from here on is the write's
+        failure = _render_chunks(plan, chunks, queue, files, catch=BaseException)
+        if failure is not None:
+            pipe.send(("failed", failure[0], _portable(failure[1])))
+            return
         pipe.send(("rendered", list(files)))
         order = cast("tuple[str, str, bool, str | None]", pipe.recv())  # ("write", target, digest, named) or ("abort",)
         if order[0] == "write":
@@ -205,9 +305,8 @@ def _work(plan: ClusterPlan, names: list[str], k: int, jobs: int, pipe: Channel)
     except (EOFError, BrokenPipeError):  # the parent stopped listening: nothing to report, nothing to write
         return
     except BaseException as exc:  # noqa: BLE001 - every error goes back to the parent, which raises it
-        where = k + index * jobs if 0 <= index < len(mine) else index
         try:
-            pipe.send(("failed", where, _portable(exc)))
+            pipe.send(("failed", len(plan.fabric.switches) if plan.fabric else 0, _portable(exc)))  # the write's: after every switch
         except OSError:  # the parent is gone
             return
 

@@ -90,18 +90,53 @@ def test_a_worker_killed_mid_render_is_named_and_nothing_is_written(monkeypatch:
     """A worker that dies without a word (SIGKILL: the OOM killer) ends the render with its exit code; no zombie."""
     monkeypatch.setattr(parallel, "MIN_SWITCHES", 1)
     real = parallel.build_switch_facts
+    parent = os.getpid()
 
-    def die_in_worker_1(plan: object, names: list[str]) -> object:
-        if names == [s.name for s in plan_of("render/cumulus-3tier").fabric.switches][1::2]:  # type: ignore[union-attr]
+    pids: list[int] = []
+
+    def die_in_the_worker(plan: object, names: list[str], links: object) -> object:
+        if os.getpid() != parent:  # the forked worker, at its first chunk
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(plan, names)  # type: ignore[arg-type]
+        deadline = time.monotonic() + 30  # the parent waits for the worker's death: the worker surely took a chunk
+        while time.monotonic() < deadline and Path(f"/proc/{pids[0]}/stat").read_text().split(") ")[1][0] != "Z":
+            time.sleep(0.01)
+        return real(plan, names, links)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(parallel, "build_switch_facts", die_in_worker_1)
-    with (
-        SwitchWorkers(plan_of("render/cumulus-3tier"), jobs=2) as workers,
-        pytest.raises(FabricError, match=r"render worker 2 of 2 ended without a result \(exit code -9\)"),
-    ):
-        workers.rendered()
+    monkeypatch.setattr(parallel, "build_switch_facts", die_in_the_worker)
+    named = r"render worker 1 of 1 ended without a result \(exit code -9\)"
+    with SwitchWorkers(plan_of("render/cumulus-3tier"), jobs=2) as workers:
+        pids = [child.pid for child in workers._children]
+        with pytest.raises(FabricError, match=named):
+            workers.rendered()
     assert not list(tmp_path.iterdir())
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # every child reaped
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_the_chunk_queue_hands_each_chunk_to_exactly_one_process() -> None:
+    """Two processes draining one queue: every chunk number taken once, in increasing order within each."""
+    queue = parallel._ChunkQueue(parallel.MAX_CHUNKS)
+
+    def drain(end: Channel) -> None:
+        taken = []
+        while (number := queue.take()) is not None:
+            taken.append(number)
+            time.sleep(0.0005)
+        end.send(taken)
+
+    child, channel = Child.start(drain)
+    mine = []
+    while (number := queue.take()) is not None:
+        mine.append(number)
+        time.sleep(0.0005)
+    theirs = channel.recv()
+    assert isinstance(theirs, list)
+    assert child.join(timeout_s=10) == 0
+    assert sorted(mine + theirs) == list(range(parallel.MAX_CHUNKS))
+    assert mine == sorted(mine)
+    assert theirs == sorted(theirs)
+    with pytest.raises(ValueError, match="at most 255"):
+        parallel._ChunkQueue(256)
+    queue.close()
+    channel.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from ipaddress import IPv4Interface, IPv4Network
 from typing import Literal
@@ -21,7 +21,7 @@ from fabric.plan.buffers import resolved_roce
 from fabric.plan.compute.planes import block, plane_of
 from fabric.plan.gnmi import gnmi_port
 from fabric.plan.quick_init import quick_init
-from fabric.plan.types import ClusterPlan, FabricPlan, SwitchPlan
+from fabric.plan.types import ClusterPlan, FabricPlan, Link, SwitchPlan
 
 
 @quick_init  # built by the hundred thousand: fabric.plan.quick_init
@@ -103,13 +103,15 @@ class SwitchFacts:
         return self.switch.loopback.split("/")[0] if self.switch.loopback else None
 
 
-def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -> tuple[SwitchFacts, ...]:
+def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None, links: Sequence[Link] | None = None) -> tuple[SwitchFacts, ...]:
     """Facts for every switch of an on-prem plan, in plan order (spines, then leaves).
 
     Args:
         plan: the cluster plan.
         only: the names of the switches wanted (a share of a parallel render); None: every switch. Each switch's facts
             are the same either way: the whole cabling plan is read, only the wanted switches' ports are built.
+        links: the cables to read instead of the whole cabling plan: every cable of the wanted switches, in cabling
+            order (``fabric.cli.render_workers`` indexes them once per process); None: ``plan.fabric.links``.
 
     Example:
         >>> from fabric.model import load_cluster
@@ -123,13 +125,13 @@ def build_switch_facts(plan: ClusterPlan, only: Collection[str] | None = None) -
     enabled = gc.isenabled()
     gc.disable()  # some million objects, all alive until returned: a cyclic collection finds nothing (see _facts)
     try:
-        return _facts(plan, plan.fabric, only)
+        return _facts(plan, plan.fabric, only, plan.fabric.links if links is None else links)
     finally:
         if enabled:
             gc.enable()
 
 
-def _facts(plan: ClusterPlan, fabric: FabricPlan, only: Collection[str] | None) -> tuple[SwitchFacts, ...]:
+def _facts(plan: ClusterPlan, fabric: FabricPlan, only: Collection[str] | None, links: Sequence[Link]) -> tuple[SwitchFacts, ...]:
     """``build_switch_facts`` with the cyclic collector off. A render worker freezes the plan (``gc.freeze``), so the
     collector counts nothing as long-lived and runs full collections over the new facts again and again as they
     grow: about half the facts' time at 8,320 switches (``bench/bench_planes.py``). Reference counting frees all."""
@@ -140,7 +142,7 @@ def _facts(plan: ClusterPlan, fabric: FabricPlan, only: Collection[str] | None) 
     ports: dict[str, list[PortFacts]] = defaultdict(list)
     neighbors: dict[str, list[NeighborFacts]] = defaultdict(list)
     originated: dict[str, list[str]] = defaultdict(list)
-    for link in fabric.links:  # each switch's lists in cabling order; one pass, only the wanted switches' facts built
+    for link in links:  # each switch's lists in cabling order; one pass, only the wanted switches' facts built
         a, b, kind, subnet = link.a_device, link.b_device, link.kind, link.subnet
         # Each end's PortFacts built in place: a call per port was a quarter of the facts' time (issue 36).
         if a in wanted:
