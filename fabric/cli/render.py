@@ -37,7 +37,7 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
     render.add_argument(
         "--jobs",
         type=_jobs,
-        help="worker processes rendering the switch configs (default: GPUFABRIC_JOBS, else the cores available; 1: none)",
+        help="processes rendering the switch configs, this one included (default: GPUFABRIC_JOBS, else the cores available; 1: no fork)",
     )
     render.add_argument(
         "--format",
@@ -58,7 +58,7 @@ def add_commands(sub: Any) -> None:  # noqa: ANN401 - argparse keeps its subpars
 def _jobs(text: str) -> int:
     """``--jobs``: a whole number of at least 1."""
     if not text.isdecimal() or int(text) < 1:
-        msg = f"{text!r} is no number of worker processes: give a whole number of at least 1"
+        msg = f"{text!r} is no number of processes: give a whole number of at least 1"
         raise argparse.ArgumentTypeError(msg)
     return int(text)
 
@@ -74,8 +74,8 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
         validated = validate_file(args.file)
     plan = validated.plan
     switches = switch_counts(plan)
-    # The compute switches render in worker processes (fabric.cli.render_workers) while this one renders the rest; nothing is
-    # written before every file has rendered.
+    # The compute switches render in worker processes (fabric.cli.render_workers), and in this one once it has rendered
+    # the rest; nothing is written before every file has rendered.
     with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
         with status(err, f"rendering {switches}"), collector_paused():
             if args.format == "avd":

@@ -70,7 +70,7 @@ def default_jobs() -> int:
     if given is None:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     if not given.isdecimal() or int(given) < 1:
-        msg = f"GPUFABRIC_JOBS={given[:20]!r} is no number of worker processes; set a whole number of at least 1 (1: no workers)"
+        msg = f"GPUFABRIC_JOBS={given[:20]!r} is no number of render processes; set a whole number of at least 1 (1: this process alone)"
         raise InputError([Finding((), msg, file="GPUFABRIC_JOBS")], "GPUFABRIC_JOBS")
     return int(given)
 

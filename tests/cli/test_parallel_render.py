@@ -129,7 +129,7 @@ def test_jobs_must_be_a_whole_number(value: str, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exited:
         main(["render", str(definition("lab")), "--jobs", value])
     assert exited.value.code == 2
-    assert "is no number of worker processes" in capsys.readouterr().err
+    assert "is no number of processes" in capsys.readouterr().err
 
 
 def test_gpufabric_jobs_sets_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -137,5 +137,5 @@ def test_gpufabric_jobs_sets_the_default(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert parallel.default_jobs() == 3
     monkeypatch.setenv("GPUFABRIC_JOBS", "many")
     assert main(["render", str(definition("lab")), "-o", str(tmp_path / "out")]) == 2
-    assert "GPUFABRIC_JOBS='many' is no number of worker processes" in capsys.readouterr().err
+    assert "GPUFABRIC_JOBS='many' is no number of render processes" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
