@@ -175,3 +175,20 @@ def test_port_facts_are_built_as_before(case: str) -> None:
             assert ports[device, port] == want
             ends += 1
     assert ends == len(ports)
+
+
+@BUILDERS
+def test_an_address_holding_a_bar_is_refused_though_each_part_is_a_word(leaf: SwitchFacts, build: Callable[[SwitchFacts], object]) -> None:
+    """``10.0.0.0/31|x`` splits into two words that each pass: the INTERFACE key's part count refuses it (it passed before)."""
+    hostile = _with_port(leaf, address="10.0.0.0/31|x")
+    with pytest.raises(RenderError, match=r"config_db.json INTERFACE\|Ethernet\d+\|10.0.0.0/31\|x: 3 key parts where INTERFACE has at most 2"):
+        build(hostile)
+
+
+def test_the_guard_refuses_an_interface_key_with_a_part_too_many() -> None:
+    from fabric.render.nos.sonic.guard import guard_config_db
+
+    ok = {"INTERFACE": {"Ethernet0": {}, "Ethernet0|10.0.0.0/31": {}}, "BUFFER_PG": {"Ethernet0|3": {"profile": "x"}}}
+    assert guard_config_db(ok) is ok
+    with pytest.raises(RenderError, match="3 key parts where LOOPBACK_INTERFACE has at most 2"):
+        guard_config_db({"LOOPBACK_INTERFACE": {"Loopback0|10.0.0.1/32|x": {}}})

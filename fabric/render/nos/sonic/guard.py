@@ -24,6 +24,11 @@ NAME_FIELDS = frozenset({"hostname", "gwaddr", "SRC_IP", "alias"})
 TEXT_FIELDS = frozenset({"description", "policy_desc"})
 _CHECKED_FIELDS = NAME_FIELDS | TEXT_FIELDS
 _FIELD_TYPES = frozenset({str, list})
+_INTERFACE_PARTS = 2
+"""A key of an ``…INTERFACE`` table is ``<name>`` or ``<name>|<prefix>`` (sonic-yang-models ``sonic-interface.yang``,
+``sonic-loopback-interface.yang``, ``sonic-vlan.yang`` ``VLAN_INTERFACE``, ``sonic-mgmt_port.yang`` ``MGMT_INTERFACE``,
+``sonic-mclag.yang`` ``MCLAG_INTERFACE``: two key leaves at most): an address holding ``|`` splits into words that each
+pass, so the number of parts is what refuses it."""
 _WORD = TOKEN_RE["sonic"].pattern.removeprefix("^").removesuffix("$")
 WORDS_JOINED = re.compile(rf"(?:{_WORD})(?:\|(?:{_WORD}))*")
 """Words of ``TOKEN_RE["sonic"]`` joined by ``|``, which no word holds: the whole of a joined text matches exactly when
@@ -47,6 +52,9 @@ def guard_config_db(db: dict[str, Any]) -> dict[str, Any]:
         for key, fields in entries.items():
             try:
                 parts = key.split("|")
+                if table.endswith("INTERFACE") and len(parts) > _INTERFACE_PARTS:
+                    msg = f"{len(parts)} key parts where {table} has at most {_INTERFACE_PARTS} (name|prefix): a value holds '|'"
+                    raise RenderError(msg)
                 if not safe.issuperset(parts):
                     safe.update(token(part, "sonic") for part in parts)
                 if not _FIELD_TYPES.issuperset(map(type, fields.values())):  # set operations: no Python loop per field
@@ -73,10 +81,12 @@ def _is_plainly_safe(db: dict[str, Any]) -> bool:
     """
     types: set[type] = set()
     values_of = cast("Callable[[dict[str, object]], Iterable[object]]", dict.values)  # pyright: ignore[reportUnknownMemberType] - the unbound method
-    for table in db.values():
+    for name, table in db.items():
         entries = cast("dict[str, dict[str, object]]", table)
         if not _all_words(entries.keys()):  # every part of every key: '|' joins them
             return False
+        if name.endswith("INTERFACE") and any(key.count("|") >= _INTERFACE_PARTS for key in entries):
+            return False  # the loop names the key with a part too many
         listed = entries.values()
         # An entry object once per run of keys sharing it (C loops): never skips one, as a skipped entry is the one before.
         distinct = list(compress(listed, map(is_not, listed, chain((None,), listed))))
