@@ -5,15 +5,17 @@ every bundled Cumulus fabric, and refuses nothing less than the guard refuses.""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pytest
 
 from fabric.errors import RenderError
 from fabric.model import load_cluster
+from fabric.model.strings import is_safe_text
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.render import render_switch
+from fabric.render.guards import all_words
 from fabric.render.nos.cumulus import ports
 from tests.conftest import DATA
 
@@ -51,20 +53,60 @@ def _hostile(**change: object) -> Iterator[str]:
             return
 
 
-@pytest.mark.parametrize(
-    ("change", "refused"),
-    [
-        ({"name": "swp1 swp2"}, "'swp1 swp2' where one cumulus word goes"),  # two words: the joined regex alone would pass it
-        ({"name": "-swp1"}, "'-swp1' where one cumulus word goes"),
-        ({"name": ""}, "'' where one cumulus word goes"),
-        ({"address": "10.0.0.0/31;reboot"}, "'10.0.0.0/31;reboot' where one cumulus word goes"),
-        ({"mtu": "9000 x"}, "'9000 x' where one cumulus word goes"),
-        ({"peer": "gpu01\nnv unset"}, r"'gpu01\\nnv unset:\S+': a line break or control character"),
-    ],
-)
+class _Masked(str):
+    """Text whose characters are one NVUE word but whose ``str()``, what a line prints, is two shell commands."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{super().__str__()};reboot"
+
+
+HOSTILE: list[tuple[dict[str, object], str]] = [
+    ({"name": "swp1 swp2"}, "'swp1 swp2' where one cumulus word goes"),  # two words: the joined regex alone would pass it
+    ({"name": "-swp1"}, "'-swp1' where one cumulus word goes"),
+    ({"name": ""}, "'' where one cumulus word goes"),
+    ({"name": _Masked("swp1")}, "'swp1;reboot' where one cumulus word goes"),  # a str subclass: its characters would pass
+    ({"address": "10.0.0.0/31;reboot"}, "'10.0.0.0/31;reboot' where one cumulus word goes"),
+    ({"mtu": "9000 x"}, "'9000 x' where one cumulus word goes"),
+    ({"peer": "gpu01\nnv unset"}, r"'gpu01\\nnv unset:\S+': a line break or control character"),
+]
+
+
+@pytest.mark.parametrize(("change", "refused"), HOSTILE)
 def test_a_value_the_guard_refuses_is_refused_naming_the_section(change: dict[str, object], refused: str) -> None:
     with pytest.raises(RenderError, match=f"^cumulus/interfaces: refusing to render {refused}"):
         list(_hostile(**change))
+
+
+@pytest.mark.parametrize(("change", "refused"), HOSTILE)
+def test_negative_control_without_the_plain_check_each_hostile_value_prints(
+    change: dict[str, object], refused: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusals above can fail: the plain path prints what it is given, so ``_plain`` alone keeps these values off it."""
+    monkeypatch.setattr(ports, "_plain", lambda *_: True)
+    (config,) = _hostile(**change)
+    (value,) = change.values()
+    assert str(value) in config, refused
+
+
+def _plain_taking_subclasses(words: Sequence[object], numbers: Sequence[object], texts: Sequence[str]) -> bool:
+    """``ports._plain`` without its exact-type check on words: ``all_words`` alone, whose join takes a subclass."""
+    return all_words("cumulus", words) and all(type(n) is int for n in numbers) and is_safe_text("".join(texts))
+
+
+def test_negative_control_a_plain_check_taking_str_subclasses_prints_the_masked_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why ``_plain`` checks each word's type before ``all_words``: without it the masked name prints as two commands."""
+    monkeypatch.setattr(ports, "_plain", _plain_taking_subclasses)
+    (config,) = _hostile(name=_Masked("swp1"))
+    assert "nv set interface swp1;reboot link mtu 9216\n" in config
+
+
+def test_the_plain_check_refuses_a_str_subclass_that_all_words_takes() -> None:
+    masked = ["swp1", _Masked("swp1")]
+    assert all_words("cumulus", masked)  # the characters are two words
+    assert not ports._plain(masked, (), ())  # pyright: ignore[reportPrivateUsage]
+    assert ports._plain(["swp1", "swp2"], (9216,), ("gpu01:eth0",))  # pyright: ignore[reportPrivateUsage]
 
 
 def test_a_value_of_another_type_prints_as_the_guard_prints_it() -> None:

@@ -6,7 +6,7 @@ fabric has 602,112 switch ports (``bench/bench_planes.py``): those two templates
 
 Every value is still guarded as the templates guarded it (``fabric.render.guards.guard``: a number prints as it is,
 anything else must be one NVUE word; a description is one line, quoted as one shell word, ``nvue_text``). A section
-first checks all its values at once (``_plain``: every word against one regex over the joined words, every number an
+first checks all its values at once (``_plain``: every word at once with ``fabric.render.guards.all_words``, every number an
 ``int``, every description one line); those values print unchanged through the guard, so the lines are written from
 them directly. Anything else (a refused value, or an odd type the guard still prints) takes the guarded path, value by
 value in line order, so a refusal names the value and the section (``cumulus/interfaces: refusing …``) as a template's
@@ -15,20 +15,13 @@ did. The output is the templates' byte for byte (``tests/render`` goldens; ``tes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import cast
 
 from fabric.errors import RenderError
 from fabric.model.strings import is_safe_text
 from fabric.plan.compute.facts import NeighborFacts, PortFacts
 from fabric.render.breakout import Breakout
-from fabric.render.guards import TOKEN_RE, guard, nvue_text
-
-_WORD = TOKEN_RE["cumulus"].pattern.removeprefix("^").removesuffix("$")
-_WORDS_JOINED = re.compile(rf"(?:{_WORD})(?: (?:{_WORD}))*")
-"""NVUE words joined by single spaces, which no word holds: with as many spaces as joints, the whole text matches
-exactly when every word matches the whole of ``TOKEN_RE["cumulus"]``."""
+from fabric.render.guards import all_words, guard, nvue_text
 
 Word = Callable[[object], object]
 
@@ -45,11 +38,13 @@ def _quoted(value: str) -> str:
 
 def _plain(words: Sequence[object], numbers: Sequence[object], texts: Sequence[str]) -> bool:
     """Whether every word is a ``str`` that is one NVUE word, every number an ``int`` and every text one line: then the
-    guard prints each unchanged (stricter than the guard, never looser: a ``False`` only costs the guarded path)."""
+    guard prints each unchanged (stricter than the guard, never looser: a ``False`` only costs the guarded path).
+
+    Every word's type is ``str`` itself, not a subclass, before ``all_words`` (whose join takes a subclass's characters):
+    the lines print ``str(word)``, which a subclass may override, while the guard checks what ``str()`` gives."""
     if any(type(w) is not str for w in words) or any(type(n) is not int for n in numbers) or any(type(t) is not str for t in texts):
         return False
-    joined = " ".join(cast("Sequence[str]", words))  # every word is a str (checked above)
-    return _WORDS_JOINED.fullmatch(joined) is not None and joined.count(" ") == len(words) - 1 and is_safe_text("".join(texts))
+    return all_words("cumulus", words) and is_safe_text("".join(texts))
 
 
 def _named(section: str, build: Callable[[], str]) -> str:
