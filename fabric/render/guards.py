@@ -117,18 +117,20 @@ def all_words(nos: str, values: Sequence[object]) -> bool:
     whole text exactly when each part matches the whole of ``TOKEN_RE[nos]`` (an empty value leaves an empty part,
     which no word matches). A value holding a space adds one and is refused by the count.
 
+    Each value's type must be ``str`` itself: the join reads a subclass's characters, but a line prints its ``str()``
+    (an f-string calls it), which the subclass may override; ``guard`` checks what ``str()`` gives.
+
     Example:
         >>> all_words("frr", ["Ethernet0", "10.0.0.0/31"]), all_words("frr", ["a b", "c"]), all_words("frr", ["a", ""])
         (True, False, False)
-        >>> all_words("frr", ["a", None]), all_words("frr", ["-a"]), all_words("frr", [])
-        (False, False, True)
+        >>> all_words("frr", ["a", None]), all_words("frr", ["-a"]), all_words("frr", []), all_words("frr", [Text("a")])
+        (False, False, True, False)
     """
     if not values:
         return True
-    try:
-        text = " ".join(cast("Sequence[str]", values))  # join checks each is a str
-    except TypeError:  # a value that is not a str
+    if set(map(type, values)) != {str}:  # a value that is not a str, or a subclass (its str() may not be its characters)
         return False
+    text = " ".join(cast("Sequence[str]", values))
     return text.count(" ") == len(values) - 1 and _JOINED[nos].fullmatch(text) is not None
 
 

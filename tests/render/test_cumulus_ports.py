@@ -11,11 +11,10 @@ import pytest
 
 from fabric.errors import RenderError
 from fabric.model import load_cluster
-from fabric.model.strings import is_safe_text
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.render import render_switch
-from fabric.render.guards import all_words
+from fabric.render.guards import TOKEN_RE, all_words
 from fabric.render.nos.cumulus import ports
 from tests.conftest import DATA
 
@@ -90,36 +89,22 @@ def test_negative_control_without_the_plain_check_each_hostile_value_prints(
     assert str(value) in config, refused
 
 
-def _plain_taking_subclasses(words: Sequence[object], numbers: Sequence[object], texts: Sequence[str]) -> bool:
-    """``ports._plain`` without its exact-type check on words: ``all_words`` alone, whose join takes a subclass."""
-    return all_words("cumulus", words) and all(type(n) is int for n in numbers) and is_safe_text("".join(texts))
+def _all_words_taking_subclasses(nos: str, values: Sequence[object]) -> bool:
+    """``all_words`` without its exact-type check: the join alone, which reads a subclass's characters."""
+    text = " ".join(str.__str__(v) if isinstance(v, str) else "" for v in values)
+    return text.count(" ") == len(values) - 1 and all(TOKEN_RE[nos].fullmatch(part) for part in text.split(" "))
 
 
-def test_negative_control_a_plain_check_taking_str_subclasses_prints_the_masked_word(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Why ``_plain`` checks each word's type before ``all_words``: without it the masked name prints as two commands."""
-    monkeypatch.setattr(ports, "_plain", _plain_taking_subclasses)
+def test_negative_control_a_word_check_taking_str_subclasses_prints_the_masked_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why ``all_words`` checks each value's type: without it the masked name prints as two commands."""
+    monkeypatch.setattr(ports, "all_words", _all_words_taking_subclasses)
     (config,) = _hostile(name=_Masked("swp1"))
     assert "nv set interface swp1;reboot link mtu 9216\n" in config
 
 
-def test_the_plain_check_refuses_a_str_subclass_that_all_words_takes() -> None:
+def test_the_word_check_refuses_a_str_subclass_whose_characters_are_words() -> None:
     masked = ["swp1", _Masked("swp1")]
-    assert all_words("cumulus", masked)  # the characters are two words
+    assert _all_words_taking_subclasses("cumulus", masked)  # the characters are two words
+    assert not all_words("cumulus", masked)
     assert not ports._plain(masked, (), ())  # pyright: ignore[reportPrivateUsage]
     assert ports._plain(["swp1", "swp2"], (9216,), ("gpu01:eth0",))  # pyright: ignore[reportPrivateUsage]
-
-
-def test_a_value_of_another_type_prints_as_the_guard_prints_it() -> None:
-    """A number given as text, or a port name as a number, is no plain value: the guarded path prints it (as Jinja did)."""
-    (normal,) = _hostile()
-    (text_mtu,) = _hostile(mtu="9216")
-    assert text_mtu == normal
-    (numbered,) = _hostile(name=7)
-    assert "nv set interface 7 link mtu 9216\n" in numbered
-
-
-def test_a_neighbor_the_guard_refuses_is_refused_naming_the_section() -> None:
-    facts = next(f for f in _facts("cumulus") if f.neighbors)
-    hostile = dataclasses.replace(facts.neighbors[0], peer="spine01 x")
-    with pytest.raises(RenderError, match=r"^cumulus/neighbors: refusing to render 'spine01 x' where one cumulus word goes"):
-        render_switch(dataclasses.replace(facts, neighbors=(hostile, *facts.neighbors[1:])))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ import pytest
 from fabric.errors import RenderError
 from fabric.plan.compute.facts import PortFacts, SwitchFacts, build_switch_facts
 from fabric.render.guards import TOKEN_RE, all_words
+from fabric.render.nos import frr
 from fabric.render.nos.frr import render_frr_conf
 from fabric.render.nos.sonic import compute
 from fabric.render.nos.sonic.compute import build_config_db, render_sonic
@@ -192,3 +193,36 @@ def test_the_guard_refuses_an_interface_key_with_a_part_too_many() -> None:
     assert guard_config_db(ok) is ok
     with pytest.raises(RenderError, match="3 key parts where LOOPBACK_INTERFACE has at most 2"):
         guard_config_db({"LOOPBACK_INTERFACE": {"Loopback0|10.0.0.1/32|x": {}}})
+
+
+class _Masked(str):
+    """An address whose characters are one word but whose ``str()``, what an f-string prints, adds a key part."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}|x"
+
+
+def _all_words_reading_characters(nos: str, values: Sequence[object]) -> bool:
+    """``all_words`` without its exact-type check: the join alone, which reads a subclass's characters."""
+    text = " ".join(str.__str__(v) if isinstance(v, str) else "" for v in values)
+    return text.count(" ") == len(values) - 1 and all(TOKEN_RE[nos].fullmatch(part) for part in text.split(" "))
+
+
+def test_an_address_whose_str_is_not_its_characters_is_refused(leaf: SwitchFacts) -> None:
+    """frr.conf prints the address with an f-string, config_db joins it into a key: both print its ``str()``."""
+    hostile = _with_port(leaf, address=_Masked("10.0.0.0/31"))
+    with pytest.raises(RenderError, match=r"^frr\.conf: refusing to render '10.0.0.0/31\|x' where one frr word goes"):
+        render_frr_conf(hostile, management=False, sonic=True)
+    with pytest.raises(RenderError, match=r"INTERFACE\|Ethernet\d+\|10.0.0.0/31\|x: 3 key parts where INTERFACE has at most 2"):
+        build_config_db(hostile)
+
+
+def test_negative_control_a_word_check_reading_characters_prints_the_masked_address(leaf: SwitchFacts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why ``all_words`` checks each value's type (it read the characters alone before): the masked address printed."""
+    hostile = _with_port(leaf, address=_Masked("10.0.0.0/31"))
+    monkeypatch.setattr(frr, "all_words", _all_words_reading_characters)
+    monkeypatch.setattr(compute, "all_words", _all_words_reading_characters)
+    assert re.search(r"\n ip address 10\.0\.0\.0/31\|x\n", render_frr_conf(hostile, management=False, sonic=True))
+    assert any(key.endswith("|10.0.0.0/31|x") for key in build_config_db(hostile)["INTERFACE"])

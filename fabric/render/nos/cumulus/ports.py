@@ -39,10 +39,8 @@ def _quoted(value: str) -> str:
 def _plain(words: Sequence[object], numbers: Sequence[object], texts: Sequence[str]) -> bool:
     """Whether every word is a ``str`` that is one NVUE word, every number an ``int`` and every text one line: then the
     guard prints each unchanged (stricter than the guard, never looser: a ``False`` only costs the guarded path).
-
-    Every word's type is ``str`` itself, not a subclass, before ``all_words`` (whose join takes a subclass's characters):
-    the lines print ``str(word)``, which a subclass may override, while the guard checks what ``str()`` gives."""
-    if any(type(w) is not str for w in words) or any(type(n) is not int for n in numbers) or any(type(t) is not str for t in texts):
+    ``all_words`` takes no ``str`` subclass for a word: a line prints ``str(word)``, which a subclass may override."""
+    if any(type(n) is not int for n in numbers) or any(type(t) is not str for t in texts):
         return False
     return all_words("cumulus", words) and is_safe_text("".join(texts))
 
