@@ -35,7 +35,7 @@ from fabric.render.template_cache import bytecode_folder
 
 
 class GuardedTemplate(Template):
-    """A template whose refused value names the template: ``eos/interfaces.j2: refusing to render …``."""
+    """A template whose refused value names the template: ``eos/vrfs.j2: refusing to render …``."""
 
     def render(self, *args: object, **kwargs: object) -> str:
         """``Template.render``; a ``RenderError`` raised by the guard gains this template's name."""

@@ -35,7 +35,7 @@ SMALL_PACKET_PERCENTAGE = {"202405": "100", "202411": "50"}
 
 def _shared(keys: Iterable[str], entry: dict[str, str]) -> dict[str, dict[str, str]]:
     """``entry`` under every key, one dict for all: the encoder writes each key's entry the same, the guard
-    (``fabric.render.nos.sonic.compute._is_plainly_safe``) reads the one object once, and no code changes an entry of
+    (``fabric.render.nos.sonic.guard._is_plainly_safe``) reads the one object once, and no code changes an entry of
     these tables once built."""
     return dict.fromkeys(keys, entry)  # shared on purpose (above)
 
