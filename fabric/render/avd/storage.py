@@ -1,6 +1,6 @@
 """Arista AVD structured config of one storage / in-band EOS switch (pyavd 6.4 ``eos_cli_config_gen`` schema).
 
-The same intent as ``storage_eos``'s text: the reference test renders this with pyavd's ``get_device_config`` and
+The same intent as ``fabric.render.nos.eos.storage``'s text: the reference test renders this with pyavd's ``get_device_config`` and
 compares the command sets, so the EOS text follows Arista's own generator line for line. The MLAG pair follows AVD's
 ``eos_designs`` MLAG layout: VLAN 4094 in trunk group ``MLAG`` without spanning tree, an SVI on it for the peer session,
 ``mlag configuration`` with that SVI as local interface and the peerlink port-channel; a host or tier bond is a

@@ -1,6 +1,6 @@
 """Storage / in-band switches on Arista EOS: full CLI text, one template per section (``templates/eos/storage-*``).
 
-The text is what AVD's eos_cli_config_gen renders from ``storage_avd``'s structured config (the reference test compares
+The text is what AVD's eos_cli_config_gen renders from ``fabric.render.avd.storage``'s structured config (the reference test compares
 the two command sets); the MLAG, VARP and switchport design is described there.
 """
 
