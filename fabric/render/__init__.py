@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from fabric.plan.compute.facts import SwitchFacts, build_switch_facts
 from fabric.plan.types import ClusterPlan
@@ -32,7 +32,7 @@ __all__ = [
 
 Renderer = Callable[[SwitchFacts], dict[str, str]]
 
-RENDERERS: Mapping[str, Renderer] = LazyRenderers(
+RENDERERS = LazyRenderers[Renderer](
     {
         "sonic": "fabric.render.nos.sonic.compute:render_sonic",
         "cumulus": "fabric.render.nos.cumulus.compute:render_cumulus",

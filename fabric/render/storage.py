@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from fabric.plan.storage.facts import StorageSwitchFacts, build_storage_facts
 from fabric.plan.types import ClusterPlan
@@ -10,7 +10,7 @@ from fabric.render.lazy import LazyRenderers
 
 StorageRenderer = Callable[[StorageSwitchFacts], dict[str, str]]
 
-STORAGE_RENDERERS: Mapping[str, StorageRenderer] = LazyRenderers(
+STORAGE_RENDERERS = LazyRenderers[StorageRenderer](
     {
         "cumulus": "fabric.render.nos.cumulus.storage:render_storage_cumulus",
         "sonic": "fabric.render.nos.sonic.storage:render_storage_sonic",

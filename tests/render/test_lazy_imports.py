@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
+import typing
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
+from fabric.render import RENDERERS, Renderer
 from fabric.render.lazy import LazyRenderers
+from fabric.render.storage import STORAGE_RENDERERS, StorageRenderer
 
 ROOT = Path(__file__).resolve().parents[2]
 SONIC, EOS, CUMULUS = (f"fabric.render.nos.{nos}.compute" for nos in ("sonic", "eos", "cumulus"))
@@ -50,3 +55,27 @@ def test_lazy_table_imports_on_first_lookup_and_refuses_an_unknown_nos() -> None
         table["yaml"]
     with pytest.raises(ModuleNotFoundError):
         table["missing"]
+
+
+def _signature(renderer: Callable[..., object]) -> tuple[list[object], object]:
+    """The annotated types of ``renderer``'s required parameters, and its return type."""
+    hints = typing.get_type_hints(renderer)
+    required = [p.name for p in inspect.signature(renderer).parameters.values() if p.default is inspect.Parameter.empty]
+    return [hints[name] for name in required], hints["return"]
+
+
+@pytest.mark.parametrize(("table", "renderer"), [(RENDERERS, Renderer), (STORAGE_RENDERERS, StorageRenderer)])
+def test_every_entry_is_annotated_as_its_table_is_typed(table: Mapping[str, Callable[..., object]], renderer: object) -> None:
+    """pyright reads a table's type (``LazyRenderers[Renderer]``), not its ``"module:function"`` strings: each entry,
+    imported, takes and returns what the table's type says, so a path to the wrong function is caught here."""
+    parameters, returns = typing.get_args(renderer)
+    assert table
+    for nos in table:
+        assert _signature(table[nos]) == (parameters, returns), nos
+
+
+def test_negative_control_an_entry_of_the_other_table_is_caught() -> None:
+    """A storage renderer named in the compute table would not match the compute table's type."""
+    parameters, returns = typing.get_args(Renderer)
+    assert _signature(STORAGE_RENDERERS["eos"]) != (parameters, returns)
+    assert _signature(RENDERERS["eos"]) == (parameters, returns)
