@@ -47,7 +47,8 @@ RENDERERS = LazyRenderers[Renderer](
 
 BUILT_IN_PYTHON = frozenset({"eos", "sonic", "frr"})
 """The NOSes whose compute switches are written in Python, no template: EOS (``fabric.render.nos.eos.text``), SONiC and
-FRR. Only a shared spine's VRF sections among them are templates. Cumulus, NX-OS and MLNX-OS print through Jinja."""
+FRR (a shared spine's ``frr.conf`` too, ``fabric.render.nos.frr.render_vrf_conf``). Only an EOS shared spine's VRF
+sections among them are templates. Cumulus, NX-OS and MLNX-OS print through Jinja."""
 
 
 def templates_first(plan: ClusterPlan) -> bool:
@@ -56,7 +57,7 @@ def templates_first(plan: ClusterPlan) -> bool:
     For a caller about to fork render workers (``fabric.cli.render_workers``): Jinja is imported with the first template
     (``fabric.render.templating``), so without this each worker of a Cumulus, NX-OS or MLNX-OS render would import it
     again (some 13 ms each), where the parent used to import it once for all; a plan of EOS, SONiC or FRR switches
-    imports none (a shared spine's VRF sections then import it in the worker that renders one).
+    imports none (an EOS shared spine's VRF sections then import it in the worker that renders one).
 
     Example:
         >>> from fabric.model import load_cluster

@@ -132,6 +132,6 @@ def _environment(nos: str) -> Environment:
 
 @cache
 def template(name: str) -> Template:
-    """A compiled template (compiled once per process), guarded for the NOS its directory names (a template at the top level: FRR)."""
-    nos = name.split("/", 1)[0] if "/" in name else "frr"
+    """A compiled template (compiled once per process), guarded for the NOS its directory names."""
+    nos = name.split("/", 1)[0]
     return _environment(nos).get_template(name)

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def template(name: str) -> Template:
-    """The compiled template ``name`` (``<nos>/<file>.j2``; at the top level: FRR), guarded for its NOS."""
+    """The compiled template ``name`` (``<nos>/<file>.j2``), guarded for its NOS."""
     from fabric.render._jinja import template as compiled
 
     return compiled(name)

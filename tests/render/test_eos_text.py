@@ -29,10 +29,11 @@ def _config(facts: SwitchFacts) -> str:
     return render_switch(facts)["startup-config"]
 
 
-@pytest.mark.parametrize("case", ["eos-2x8", "sonic", "frr-3tier"])
+@pytest.mark.parametrize("case", ["eos-2x8", "sonic", "frr-3tier", "frr-shared", "sonic-shared"])
 def test_a_render_whose_switches_are_built_in_python_imports_no_jinja(case: str, tmp_path: Path) -> None:
     """Jinja is imported with the first template (fabric.render._jinja), and these NOSes' compute switches load none
-    (the bench's EOS fabric: compute switches only; the render/eos case also has templated storage and OOB switches)."""
+    (the bench's EOS fabric: compute switches only; the render/eos case also has templated storage and OOB switches;
+    a shared spine's frr.conf was the template frr-vrfs.conf.j2 until fabric.render.nos.frr.render_vrf_conf)."""
     definition = DATA / "render" / case / "cluster.yaml"
     if case == "eos-2x8":
         definition = tmp_path / "eos.yaml"

@@ -29,8 +29,7 @@ from fabric.plan import ClusterPlan, plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
 from fabric.plan.compute.spine_vrfs import VrfFacts, spine_vrfs
 from fabric.render import render_configs
-from fabric.render.nos.frr import render_vrf_devices
-from fabric.render.templating import template
+from fabric.render.nos.frr import render_vrf_conf, render_vrf_devices
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespace
 from tests.apply.conftest import CONVERGE_S, state_dir
 from tests.twin.test_planes_twin import in_ns, ping, two_plane_lab, vtysh, wait_for_route
@@ -75,7 +74,7 @@ def spine_files(plan: ClusterPlan, variant: str) -> dict[str, tuple[str, str]]:
         if variant == "rendered":
             out[name] = (files[f"switches/{name}/frr.conf"], files[f"switches/{name}/vrfs.ip"])
         else:
-            out[name] = (template("frr-vrfs.conf.j2").render(facts=facts, vrfs=vrfs, mgmt=True), render_vrf_devices(vrfs))
+            out[name] = (render_vrf_conf(facts, vrfs, management=True), render_vrf_devices(vrfs))
     return out
 
 

@@ -7,7 +7,7 @@ SONiC's forms (sonic-buildimage ``src/sonic-yang-models``, 202405 and 202411, th
 - ``LOOPBACK_INTERFACE|Loopback<k>`` with ``vrf_name`` and ``Loopback<k>|a.b.c.d/32`` (sonic-loopback-interface.yang):
   plane k's loopback in its VRF; no ``Loopback0``, so the default VRF has no address of any plane.
 
-The BGP half is FRR's, one instance per VRF (``frr-vrfs.conf.j2``), as SONiC's own bgpd templates write
+The BGP half is FRR's, one instance per VRF (``fabric.render.nos.frr.render_vrf_conf``), as SONiC's own bgpd templates write
 ``router bgp ASN vrf VRF`` for a VRF's neighbours (dockers/docker-fpm-frr/frr/bgpd).
 """
 
