@@ -149,14 +149,11 @@ def _preamble(name: object, cluster: object, *, sonic: bool, note: str = "", fpm
     )
 
 
-def _interfaces(names: Sequence[object], descriptions: Sequence[object], addresses: Sequence[object], vrf: object = "") -> list[str]:
-    """Each port with its description and, when it has one, its address; in a VRF: ``interface IFNAME vrf NAME``
-    (FRR 8.4 user guide, basic commands, interface in a VRF)."""
-    at = f" vrf {vrf}" if vrf else ""
+def _interfaces(names: Sequence[object], descriptions: Sequence[object], addresses: Sequence[object]) -> list[str]:
+    """Each port with its description and, when it has one, its address. A port in a VRF is named ``IFNAME vrf NAME``
+    (``interface IFNAME vrf NAME``: FRR 8.4 user guide, basic commands, interface in a VRF)."""
     return [
-        f"interface {port}{at}\n description {text}\n ip address {address}\nexit\n!\n"
-        if address
-        else f"interface {port}{at}\n description {text}\nexit\n!\n"
+        f"interface {port}\n description {text}\n ip address {address}\nexit\n!\n" if address else f"interface {port}\n description {text}\nexit\n!\n"
         for port, text, address in zip(names, descriptions, addresses, strict=True)
     ]
 
@@ -258,7 +255,7 @@ def _vrf_lines(facts: SwitchFacts, vrfs: Sequence[VrfFacts], *, management: bool
     for v, vrf in zip(vrfs, names, strict=True):
         ports = v.ports
         addresses = [_p(p.address) if p.address else None for p in ports]
-        out += _interfaces([_p(p.name) for p in ports], [_p(free_text(p.description)) for p in ports], addresses, vrf)
+        out += _interfaces([f"{_p(p.name)} vrf {vrf}" for p in ports], [_p(free_text(p.description)) for p in ports], addresses)
         if not sonic:  # on SONiC the VRF's loopback is config_db's Loopback<k> (fabric.render.nos.sonic.vrfs)
             out.append(f"interface {vrf} vrf {vrf}\n description {vrf} loopback\n ip address {_p(v.loopback)}\nexit\n!\n")
     if management:
