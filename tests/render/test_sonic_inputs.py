@@ -226,3 +226,28 @@ def test_negative_control_a_word_check_reading_characters_prints_the_masked_addr
     monkeypatch.setattr(compute, "all_words", _all_words_reading_characters)
     assert re.search(r"\n ip address 10\.0\.0\.0/31\|x\n", render_frr_conf(hostile, management=False, sonic=True))
     assert any(key.endswith("|10.0.0.0/31|x") for key in build_config_db(hostile)["INTERFACE"])
+
+
+class _Formatted(str):
+    """An address whose ``str()``, what the guard checks, is one word, but whose ``format()``, what an f-string prints,
+    adds a config line."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        return f"{super().__format__(spec)}\nrouter bgp 666"
+
+
+def test_frr_prints_what_the_guard_checked_not_a_values_own_format(leaf: SwitchFacts) -> None:
+    """A value that is not a plain ``str`` takes the one-by-one path, which prints ``str(_w(value))`` as a template did."""
+    text = render_frr_conf(_with_port(leaf, address=_Formatted("10.0.0.0/31")), management=False, sonic=True)
+    assert "router bgp 666" not in text
+    assert "\n ip address 10.0.0.0/31\nexit\n" in text
+
+
+def test_negative_control_printing_the_checked_value_itself_prints_its_format(leaf: SwitchFacts, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-by-one path before: each value checked by the guard, then the value itself printed by an f-string."""
+    guard = frr._w  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(frr, "_p", lambda value: (guard(value), value)[1])
+    text = render_frr_conf(_with_port(leaf, address=_Formatted("10.0.0.0/31")), management=False, sonic=True)
+    assert "\n ip address 10.0.0.0/31\nrouter bgp 666\n" in text

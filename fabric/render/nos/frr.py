@@ -20,7 +20,7 @@ from fabric.model.strings import is_safe_text
 from fabric.model.topology import UnderlaySpec
 from fabric.plan.compute.facts import NeighborFacts, SwitchFacts
 from fabric.plan.compute.spine_vrfs import VrfFacts, spine_vrfs
-from fabric.render.guards import all_words, guard_for, one_line
+from fabric.render.guards import all_words, guard_for
 from fabric.render.guards import text as free_text
 
 FILE = "frr.conf"
@@ -56,9 +56,14 @@ def _lines(facts: SwitchFacts, *, management: bool, sonic: bool) -> list[str]:
     """The file in sections, in the order FRR's ``show running-config`` writes them.
 
     Every string printed where one FRR word goes is taken from the facts into ``words`` and every description into
-    ``texts`` first, and checked there all at once (``_check``); the sections below print only those checked strings,
-    constants, and numbers through ``_w``. So nothing reaches the file unchecked, and each value is accepted exactly
-    when the template's ``finalize`` (``_w``, ``one_line``) would accept it.
+    ``descriptions`` first, and checked there all at once: one regex over all the words (``all_words``, which takes
+    only values of type ``str``) and one over all the descriptions (a character is unsafe alone, so the joined text is
+    safe exactly when each is); those values print unchanged through the guard, so the sections print them as they
+    are, with constants and numbers through ``_w``. When either check finds a fault, or a value that is not a ``str``,
+    every value goes through the guard in turn as a template printed it, ``str(_w(value))`` (a description through
+    ``text``), which raises naming the first refused one, and the sections print what the guard returned: never a
+    value's own ``format()`` of text the guard did not see. So nothing reaches the file unchecked, and each value is
+    accepted exactly when the template's ``finalize`` would accept it.
     """
     s, ports, neighbors = facts.switch, facts.ports, facts.neighbors
     names = [p.name for p in ports]
@@ -70,7 +75,16 @@ def _lines(facts: SwitchFacts, *, management: bool, sonic: bool) -> list[str]:
     originated = list(facts.originated)
     head = [s.name, facts.cluster, s.loopback, facts.router_id, *([facts.management.allowed_prefix] if management else [])]
     words = [*head, *names, *[a for a in addresses if a], *prefixes, *sessions, *peers, *originated]
-    _check(words, descriptions)
+    if not (all_words("frr", words) and is_safe_text("".join(descriptions))):  # a fault, or a value not a str: one by one
+        head, names = [_p(v) for v in head], [_p(v) for v in names]
+        addresses = [_p(a) if a else a for a in addresses]
+        prefixes, sessions, peers, originated = (
+            [_p(v) for v in prefixes],
+            [_p(v) for v in sessions],
+            [_p(v) for v in peers],
+            [_p(v) for v in originated],
+        )
+        descriptions = [_p(free_text(d)) for d in descriptions]
     name, cluster, loopback, router_id = head[:4]
     out = [_preamble(name, cluster, sonic=sonic)]
     out += _interfaces(names, descriptions, addresses)
@@ -93,24 +107,6 @@ def _lines(facts: SwitchFacts, *, management: bool, sonic: bool) -> list[str]:
     if management:
         out.append(_LINE_VTY)
     return out
-
-
-def _check(words: list[str | None], texts: list[str]) -> None:
-    """Every word one FRR word, every text one line, as ``_w`` and ``one_line`` would find them one by one: one regex
-    over all the words (``all_words``) and one over all the texts (a character is unsafe alone, so the joined text is
-    safe exactly when each is). When either finds a fault (or a value is not a string), each value goes through ``_w``
-    or ``one_line`` in turn, which raises naming the first refused one, or accepts what the template would accept
-    (``_w`` prints a number or ``None`` as the template did).
-
-    Raises:
-        RenderError: a word that is not one FRR word, or a text that is not one line.
-    """
-    if all_words("frr", words) and is_safe_text("".join(texts)):
-        return
-    for word in words:
-        _w(word)
-    for text in texts:
-        one_line(text)
 
 
 def _bfd(underlay: UnderlaySpec) -> list[str]:
