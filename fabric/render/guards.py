@@ -69,18 +69,21 @@ def guard(nos: str, value: object) -> object:
         >>> guard("eos", "Ethernet1/1"), guard("eos", 9214), guard("eos", Text("to gpu001 eth0"))
         ('Ethernet1/1', 9214, 'to gpu001 eth0')
 
+    A number prints as it is only when its type is ``int`` or ``float`` itself: a template prints ``str(value)``, which
+    a subclass may override (``bool`` prints ``True``), so any other value must print as one word.
+
     Raises:
         RenderError: text with a line break or control character; anything else that is not a safe token of ``nos``.
     """
     if type(value) is int or (type(value) is str and is_word(nos, value)):  # the common cases (bool is not int's type)
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return token(value, nos)
     if isinstance(value, Text):
         return one_line(value)
     if isinstance(value, str):
         return token(one_line(value), nos)
-    return value
+    if type(value) is float:
+        return value
+    return token(value, nos)  # None, a bool, a subclass of int or float, anything else: its str() must be one word
 
 
 def is_word(nos: str, value: str) -> bool:

@@ -12,9 +12,9 @@ from fabric.errors import RenderError
 from fabric.model import load_cluster
 from fabric.plan import plan_cluster
 from fabric.plan.compute.facts import build_switch_facts
-from fabric.render import render_configs, render_switch
+from fabric.render import guards, render_configs, render_switch
 from fabric.render.avd.compute import render_avd
-from fabric.render.guards import one_line, token
+from fabric.render.guards import guard, one_line, token
 from tests.conftest import DATA
 
 INJECTED = "x.com\nusername evil privilege 15 secret 0 pwned"
@@ -130,3 +130,47 @@ def test_the_avd_structured_config_is_guarded_as_the_eos_text() -> None:
         facts = build_switch_facts(dataclasses.replace(plan, fabric=dataclasses.replace(plan.fabric, links=links)))
         with pytest.raises(RenderError, match=rf"^AVD structured config {link.a_device}\.ethernet_interfaces\[\d+\]{refused}"):
             render_avd(next(f for f in facts if f.switch.name == link.a_device))
+
+
+class _Numeral(int):
+    """A number whose ``str()``, what a template prints, is a number and a config line."""
+
+    def __str__(self) -> str:
+        return f"{int(self)}\nreload"
+
+
+class _Level(int):
+    """A benign subclass (as an ``IntEnum`` is): its ``str()`` is one word."""
+
+    def __str__(self) -> str:
+        return f"{int(self)}"
+
+
+@pytest.mark.parametrize("nos", ["eos", "nxos", "frr", "mlnxos", "cumulus", "sonic"])
+def test_a_number_prints_as_it_is_only_when_its_type_is_int_or_float(nos: str) -> None:
+    assert guard(nos, 9214) == 9214
+    assert guard(nos, 0.5) == 0.5
+    assert guard(nos, _Level(3)) == "3"
+    assert guard(nos, True) == "True"  # noqa: FBT003 - the value under test
+    with pytest.raises(RenderError, match=rf"refusing to render '9214\\nreload' where one {nos} word goes"):
+        guard(nos, _Numeral(9214))
+
+
+def _nxos_leaf_with_mtu(mtu: int) -> dict[str, str]:
+    plan = plan_cluster(load_cluster(DATA / "render/nxos/cluster.yaml"))
+    facts = next(f for f in build_switch_facts(plan) if f.switch.tier == "leaf" and f.ports)
+    ports = (dataclasses.replace(facts.ports[0], mtu=mtu), *facts.ports[1:])
+    return render_switch(dataclasses.replace(facts, ports=ports))
+
+
+def test_a_templated_number_whose_str_adds_a_line_is_refused() -> None:
+    with pytest.raises(RenderError, match=r"refusing to render '9216\\nreload' where one nxos word goes"):
+        _nxos_leaf_with_mtu(_Numeral(9216))
+
+
+def test_negative_control_a_guard_that_passes_numbers_lets_the_line_through(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard before: a value of any ``int`` type returned as it is, which the template then prints with ``str()``."""
+    real = guards.guard
+    monkeypatch.setattr(guards, "guard", lambda nos, value: value if isinstance(value, int) else real(nos, value))
+    (config,) = _nxos_leaf_with_mtu(_Numeral(9216)).values()
+    assert "9216\nreload\n" in config
