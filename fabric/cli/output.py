@@ -17,9 +17,11 @@ Files are created 0666 less the umask, as ``open`` would; folders 0777 less the 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -188,6 +190,22 @@ class OutputTree:
             if isinstance(exc, OSError) and exc.filename is not None:
                 raise self._named_error(exc, parts) from exc
             raise
+
+    def move_in(self, source_dir: int, source: str, relative: str) -> None:
+        """Rename the file ``source`` of the folder ``source_dir`` (a descriptor) over ``relative``: a staged file moved
+        in (``fabric.cli.staging``). Across file systems (a folder below the output directory is a mount point) its
+        bytes are copied into a new file renamed over the name instead, and the source removed."""
+        parts = self._base + _parts(relative)
+        folder = self._folder(parts[:-1])
+        try:
+            os.replace(source, parts[-1], src_dir_fd=source_dir, dst_dir_fd=folder)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise self._named_error(exc, parts) from exc
+            staged = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=source_dir)
+            with os.fdopen(staged, "rb") as data, self.open(relative) as stream:
+                shutil.copyfileobj(data, stream, 1 << 20)
+            os.unlink(source, dir_fd=source_dir)
 
     def sha256(self, relative: str) -> str:
         """The SHA-256 of a file written here, read back without following a link."""

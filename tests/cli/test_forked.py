@@ -14,6 +14,7 @@ import pytest
 from fabric.cli import render_workers as parallel
 from fabric.cli.forked import MAX_MESSAGE, Channel, Child
 from fabric.cli.render_workers import SwitchWorkers
+from fabric.cli.staging import Staging
 from fabric.errors import FabricError
 from tests.render.conftest import plan_of
 
@@ -104,11 +105,11 @@ def test_a_worker_killed_mid_render_is_named_and_nothing_is_written(monkeypatch:
 
     monkeypatch.setattr(parallel, "build_switch_facts", die_in_the_worker)
     named = r"render worker 1 of 1 ended without a result \(exit code -9\)"
-    with SwitchWorkers(plan_of("render/cumulus-3tier"), jobs=2) as workers:
+    with Staging(tmp_path / "out") as staging, SwitchWorkers(plan_of("render/cumulus-3tier"), staging, jobs=2) as workers:
         pids = [child.pid for child in workers._children]
         with pytest.raises(FabricError, match=named):
             workers.rendered()
-    assert not list(tmp_path.iterdir())
+    assert not list(tmp_path.iterdir()), "the staging folder is gone, and nothing else was written"
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ import fabric.cli.render as cli
 from fabric.__main__ import main
 from fabric.cli import output
 from fabric.cli import render_workers as parallel
+from fabric.cli.output import OutputTree
 from fabric.cli.render_workers import SwitchWorkers
+from fabric.cli.staging import Staging
 from fabric.errors import RenderError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
@@ -55,18 +58,29 @@ def test_every_worker_renders_its_share(tmp_path: Path) -> None:
     plan = plan_of("render/cumulus-3tier")
     assert plan.fabric is not None
     switch_files = {path: text for path, text in files_of("render/cumulus-3tier").items() if path.startswith("switches/")}
-    with SwitchWorkers(plan, jobs=4) as workers:
+    out = tmp_path / "out"
+    with Staging(out, digest=True) as staging, SwitchWorkers(plan, staging, jobs=4) as workers:
         assert workers.jobs == 4
         assert workers.rendered() == len(switch_files) == len(plan.fabric.switches)
-        workers.write(tmp_path)
-        digests = workers.written()
-    assert digests == {path: hashlib.sha256(text.encode()).hexdigest() for path, text in switch_files.items()}
-    assert tree(tmp_path) == {path: text.encode() for path, text in switch_files.items()}
+        assert sorted(workers.paths()) == sorted(switch_files)
+        assert not out.exists(), "nothing enters the output directory before the write"
+        staged = sorted(p.name.split("-")[0] for p in staging.path.iterdir())
+        children = list(workers._children)
+        with OutputTree(out) as moved:
+            workers.write(out)
+            mine = staging.commit(moved, staging.entries)
+            theirs = workers.written()
+    processes = {str(os.getpid()), *(str(child.pid) for child in children)}
+    assert set(staged) <= processes, "each process stages under its own names"
+    assert len(mine) + len(theirs) == len(switch_files)
+    assert mine | theirs == {path: hashlib.sha256(text.encode()).hexdigest() for path, text in switch_files.items()}
+    assert tree(out) == {path: text.encode() for path, text in switch_files.items()}
+    assert [p.name for p in tmp_path.iterdir()] == ["out"], "the staging folder is gone"
 
 
-def test_a_small_fabric_renders_in_this_process() -> None:
+def test_a_small_fabric_renders_in_this_process(tmp_path: Path) -> None:
     plan = plan_of("render/cumulus-3tier")
-    with SwitchWorkers(plan, jobs=8) as workers:
+    with Staging(tmp_path) as staging, SwitchWorkers(plan, staging, jobs=8) as workers:
         assert workers.jobs == 1
 
 
