@@ -74,7 +74,10 @@ class Staging:
         """Make the staging folder and lock it, after removing the folders earlier renders were killed before removing."""
         home = _home(self._top)
         remove_abandoned(home)
-        self.path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=home))
+        try:
+            self.path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=home))
+        except OSError as exc:  # named for the directory the user named, not for the folder that was to be made
+            raise type(exc)(exc.errno, f"{exc.strerror} (making a staging folder in {str(home)!r})", str(self._top)) from exc
         self._fd = os.open(self.path, _DIR_FLAGS)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new folder: nobody else holds it
         self._owner = os.getpid()

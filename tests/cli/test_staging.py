@@ -172,3 +172,10 @@ def test_only_the_process_that_made_the_folder_removes_it(tmp_path: Path) -> Non
         assert os.waitstatus_to_exitcode(status) == 0
         assert staging.path.is_dir()
     assert not staging.path.exists()
+
+
+def test_a_place_where_no_folder_can_be_made_is_named_as_the_output(capsys: pytest.CaptureFixture[str]) -> None:
+    """/proc takes no new folder (as root too): the error names the output directory and where staging was tried."""
+    assert main(["render", str(definition(CASE)), "-o", "/proc/gpufabric-test/out", "--jobs", "1"]) == 1
+    err = capsys.readouterr().err.replace("\n", "")
+    assert "(making a staging folder in '/proc'): '/proc/gpufabric-test/out'" in err
