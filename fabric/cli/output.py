@@ -30,8 +30,10 @@ from typing import BinaryIO
 
 from fabric.errors import Finding, InputError
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+"""A folder opened never through a link (ELOOP / ENOTDIR instead)."""
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+"""A file that must be new, written never through a link."""
 
 
 def _parts(relative: str) -> tuple[str, ...]:
@@ -161,7 +163,7 @@ class OutputTree:
         try:
             with contextlib.suppress(FileExistsError):  # made by an earlier run or by another worker
                 os.mkdir(parts[-1], 0o777, dir_fd=parent)
-            fd = os.open(parts[-1], _DIR_FLAGS, dir_fd=parent)  # ELOOP / ENOTDIR on a link: an error, never a followed link
+            fd = os.open(parts[-1], DIR_FLAGS, dir_fd=parent)  # ELOOP / ENOTDIR on a link: an error, never a followed link
         except OSError as exc:
             raise self._named_error(exc, parts) from exc
         self._folders[parts] = fd
@@ -178,7 +180,7 @@ class OutputTree:
         folder = self._folder(parts[:-1])
         temporary = f".{parts[-1]}.{secrets.token_hex(6)}.tmp"
         try:
-            fd = os.open(temporary, _NEW_FILE_FLAGS, 0o666, dir_fd=folder)
+            fd = os.open(temporary, NEW_FILE_FLAGS, 0o666, dir_fd=folder)
         except OSError as exc:
             raise self._named_error(exc, parts) from exc
         try:

@@ -16,7 +16,7 @@ nothing else.
 
 Example:
     >>> import tempfile
-    >>> from fabric.cli.output import OutputTree
+    >>> from fabric.cli.output import DIR_FLAGS, NEW_FILE_FLAGS, OutputTree
     >>> out = Path(tempfile.mkdtemp()) / "out"
     >>> with Staging(out) as staging:
     ...     staging.put("a/b.txt", "hello\\n")
@@ -41,13 +41,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO, Self
 
-from fabric.cli.output import OutputTree
+from fabric.cli.output import DIR_FLAGS, NEW_FILE_FLAGS, OutputTree
 
 STAGING_PREFIX = ".gpufabric-staging-"
 _STAGING_NAME = re.compile(re.escape(STAGING_PREFIX) + r"[a-z0-9_]{8}")
 """A folder ``tempfile.mkdtemp(prefix=STAGING_PREFIX)`` makes (8 random characters of ``[a-z0-9_]``), nothing else."""
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 Entry = tuple[str, str, str]
 """A staged file: its path relative to the output directory, its name in the staging folder, its SHA-256 (or "")."""
@@ -78,7 +76,7 @@ class Staging:
             self.path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=home))
         except OSError as exc:  # named for the directory the user named, not for the folder that was to be made
             raise type(exc)(exc.errno, f"{exc.strerror} (making a staging folder in {str(home)!r})", str(self._top)) from exc
-        self._fd = os.open(self.path, _DIR_FLAGS)
+        self._fd = os.open(self.path, DIR_FLAGS)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new folder: nobody else holds it
         self._owner = os.getpid()
         return self
@@ -97,7 +95,7 @@ class Staging:
         """Stage ``text`` (UTF-8) as the file ``relative``."""
         data = text.encode()
         name = self._new_name()
-        fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=self._fd)
+        fd = os.open(name, NEW_FILE_FLAGS, 0o666, dir_fd=self._fd)
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
         self.entries.append((relative, name, hashlib.sha256(data).hexdigest() if self._digest else ""))
@@ -106,7 +104,7 @@ class Staging:
     def open(self, relative: str) -> Generator[BinaryIO]:
         """A new staged file for ``relative`` to write bytes into (``plan.json``); kept only if the block ends without an error."""
         name = self._new_name()
-        fd = os.open(name, _NEW_FILE_FLAGS, 0o666, dir_fd=self._fd)
+        fd = os.open(name, NEW_FILE_FLAGS, 0o666, dir_fd=self._fd)
         with os.fdopen(fd, "wb") as stream:
             yield stream
         digest = ""
@@ -152,7 +150,7 @@ def remove_abandoned(home: Path) -> list[str]:
         return removed
     for entry in sorted(listing, key=lambda e: e.name)[:MAX_ABANDONED]:
         try:
-            fd = os.open(entry.path, _DIR_FLAGS)
+            fd = os.open(entry.path, DIR_FLAGS)
         except OSError:
             continue
         try:
