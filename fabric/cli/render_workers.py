@@ -2,7 +2,7 @@
 as it renders them, then moving them in.
 
 Most of a large render is the switch configs, each rendered from its own facts. ``SwitchWorkers`` cuts the switches, in
-plan order, into chunks (some ``CHUNKS_PER_PROCESS`` per process, at most 255) and forks ``jobs - 1`` children
+plan order, into chunks that shrink as they go (``_chunks``, at most 255) and forks ``jobs - 1`` children
 (``os.fork``, ``fabric.cli.forked``: they inherit the plan, nothing is sent to them); this process is the ``jobs``-th.
 Whoever is free takes the next chunk: one byte per chunk in a pipe filled before the fork (``_ChunkQueue``; a pipe hands
 each byte to exactly one reader). The children start at once; this process renders the plan's other files first
@@ -53,8 +53,9 @@ from fabric.plan.types import ClusterPlan, Link
 from fabric.render import render_switch_files, templates_first
 from fabric.validate import collector_paused
 
-CHUNKS_PER_PROCESS = 8
-"""Chunks per process: enough that whoever finishes first takes more, few enough that a chunk's facts stay cheap."""
+SMALLEST_SHARE = 32
+"""The smallest chunk is at least the switches over ``jobs * SMALLEST_SHARE`` (a chunk's facts cost a little of their
+own: the plan-wide tables they read), and at least one switch."""
 MAX_CHUNKS = 255
 """One byte names a chunk in the queue."""
 
@@ -213,17 +214,25 @@ class SwitchWorkers:
 
 
 def _chunks(names: list[str], jobs: int) -> list[list[str]]:
-    """``names`` cut, in order, into some ``CHUNKS_PER_PROCESS`` chunks per process (at most ``MAX_CHUNKS``).
+    """``names`` cut, in order, into chunks that shrink as they go (guided self-scheduling: each chunk is the switches
+    left over ``2 * jobs``, Polychronopoulos and Kuck, IEEE Trans. Computers 36(12), 1987): the first chunks are large,
+    the last small, so the processes finish within a small chunk of each other whoever took what. No chunk is smaller
+    than ``len(names) / (jobs * SMALLEST_SHARE)`` or than needed to stay within ``MAX_CHUNKS``.
 
     Example:
         >>> [len(c) for c in _chunks([f"s{i}" for i in range(100)], 2)]
-        [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 2]
+        [25, 19, 14, 11, 8, 6, 5, 3, 3, 2, 1, 1, 1, 1]
     """
     if not names:
         return []
-    count = min(MAX_CHUNKS, jobs * CHUNKS_PER_PROCESS, len(names))
-    size = -(-len(names) // count)
-    return [names[i : i + size] for i in range(0, len(names), size)]
+    smallest = max(1, -(-len(names) // MAX_CHUNKS), len(names) // (jobs * SMALLEST_SHARE))
+    chunks: list[list[str]] = []
+    start = 0
+    while start < len(names):  # at most MAX_CHUNKS rounds: every chunk holds at least len(names) / MAX_CHUNKS
+        size = max(smallest, -(-(len(names) - start) // (2 * jobs)))
+        chunks.append(names[start : start + size])
+        start += size
+    return chunks
 
 
 class _ChunkQueue:

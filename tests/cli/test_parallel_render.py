@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fabric.cli.render as cli
 from fabric.__main__ import main
@@ -153,3 +155,17 @@ def test_gpufabric_jobs_sets_the_default(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert main(["render", str(definition("lab")), "-o", str(tmp_path / "out")]) == 2
     assert "GPUFABRIC_JOBS='many' is no number of render processes" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@given(count=st.integers(0, 200_000), jobs=st.integers(1, 256))
+def test_chunks_cover_the_switches_in_order_and_shrink(count: int, jobs: int) -> None:
+    """Every switch in one chunk, in plan order; at most MAX_CHUNKS; sizes never grow (the last may be a remainder)."""
+    names = [f"s{i}" for i in range(count)]
+    chunks = parallel._chunks(names, jobs)
+    assert [n for chunk in chunks for n in chunk] == names
+    assert len(chunks) <= parallel.MAX_CHUNKS
+    assert all(chunks)
+    sizes = [len(c) for c in chunks]
+    assert sizes[:-1] == sorted(sizes[:-1], reverse=True)
+    if count >= 2 * jobs:
+        assert sizes[0] >= count // (2 * jobs), "a large first chunk: whoever starts first gets going"
