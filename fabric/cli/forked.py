@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import socket
 import struct
@@ -98,6 +99,13 @@ class Child:
         """Wait up to ``timeout_s`` for the child to end; its exit code (negative: the signal that ended it), or None."""
         if self.exitcode is not None:
             return self.exitcode
+        ended = self._ended_within(timeout_s)
+        if ended is not None:
+            if not ended:
+                return None
+            _, status = os.waitpid(self.pid, 0)
+            self.exitcode = os.waitstatus_to_exitcode(status)
+            return self.exitcode
         deadline = time.monotonic() + timeout_s
         delay = 0.0005
         while True:
@@ -109,6 +117,18 @@ class Child:
                 return None
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
+
+    def _ended_within(self, timeout_s: float) -> bool | None:
+        """Whether the child ended within ``timeout_s``, woken the moment it does (a pidfd, Linux 5.3+: the PID is ours
+        and not yet reaped, so it names this child); None where there is no pidfd (then ``join`` polls)."""
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            return None
+        try:
+            return bool(select.select([pidfd], [], [], max(timeout_s, 0.0))[0])
+        finally:
+            os.close(pidfd)
 
     def kill(self) -> None:
         """SIGKILL the child (by its PID, ours since we have not reaped it) and reap it."""

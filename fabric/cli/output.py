@@ -17,9 +17,11 @@ Files are created 0666 less the umask, as ``open`` would; folders 0777 less the 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import secrets
+import shutil
 import stat
 from collections.abc import Generator, Iterable
 from contextlib import contextmanager
@@ -28,8 +30,10 @@ from typing import BinaryIO
 
 from fabric.errors import Finding, InputError
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+"""A folder opened never through a link (ELOOP / ENOTDIR instead)."""
+NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+"""A file that must be new, written never through a link."""
 
 
 def _parts(relative: str) -> tuple[str, ...]:
@@ -159,7 +163,7 @@ class OutputTree:
         try:
             with contextlib.suppress(FileExistsError):  # made by an earlier run or by another worker
                 os.mkdir(parts[-1], 0o777, dir_fd=parent)
-            fd = os.open(parts[-1], _DIR_FLAGS, dir_fd=parent)  # ELOOP / ENOTDIR on a link: an error, never a followed link
+            fd = os.open(parts[-1], DIR_FLAGS, dir_fd=parent)  # ELOOP / ENOTDIR on a link: an error, never a followed link
         except OSError as exc:
             raise self._named_error(exc, parts) from exc
         self._folders[parts] = fd
@@ -176,7 +180,7 @@ class OutputTree:
         folder = self._folder(parts[:-1])
         temporary = f".{parts[-1]}.{secrets.token_hex(6)}.tmp"
         try:
-            fd = os.open(temporary, _NEW_FILE_FLAGS, 0o666, dir_fd=folder)
+            fd = os.open(temporary, NEW_FILE_FLAGS, 0o666, dir_fd=folder)
         except OSError as exc:
             raise self._named_error(exc, parts) from exc
         try:
@@ -188,6 +192,22 @@ class OutputTree:
             if isinstance(exc, OSError) and exc.filename is not None:
                 raise self._named_error(exc, parts) from exc
             raise
+
+    def move_in(self, source_dir: int, source: str, relative: str) -> None:
+        """Rename the file ``source`` of the folder ``source_dir`` (a descriptor) over ``relative``: a staged file moved
+        in (``fabric.cli.staging``). Across file systems (a folder below the output directory is a mount point) its
+        bytes are copied into a new file renamed over the name instead, and the source removed."""
+        parts = self._base + _parts(relative)
+        folder = self._folder(parts[:-1])
+        try:
+            os.replace(source, parts[-1], src_dir_fd=source_dir, dst_dir_fd=folder)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise self._named_error(exc, parts) from exc
+            staged = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=source_dir)
+            with os.fdopen(staged, "rb") as data, self.open(relative) as stream:
+                shutil.copyfileobj(data, stream, 1 << 20)
+            os.unlink(source, dir_fd=source_dir)
 
     def sha256(self, relative: str) -> str:
         """The SHA-256 of a file written here, read back without following a link."""

@@ -6,10 +6,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
-import tempfile
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,7 +20,7 @@ from fabric.validate import collector_paused, validate_file
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from fabric.cli.output import OutputTree
+    from fabric.cli.staging import Staging
     from fabric.lint import LintFinding
     from fabric.lint.phys import PhysReport
     from fabric.plan.types import ClusterPlan
@@ -66,6 +64,7 @@ def _jobs(text: str) -> int:
 def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     from fabric.cli.output import OutputTree, refuse_links
     from fabric.cli.render_workers import SwitchWorkers
+    from fabric.cli.staging import Staging
     from fabric.render import render_avd_configs, render_plan_files
 
     template_cache()
@@ -74,9 +73,13 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
         validated = validate_file(args.file)
     plan = validated.plan
     switches = switch_counts(plan)
+    target = args.output / plan.name if args.output == Path("build") else args.output
+    check_output_dir(target)
     # The compute switches render in worker processes (fabric.cli.render_workers), and in this one once it has rendered
-    # the rest; nothing is written before every file has rendered.
-    with SwitchWorkers(plan, args.jobs, switches=args.format == "nos") as workers:
+    # the rest. Every file is staged as it renders (fabric.cli.staging); nothing enters the output directory before every
+    # file has rendered and every path is checked.
+    staging = Staging(target, named=args.output, digest=args.json)
+    with staging, SwitchWorkers(plan, staging, args.jobs, switches=args.format == "nos") as workers:
         with status(err, f"rendering {switches}"), collector_paused():
             if args.format == "avd":
                 files = render_avd_configs(plan)
@@ -85,16 +88,17 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
                     raise InputError([Finding(("fabric",), msg, file=str(args.file))], str(args.file))
             else:
                 files = render_plan_files(plan)
-            plan_json = _plan_json(plan)  # while the workers render: this process would otherwise wait for them
-            count = len(files) + workers.rendered()
+            own = [*files, "plan.json"]
+            for path, text in files.items():
+                staging.put(path, text)
+            del files
+            _stage_plan_json(staging, plan)  # while the workers render: this process would otherwise wait for them
+            count = len(own) + workers.rendered()
         print_findings(err, validated.warnings)
-        target = args.output / plan.name if args.output == Path("build") else args.output
-        check_output_dir(target)
-        refuse_links(target, [*files, "plan.json", *workers.paths()], named=args.output)  # nothing written through a link
-        with status(err, f"writing {count + 1} files into {target}"), OutputTree(target, named=args.output) as tree:
-            workers.write(target, digest=args.json, named=args.output)
-            written = tree.write(files, digest=args.json)
-            written["plan.json"] = _write_plan(tree, plan_json, digest=args.json)
+        refuse_links(target, [*own, *workers.paths()], named=args.output)  # nothing written through a link
+        with status(err, f"writing {count} files into {target}"), OutputTree(target, named=args.output) as tree:
+            workers.write(target, named=args.output)
+            written = staging.commit(tree, staging.entries)
             written |= workers.written()
     if args.json:
         out.print_json(json.dumps({"cluster": plan.name, "directory": str(target), "files": dict(sorted(written.items()))}))
@@ -103,67 +107,12 @@ def _cmd_render(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
-PLAN_JSON_IN_MEMORY = 16 << 20
-"""Up to this many bytes of ``plan.json`` are held in memory until written; a larger one (some 4,000 nodes and up) waits
-in an unnamed temporary file, so the render's memory stays flat in the plan's size."""
-
-
-def _plan_json(plan: ClusterPlan) -> _Spool:
-    """``plan.json`` encoded now, written later (``_write_plan``): nothing is written before every switch has rendered,
-    yet the encoding need not wait for the workers. The encoder writes bytes straight into the spool."""
+def _stage_plan_json(staging: Staging, plan: ClusterPlan) -> None:
+    """``plan.json`` encoded now, straight into its staged file (moved in with the rest once every switch has rendered)."""
     from fabric.plan.serialize import write_plan_json
 
-    spool = _Spool(PLAN_JSON_IN_MEMORY)
-    write_plan_json(plan, cast("IO[bytes]", spool))
-    return spool
-
-
-def _write_plan(tree: OutputTree, encoded: _Spool, *, digest: bool) -> str:
-    """Copy the encoded ``plan.json`` into ``tree`` and close it; its SHA-256 when asked for (read back), else ""."""
-    with encoded, tree.open("plan.json") as raw:
-        encoded.copy_to(raw)
-    return tree.sha256("plan.json") if digest else ""
-
-
-class _Spool:
-    """``plan.json``'s bytes between ``_plan_json`` and ``_write_plan``: the encoder's chunks as they came while they
-    fit in ``limit`` bytes (no copy into one growing buffer, which cost a tenth of the encoding), then an unnamed
-    temporary file."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.file: IO[bytes] | None = None
-
-    def write(self, data: bytes) -> int:
-        if self.file is None and self.size + len(data) > self.limit:
-            self.file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-            self.file.writelines(self.chunks)
-            self.chunks.clear()
-        if self.file is not None:
-            return self.file.write(data)
-        self.chunks.append(data)
-        self.size += len(data)
-        return len(data)
-
-    def copy_to(self, raw: IO[bytes]) -> None:
-        if self.file is None:
-            raw.writelines(self.chunks)
-            return
-        self.file.seek(0)
-        shutil.copyfileobj(self.file, raw, 1 << 20)
-
-    def close(self) -> None:
-        self.chunks.clear()
-        if self.file is not None:
-            self.file.close()
-
-    def __enter__(self) -> _Spool:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.close()
+    with staging.open("plan.json") as raw:
+        write_plan_json(plan, raw)
 
 
 def _family_configs(plan: ClusterPlan, directory: Path | None, family: str) -> dict[str, str | None]:

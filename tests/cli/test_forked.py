@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from fabric.cli import render_workers as parallel
 from fabric.cli.forked import MAX_MESSAGE, Channel, Child
 from fabric.cli.render_workers import SwitchWorkers
+from fabric.cli.staging import Staging
 from fabric.errors import FabricError
 from tests.render.conftest import plan_of
 
@@ -36,20 +38,26 @@ def test_messages_of_any_size_cross_both_ways_in_order() -> None:
     channel.close()
 
 
-def test_a_child_that_raises_exits_1_and_its_peer_sees_the_end() -> None:
+@pytest.mark.parametrize("pidfd", [True, False], ids=["woken-by-a-pidfd", "polling-without-pidfd"])
+def test_a_child_that_raises_exits_1_and_its_peer_sees_the_end(pidfd: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(_: Channel) -> None:
         raise RuntimeError("boom")
 
+    if not pidfd:
+        monkeypatch.setattr(os, "pidfd_open", lambda _: (_ for _ in ()).throw(OSError(errno.ENOSYS, "pidfd_open")))
     child, channel = Child.start(fail)
     with pytest.raises(EOFError):
         channel.recv()
     assert child.join(timeout_s=10) == 1
 
 
-def test_a_hung_child_is_not_waited_for_past_its_bound_and_is_killed_by_pid() -> None:
+@pytest.mark.parametrize("pidfd", [True, False], ids=["woken-by-a-pidfd", "polling-without-pidfd"])
+def test_a_hung_child_is_not_waited_for_past_its_bound_and_is_killed_by_pid(pidfd: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     def hang(_: Channel) -> None:
         time.sleep(60)
 
+    if not pidfd:  # a kernel before 5.3 (or a seccomp filter): ENOSYS
+        monkeypatch.setattr(os, "pidfd_open", lambda _: (_ for _ in ()).throw(OSError(errno.ENOSYS, "pidfd_open")))
     child, channel = Child.start(hang)
     started = time.monotonic()
     assert child.join(timeout_s=0.2) is None
@@ -104,11 +112,11 @@ def test_a_worker_killed_mid_render_is_named_and_nothing_is_written(monkeypatch:
 
     monkeypatch.setattr(parallel, "build_switch_facts", die_in_the_worker)
     named = r"render worker 1 of 1 ended without a result \(exit code -9\)"
-    with SwitchWorkers(plan_of("render/cumulus-3tier"), jobs=2) as workers:
+    with Staging(tmp_path / "out") as staging, SwitchWorkers(plan_of("render/cumulus-3tier"), staging, jobs=2) as workers:
         pids = [child.pid for child in workers._children]
         with pytest.raises(FabricError, match=named):
             workers.rendered()
-    assert not list(tmp_path.iterdir())
+    assert not list(tmp_path.iterdir()), "the staging folder is gone, and nothing else was written"
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left

@@ -6,15 +6,20 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fabric.cli.render as cli
 from fabric.__main__ import main
 from fabric.cli import output
 from fabric.cli import render_workers as parallel
+from fabric.cli.output import OutputTree
 from fabric.cli.render_workers import SwitchWorkers
+from fabric.cli.staging import Staging
 from fabric.errors import RenderError
 from fabric.plan.types import ClusterPlan
 from fabric.render import render_configs
@@ -55,18 +60,29 @@ def test_every_worker_renders_its_share(tmp_path: Path) -> None:
     plan = plan_of("render/cumulus-3tier")
     assert plan.fabric is not None
     switch_files = {path: text for path, text in files_of("render/cumulus-3tier").items() if path.startswith("switches/")}
-    with SwitchWorkers(plan, jobs=4) as workers:
+    out = tmp_path / "out"
+    with Staging(out, digest=True) as staging, SwitchWorkers(plan, staging, jobs=4) as workers:
         assert workers.jobs == 4
         assert workers.rendered() == len(switch_files) == len(plan.fabric.switches)
-        workers.write(tmp_path)
-        digests = workers.written()
-    assert digests == {path: hashlib.sha256(text.encode()).hexdigest() for path, text in switch_files.items()}
-    assert tree(tmp_path) == {path: text.encode() for path, text in switch_files.items()}
+        assert sorted(workers.paths()) == sorted(switch_files)
+        assert not out.exists(), "nothing enters the output directory before the write"
+        staged = sorted(p.name.split("-")[0] for p in staging.path.iterdir())
+        children = list(workers._children)
+        with OutputTree(out) as moved:
+            workers.write(out)
+            mine = staging.commit(moved, staging.entries)
+            theirs = workers.written()
+    processes = {str(os.getpid()), *(str(child.pid) for child in children)}
+    assert set(staged) <= processes, "each process stages under its own names"
+    assert len(mine) + len(theirs) == len(switch_files)
+    assert mine | theirs == {path: hashlib.sha256(text.encode()).hexdigest() for path, text in switch_files.items()}
+    assert tree(out) == {path: text.encode() for path, text in switch_files.items()}
+    assert [p.name for p in tmp_path.iterdir()] == ["out"], "the staging folder is gone"
 
 
-def test_a_small_fabric_renders_in_this_process() -> None:
+def test_a_small_fabric_renders_in_this_process(tmp_path: Path) -> None:
     plan = plan_of("render/cumulus-3tier")
-    with SwitchWorkers(plan, jobs=8) as workers:
+    with Staging(tmp_path) as staging, SwitchWorkers(plan, staging, jobs=8) as workers:
         assert workers.jobs == 1
 
 
@@ -139,3 +155,17 @@ def test_gpufabric_jobs_sets_the_default(monkeypatch: pytest.MonkeyPatch, tmp_pa
     assert main(["render", str(definition("lab")), "-o", str(tmp_path / "out")]) == 2
     assert "GPUFABRIC_JOBS='many' is no number of render processes" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@given(count=st.integers(0, 200_000), jobs=st.integers(1, 256))
+def test_chunks_cover_the_switches_in_order_and_shrink(count: int, jobs: int) -> None:
+    """Every switch in one chunk, in plan order; at most MAX_CHUNKS; sizes never grow (the last may be a remainder)."""
+    names = [f"s{i}" for i in range(count)]
+    chunks = parallel._chunks(names, jobs)
+    assert [n for chunk in chunks for n in chunk] == names
+    assert len(chunks) <= parallel.MAX_CHUNKS
+    assert all(chunks)
+    sizes = [len(c) for c in chunks]
+    assert sizes[:-1] == sorted(sizes[:-1], reverse=True)
+    if count >= 2 * jobs:
+        assert sizes[0] >= count // (2 * jobs), "a large first chunk: whoever starts first gets going"

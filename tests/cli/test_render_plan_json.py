@@ -1,5 +1,5 @@
-"""``render``'s plan.json: encoded while the workers render the switches (issue 36), written only after every switch has
-rendered, the same bytes whether it waited in memory or in a temporary file."""
+"""``render``'s plan.json: encoded while the workers render the switches (issue 36), straight into its staged file, moved
+into the output directory only after every switch has rendered."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import TextIO
 
 import pytest
 
-import fabric.cli.render as cli
 from fabric.__main__ import main
 from fabric.cli import render_workers as parallel
 from fabric.plan import serialize
@@ -46,11 +45,7 @@ def test_plan_json_is_encoded_before_the_render_waits_for_the_switches(
     assert events == ["plan.json encoded", "switches awaited"]
 
 
-@pytest.mark.parametrize("in_memory", [1 << 30, 1], ids=["in-memory", "spilled-to-a-temporary-file"])
-def test_plan_json_is_the_plan_whether_held_in_memory_or_spilled(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], in_memory: int
-) -> None:
-    monkeypatch.setattr(cli, "PLAN_JSON_IN_MEMORY", in_memory)
+def test_plan_json_is_the_plan_and_its_digest_the_written_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["render", str(definition(CASE)), "-o", str(tmp_path / "out"), "--json"]) == 0
     written = (tmp_path / "out" / "plan.json").read_bytes()
     assert written == plan_to_json(plan_of(CASE)).encode()
