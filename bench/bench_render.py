@@ -89,14 +89,18 @@ def eos_fabric(spines: int, leaves: int) -> str:
 def configs_only(definition: Path, target: Path) -> None:
     """The switch configs alone, as ``render`` writes them: in its worker processes (runs in a child: imports count)."""
     sys.path.insert(0, str(ROOT))
+    from fabric.cli.output import OutputTree
     from fabric.cli.render_workers import SwitchWorkers
+    from fabric.cli.staging import Staging
     from fabric.validate import validate_file
 
     plan = validate_file(definition).plan
-    with SwitchWorkers(plan) as workers:
+    with Staging(target) as staging, SwitchWorkers(plan, staging) as workers:
         workers.rendered()
-        workers.write(target, digest=False)
-        workers.written()
+        with OutputTree(target) as tree:
+            workers.write(target)
+            staging.commit(tree, staging.entries)
+            workers.written()
 
 
 def timed(command: list[str], target: Path) -> dict[str, float]:
