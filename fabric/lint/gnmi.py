@@ -161,8 +161,8 @@ def lint_gnmi(plan: ClusterPlan, configs: Mapping[str, str | None], gnmic: str, 
 def lint_gnmic_processors(gnmic: str, source: str = "telemetry/gnmic.yaml") -> list[LintFinding]:
     """Findings where ``gnmic.yaml`` subscribes SONiC switches but a prometheus output with ``strings-as-labels`` lacks
     a processor ``export telemetry`` gives it: without them SONiC's string fields (a queue's watchdog status, a port's
-    ``alias`` and ``lanes``, a module's ``N/A``) become labels on every series of the answer (``telemetry_sonic``,
-    ``telemetry_sonic_link``), and the flap and optics fields may never become numbers.
+    ``alias`` and ``lanes``, a module's ``N/A``) become labels on every series of the answer (``telemetry.sonic``,
+    ``telemetry.sonic_link``), and the flap and optics fields may never become numbers.
 
     Example:
         >>> from fabric.model import load_cluster

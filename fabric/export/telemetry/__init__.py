@@ -9,8 +9,8 @@ Metric names are the exporters' own:
     ``node_infiniband_port_errors_received_total``. node_exporter rdma collector (``collector/rdma_linux.go``,
     ``--collector.rdma``): ``node_rdma_mlx5_np_ecn_marked_roce_packets_total``, ``node_rdma_mlx5_port_rcv_packets_total``.
     frr_exporter (tynany/frr_exporter ``collector/bgp.go``): ``frr_bgp_peer_state`` (0 down, 1 established, 2 admin down).
-The switch-side rules (gnmic's series for the ``gnmic.yaml`` subscriptions) are ``telemetry_switch.switch_rules``; link
-health (FEC, pre-FEC BER, flaps, optics, labelled from the plan) is ``telemetry_link_health`` on the switch side and
+The switch-side rules (gnmic's series for the ``gnmic.yaml`` subscriptions) are ``telemetry.switch.switch_rules``; link
+health (FEC, pre-FEC BER, flaps, optics, labelled from the plan) is ``telemetry.link_health`` on the switch side and
 ``telemetry_node_link`` on the nodes' HCAs.
 """
 

@@ -1,8 +1,8 @@
 """A Grafana dashboard per fabric: a row per rail (RDMA traffic, PFC pauses on the RoCE priority or IB port errors),
-on Ethernet fabrics a row per switch tier and the leaf side per rail (``telemetry_dashboard_switch``), then the GPUs
+on Ethernet fabrics a row per switch tier and the leaf side per rail (``telemetry.dashboard_switch``), then the GPUs
 (pure: plan → JSON).
 
-The JSON is Grafana's dashboard model (schemaVersion 39, layout and datasource variable: ``telemetry_layout``).
+The JSON is Grafana's dashboard model (schemaVersion 39, layout and datasource variable: ``telemetry.layout``).
 Every expression is checked by ``promtool`` in the tests, and every metric it names against what the scrape and
 gnmic configs produce.
 """
@@ -77,7 +77,7 @@ def dashboard(plan: ClusterPlan) -> dict[str, object]:
     _rail_rows(plan, layout)
     switch_rows(plan, layout)
     panels = link_panels(plan)
-    if panels:  # FEC, pre-FEC BER, flaps and optics per switch port, with the plan's labels (telemetry_link_health)
+    if panels:  # FEC, pre-FEC BER, flaps and optics per switch port, with the plan's labels (telemetry.link_health)
         layout.row("Link health")
         for title, unit, targets in panels:
             layout.panel(title, unit, targets)

@@ -1,5 +1,5 @@
 """The dashboard's switch side: a row per tier (leaf, spine, super-spine) over the series the alert rules read
-(``telemetry_signals``: PFC pauses received and sent on the RoCE priority, PFC watchdog trips, ECN-marked packets,
+(``telemetry.signals``: PFC pauses received and sent on the RoCE priority, PFC watchdog trips, ECN-marked packets,
 the queue or buffer watermark, link flaps, BGP sessions), each filtered to that tier's switches by gnmic's ``source``
 label; FRR switches' BGP from frr_exporter; and, on rail-optimized fabrics, the leaf side per rail (pure).
 """

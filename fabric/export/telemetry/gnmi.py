@@ -9,7 +9,7 @@ Paths, each from the NOS's own documentation:
   ``COUNTERS/Ethernet*/<counter>`` for one counter on all ports (``SAI_PORT_STAT_PFC_<p>_RX_PKTS`` / ``_TX_PKTS``
   per priority, ``SAI_PORT_STAT_IF_IN_ERRORS``) and ``COUNTERS/Ethernet*/Queues`` for the queue counters (the CNP
   queue's packets, the ECN marks, the PFC watchdog's fields and the periodic watermark among them; sonic-net/sonic-gnmi
-  ``sonic_data_client/virtual_db.go`` ``v2rEthPortQueStats``, see ``telemetry_sonic``); the telemetry server's port in
+  ``sonic_data_client/virtual_db.go`` ``v2rEthPortQueStats``, see ``telemetry.sonic``); the telemetry server's port in
   that document's examples is 8080. BGP: target ``STATE_DB``, ``NEIGH_STATE_TABLE`` (the bgp container's bgpmon keeps
   each neighbor's state there), beside frr_exporter (SONiC's bgp container is FRR).
 - **Cumulus Linux** (CumulusNetworks/docs, Cumulus Linux 5.16 "gNMI Streaming", Metrics: Interface, QoS, Routing;
@@ -77,7 +77,7 @@ PROMETHEUS_OUTPUT = {
 SONIC_QUEUES_PATH = "COUNTERS/Ethernet*/Queues"
 SONIC_BGP_PATH = "NEIGH_STATE_TABLE"
 # SONiC's answers carry strings that strings-as-labels would turn into labels on every series of the answer, some
-# named with a leading digit (telemetry_sonic docstring): drop the watchdog's and peerType's, make a BGP state a number
+# named with a leading digit (telemetry.sonic docstring): drop the watchdog's and peerType's, make a BGP state a number
 # (gnmic docs/user_guide/event_processors/event_delete.md, event_strings.md; the prometheus output's event-processors)
 SONIC_PROCESSORS: dict[str, dict[str, object]] = {
     # a queue's string fields: sonic-gnmi doc/grpc_telemetry.md (PFC_WD_ACTION, PFC_WD_STATUS), sonic-swss
@@ -94,11 +94,11 @@ SONIC_PROCESSORS: dict[str, dict[str, object]] = {
             ],
         }
     },
-    **SONIC_LINK_PROCESSORS,  # flaps and optics: keep their numbers, drop their tables' strings (telemetry_sonic_link)
+    **SONIC_LINK_PROCESSORS,  # flaps and optics: keep their numbers, drop their tables' strings (telemetry.sonic_link)
 }
 
 
-# Cumulus link health (telemetry_link_health): the PHY paths were renamed in 5.15 (CumulusNetworks/docs cumulus-linux-515
+# Cumulus link health (telemetry.link_health): the PHY paths were renamed in 5.15 (CumulusNetworks/docs cumulus-linux-515
 # Whats-New, "Updated gNMI PHY metric names"); optics from cumulus-linux-516 "gNMI Streaming", Platform metrics
 _INTF = "/interfaces/interface[name=*]"
 CUMULUS_PHY_OLD = f"{_INTF}/ethernet/phy/state"
@@ -136,7 +136,7 @@ _NOT_NAME = re.compile(r"[^a-zA-Z0-9_]+")
 
 
 def gnmic_metric_name(path: str, prefix: str = GNMIC_METRIC_PREFIX, subscription: str = "") -> str:
-    """The Prometheus name gnmic's ``prometheus`` output gives a leaf path (keys dropped; rule: ``telemetry_switch``).
+    """The Prometheus name gnmic's ``prometheus`` output gives a leaf path (keys dropped; rule: ``telemetry.switch``).
 
     Args:
         path: a gNMI path as subscribed, ``origin:`` first if it has one.
@@ -156,9 +156,9 @@ def gnmic_metric_name(path: str, prefix: str = GNMIC_METRIC_PREFIX, subscription
 def _sonic(plan: ClusterPlan) -> dict[str, object]:
     prio = plan.roce.priority
     counters = [f"SAI_PORT_STAT_PFC_{prio}_RX_PKTS", f"SAI_PORT_STAT_PFC_{prio}_TX_PKTS", "SAI_PORT_STAT_IF_IN_ERRORS"]
-    # link health: FEC frames not corrected / corrected and corrected bits (pre-FEC BER), telemetry_link_health
+    # link health: FEC frames not corrected / corrected and corrected bits (pre-FEC BER), telemetry.link_health
     counters += [f"SAI_PORT_STAT_IF_IN_FEC_{c}" for c in ("NOT_CORRECTABLE_FRAMES", "CORRECTABLE_FRAMES", "CORRECTED_BITS")]
-    # Queues: every queue's counters, the watchdog's fields of the guarded ones and the periodic watermark (telemetry_sonic)
+    # Queues: every queue's counters, the watchdog's fields of the guarded ones and the periodic watermark (telemetry.sonic)
     return _sample([*(f"COUNTERS/Ethernet*/{c}" for c in counters), SONIC_QUEUES_PATH], "COUNTERS_DB")
 
 
@@ -168,12 +168,12 @@ def _sonic_bgp(_: ClusterPlan) -> dict[str, object]:
 
 
 def _sonic_flaps(_: ClusterPlan) -> dict[str, object]:
-    # APPL_DB PORT_TABLE: flap_count per port (sonic-swss#3052; telemetry_sonic_link)
+    # APPL_DB PORT_TABLE: flap_count per port (sonic-swss#3052; telemetry.sonic_link)
     return _sample([FLAP_TABLE], "APPL_DB")
 
 
 def _sonic_optics(_: ClusterPlan) -> dict[str, object]:
-    # STATE_DB TRANSCEIVER_DOM_SENSOR: temperature and rx<N>power per port (xcvrd dom_mgr.py; telemetry_sonic_link)
+    # STATE_DB TRANSCEIVER_DOM_SENSOR: temperature and rx<N>power per port (xcvrd dom_mgr.py; telemetry.sonic_link)
     return _sample([DOM_TABLE], "STATE_DB")
 
 
@@ -324,7 +324,7 @@ def gnmic_config(plan: ClusterPlan) -> str:
 
 def _link_subscription(switch: SwitchPlan) -> tuple[str, list[str]]:
     """A Cumulus switch's link-health subscription (FEC, corrected bits, optics), named after the PHY path names its
-    release uses (telemetry_link_health); ("", []) for other NOSes (SONiC's counters are in its fabric subscription)."""
+    release uses (telemetry.link_health); ("", []) for other NOSes (SONiC's counters are in its fabric subscription)."""
     if switch.nos != "cumulus":
         return "", []
     return ("cumulus-link-phy" if cumulus_new_names(switch.nos_version) else "cumulus-link-ethernet-phy"), cumulus_link_paths(switch.nos_version)

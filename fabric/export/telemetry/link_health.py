@@ -7,7 +7,7 @@ peer, peer_port, tier}`` with the port's speed in bit/s as its value, one per sw
 (the joins below need one series per port). An alert joins it on ``(source, port)``; a port the file does not name
 still alerts, without the plan's labels (``… or … unless on(source, port) gpufabric_link_info``).
 
-Series (gnmic's names, ``telemetry_switch`` docstring; SONiC's after ``telemetry_sonic``'s relabelling):
+Series (gnmic's names, ``telemetry.switch`` docstring; SONiC's after ``telemetry.sonic``'s relabelling):
 
 - **SONiC** (target COUNTERS_DB, ``COUNTERS/Ethernet*/<counter>``): ``SAI_PORT_STAT_IF_IN_FEC_NOT_CORRECTABLE_FRAMES``
   and ``SAI_PORT_STAT_IF_IN_FEC_CORRECTABLE_FRAMES`` (flex-counted since sonic-net/sonic-swss#1994, shown as FEC_UNCORR
@@ -19,7 +19,7 @@ Series (gnmic's names, ``telemetry_switch`` docstring; SONiC's after ``telemetry
   oper-status change) as ``gnmic_sonic_port_flap_count{port}``; optics: STATE_DB ``TRANSCEIVER_DOM_SENSOR``
   ``rx<N>power`` (dBm) and ``temperature`` (°C) as ``gnmic_sonic_optic_rx_power_dbm{port, lane}`` and
   ``gnmic_sonic_optic_temperature_celsius{port}``; both tables answer strings, which gnmic's processors turn into
-  numbers or drop (``telemetry_sonic_link``).
+  numbers or drop (``telemetry.sonic_link``).
 - **Cumulus Linux** (gNMI): ``/interfaces/interface[name=*]/ethernet/phy/state/{rs-fec-uncorrectable-blocks,
   corrected-bits}`` up to 5.14, renamed ``/interfaces/interface[name=*]/phy/fec/state/…`` in 5.15 (CumulusNetworks/docs
   cumulus-linux-515 Whats-New, "Updated gNMI PHY metric names"); flaps are ``carrier-transitions`` (already in the

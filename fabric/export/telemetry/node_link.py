@@ -38,7 +38,7 @@ ETHTOOL_PHY = ("rx_corrected_bits_phy", "rx_pcs_symbol_err_phy", "link_down_even
 ETHTOOL_LANES = r"rx_err_lane_[0-9]+_phy"
 ETHTOOL_PAUSE = ("rx_prio[0-7]_pause", "tx_prio[0-7]_pause", "tx_pause_storm_error_events")  # the RoCE rules' (telemetry)
 # Thresholds: starting points to tune per site, each with its reason.
-NIC_PRE_FEC_BER = 1e-6  # as the switch side (telemetry_link_health.PRE_FEC_BER): two decades under the KP4 FEC's limit
+NIC_PRE_FEC_BER = 1e-6  # as the switch side (telemetry.link_health.PRE_FEC_BER): two decades under the KP4 FEC's limit
 NIC_LINK_DOWNS_IN_10M = 1  # link_down_events_phy counts downs only: more than one in 10 minutes is a flapping port
 IB_SYMBOL_ERRORS_FOR = "10m"  # a burst at link training is normal; symbol errors growing for 10 minutes are not
 IB_GROWING_WINDOW = "5m"  # shorter than the `for`, so one burst (true for one window) never lasts the 10 minutes

@@ -76,7 +76,7 @@ def scrape_config(plan: ClusterPlan) -> str:
     gnmic = gnmic_config(plan)
     if gnmic:
         # gnmic (telemetry/gnmic.yaml) runs beside Prometheus and serves the switches' gNMI counters there
-        # (its prometheus output: telemetry_gnmi.PROMETHEUS_OUTPUT); SONiC's port moves from the name to a label
+        # (its prometheus output: telemetry.gnmi.PROMETHEUS_OUTPUT); SONiC's port moves from the name to a label
         job: dict[str, object] = {
             "job_name": "gpufabric-gnmic",
             "metrics_path": GNMIC_PROMETHEUS_PATH,

@@ -1,6 +1,6 @@
 """The switch signals as PromQL, one term per NOS over the series gnmic serves for ``gnmic.yaml``, with the labels
 made common (``port``, ``queue``, ``neighbor``) so one alert or panel reads every NOS: the alert rules
-(``telemetry_switch``) and the dashboard's tier rows (``telemetry_dashboard``) share these (pure).
+(``telemetry.switch``) and the dashboard's tier rows (``telemetry.dashboard``) share these (pure).
 
 A term is written only where a subscribed path feeds it (``subscribed_names``). NX-OS's native counters are named
 from the subscribed path with its origin (``gnmic_device_System_...``); whether NX-OS sends the origin back is not

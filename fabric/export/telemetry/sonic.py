@@ -22,14 +22,14 @@ What SONiC's telemetry server (sonic-net/sonic-gnmi @5ec1c20b, ``sonic_data_clie
   (sonic-net/sonic-buildimage ``src/sonic-bgpcfgd/bgpmon/bgpmon.py``).
 
 gnmic flattens an object below the subscribed path (``/``-joined) and names the series after the whole path
-(``telemetry_switch`` docstring), so the port, queue and neighbor end up in the name; ``sonic_relabel`` moves
+(``telemetry.switch`` docstring), so the port, queue and neighbor end up in the name; ``sonic_relabel`` moves
 them to labels ``port``, ``queue`` and ``neighbor`` (their values with every run outside ``[a-zA-Z0-9_]`` as ``_``,
 so ``10.0.0.57`` reads ``10_0_0_57``). With ``strings-as-labels`` gnmic turns every string value of an event into a
 label on all of that event's series, named after the shortest unique path tail
 (``prometheus_common.go`` ``buildUniqueLabelsFromValues``), which for ``10.0.0.57/state`` would be a label name
 starting with a digit; ``SONIC_PROCESSORS`` therefore delete the watchdog's and ``peerType``'s strings
 (``event-delete``) and turn a neighbor's state into a number (``event-strings`` ``replace``: 1 established,
-0 otherwise) before the prometheus output sees them (``telemetry_gnmi.SONIC_PROCESSORS``).
+0 otherwise) before the prometheus output sees them (``telemetry.gnmi.SONIC_PROCESSORS``).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def sonic_relabel(paths: list[str]) -> list[dict[str, object]]:
             rules += _move(f"{queue}_(.+)_([0-9]+)_periodic_(SAI_[A-Za-z0-9_]+)", f"{SONIC_QUEUE_PERIODIC}_$3", {"port": "$1", "queue": "$2"})
         elif path == BGP_PATH:
             rules += _move(f"{_raw('/' + BGP_PATH)}_(.+)_state", SONIC_BGP, {"neighbor": "$1"})
-        elif path in (FLAP_TABLE, DOM_TABLE):  # link flaps and optics (telemetry_sonic_link)
+        elif path in (FLAP_TABLE, DOM_TABLE):  # link flaps and optics (telemetry.sonic_link)
             for regex, name, labels in link_relabel(GNMIC_METRIC_PREFIX):
                 if f"_{path}_" in regex:
                     rules += _move(regex, name, labels)

@@ -1,5 +1,5 @@
 """SONiC's link flaps and optics over gNMI: the two tables, the gnmic processors that keep only their numbers, and the
-series they become (pure; ``telemetry_gnmi`` subscribes, ``telemetry_sonic`` relabels, ``telemetry_link_health`` alerts).
+series they become (pure; ``telemetry.gnmi`` subscribes, ``telemetry.sonic`` relabels, ``telemetry.link_health`` alerts).
 
 - **Flaps**: APPL_DB ``PORT_TABLE:<port>`` field ``flap_count``, which orchagent raises by one on every oper-status
   change, down or up, beside ``last_down_time`` / ``last_up_time`` (sonic-net/sonic-swss#3052,
@@ -33,7 +33,7 @@ FLAP_TABLE = "PORT_TABLE"  # APPL_DB
 DOM_TABLE = "TRANSCEIVER_DOM_SENSOR"  # STATE_DB
 FLAP_FIELDS = ("flap_count",)
 DOM_FIELDS = ("temperature", *(f"rx{lane}power" for lane in range(1, 9)))
-# Series after prometheus.yml's relabelling (telemetry_sonic.sonic_relabel)
+# Series after prometheus.yml's relabelling (telemetry.sonic.sonic_relabel)
 SONIC_FLAPS = "gnmic_sonic_port_flap_count"  # {port}: oper-status changes, counter
 SONIC_RX_POWER = "gnmic_sonic_optic_rx_power_dbm"  # {port, lane}
 SONIC_TEMPERATURE = "gnmic_sonic_optic_temperature_celsius"  # {port}

@@ -13,8 +13,8 @@ becomes the metric's label (named after its last path element) and the metric's 
 
 The switches answer at the leaf they are subscribed to, without an origin (OpenConfig paths, subscribed without one),
 so the name follows from the subscribed path alone. SONiC answers objects keyed by port, queue or neighbor, whose
-names ``prometheus.yml`` relabels (``telemetry_sonic``); NX-OS's native paths carry origin ``device``, which the
-terms accept with or without (``telemetry_signals``). Each alert is one rule over every NOS that feeds it (``or``),
+names ``prometheus.yml`` relabels (``telemetry.sonic``); NX-OS's native paths carry origin ``device``, which the
+terms accept with or without (``telemetry.signals``). Each alert is one rule over every NOS that feeds it (``or``),
 with the labels made common: ``port`` (and ``queue``) on PFC, watchdog, ECN and flaps, ``neighbor`` on BGP.
 """
 
@@ -30,7 +30,7 @@ PAUSE_STORM_FRAMES_PER_S = 1000  # as the NIC side: a port paused >1000/s for mi
 ECN_MARKED_RATIO = 0.05  # over 5% of a queue's packets marked for 10m is chronic congestion, not an incast burst
 LINK_FLAPS_IN_10M = 2  # carrier transitions: one down and one up is a single flap
 BGP_DOWN_FOR = "1m"  # longer than a BFD-detected failover, shorter than anyone's patience
-# NX-OS's native entries carry no common port/queue (telemetry_signals), so those parts are printed only when present
+# NX-OS's native entries carry no common port/queue (telemetry.signals), so those parts are printed only when present
 _WHERE = "{{ $labels.source }}{{ with $labels.port }} {{ . }}{{ end }}{{ with $labels.queue }} queue {{ . }}{{ end }}"
 
 
