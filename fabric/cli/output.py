@@ -98,17 +98,25 @@ def _split(relative: str) -> tuple[str, ...]:
 
 def _entries(top: Path, folder: tuple[str, ...]) -> dict[str, int] | None:
     """The file type (``stat.S_IFMT``: link, folder, file, 0 for anything else) of every entry of ``top/folder``, as
-    ``lstat`` would give it; empty for a missing folder; None for one that cannot be read (then ``_lstat`` per path)."""
+    ``lstat`` would give it; empty for a missing folder; None for one that cannot be read (then ``_lstat`` per path).
+
+    Raises:
+        PermissionError: a folder that can be listed but not searched (read without execute permission): nothing in it
+            could be written, and ``lstat`` of a path in it fails the same way.
+    """
     path = os.path.join(top, *folder)
     try:
         with os.scandir(path) as listing:
-            return {entry.name: _mode(entry) for entry in listing}
+            entries = {entry.name: _mode(entry) for entry in listing}
     except FileNotFoundError:
         return {}
     except NotADirectoryError:
         raise _refusal(top, Path(path), "is not a folder") from None
     except PermissionError:
         return None
+    if entries and not os.access(path, os.X_OK):  # listed, yet nothing in it can be reached: as lstat fails it
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+    return entries
 
 
 def _mode(entry: os.DirEntry[str]) -> int:

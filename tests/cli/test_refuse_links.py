@@ -112,6 +112,21 @@ def test_a_folder_it_cannot_read_falls_back_to_lstat(tmp_path: Path, monkeypatch
     refuse_links(tmp_path, ["cabling.csv", "dhcp/kea.json"])
 
 
+def test_a_folder_it_may_list_but_not_search_fails_before_anything_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read without execute permission: the names list, nothing in the folder can be reached (root may search any folder,
+    so the permission is the mocked boundary here); the check fails as an lstat of a path in it would, not the write."""
+    (tmp_path / "switches" / "leaf01").mkdir(parents=True)
+    real = os.access
+
+    def not_searchable(path: str, mode: int) -> bool:
+        return False if path == str(tmp_path / "switches") and mode == os.X_OK else real(path, mode)
+
+    monkeypatch.setattr(output.os, "access", not_searchable)
+    with pytest.raises(PermissionError, match="Permission denied"):
+        refuse_links(tmp_path, ["switches/leaf01/frr.conf"])
+    refuse_links(tmp_path, ["cabling.csv"])
+
+
 @pytest.mark.parametrize(("relative", "problem"), [("a//b", None), ("./a", None), ("a/./b", None), ("../a", "leaves"), ("a/", None), ("", "leaves")])
 def test_a_path_is_split_as_pure_posix_path_splits_it(tmp_path: Path, relative: str, problem: str | None) -> None:
     (tmp_path / "a").mkdir()
