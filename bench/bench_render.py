@@ -12,6 +12,8 @@ Per case, interleaved run by run (so both tools see the same machine load):
   (``./dev bench`` makes ``.venv-pyavd``; or pass ``--pyavd PYTHON``).
 Cases: EOS leaf/spine fabrics of S spines x L leaves (32 x 400G routed host ports per leaf, eBGP, the RoCE QoS on every
 port: the fabric of shared/reference/perf-anchor.md) and the 2048-node rail-optimized SONiC cluster (project only).
+Each run writes into a fresh directory: an earlier run's output is set aside until the end, not deleted
+(``bench/_runs.py``: on this machine's journal-less ext4, deleting it made the next run's file creation pay for it).
 Figures: median wall time of --repeat runs, the peak RSS of the worst run (``wait4`` rusage of that child alone), the
 output in MB and lines, the load average before and after. The pyavd ratio is printed twice: the ratio of the two
 medians, and the median of the repeats' own ratios (render and pyavd run back to back in each repeat, so each pair saw
@@ -34,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +44,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._runs import set_aside  # noqa: E402 - no run pays for the inodes the last one deleted
+
 PYAVD_PYTHON = ROOT / ".venv-pyavd" / "bin" / "python"
 SIZES = ((2, 8), (4, 32), (8, 64), (16, 128), (32, 128))
 
@@ -105,7 +110,7 @@ def configs_only(definition: Path, target: Path) -> None:
 
 def timed(command: list[str], target: Path) -> dict[str, float]:
     """Run one fresh process; wall seconds, its own peak RSS (MiB) and what it wrote (MB, lines)."""
-    shutil.rmtree(target, ignore_errors=True)
+    set_aside(target)
     start = time.perf_counter()
     child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(child.pid, 0)
