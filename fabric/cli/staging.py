@@ -76,8 +76,14 @@ class Staging:
             self.path = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=home))
         except OSError as exc:  # named for the directory the user named, not for the folder that was to be made
             raise type(exc)(exc.errno, f"{exc.strerror} (making a staging folder in {str(home)!r})", str(self._top)) from exc
-        self._fd = os.open(self.path, DIR_FLAGS)
-        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new folder: nobody else holds it
+        try:
+            self._fd = os.open(self.path, DIR_FLAGS)
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a new folder: nobody else holds it
+        except OSError:  # the folder went, or cannot be locked: leave nothing behind
+            if self._fd >= 0:
+                os.close(self._fd)
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise
         self._owner = os.getpid()
         return self
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import fabric.cli.render_workers as parallel
+import fabric.cli.staging as staging_module
 from fabric.__main__ import main
 from fabric.cli import output
 from fabric.cli.output import OutputTree
@@ -179,3 +180,15 @@ def test_a_place_where_no_folder_can_be_made_is_named_as_the_output(capsys: pyte
     assert main(["render", str(definition(CASE)), "-o", "/proc/gpufabric-test/out", "--jobs", "1"]) == 1
     err = capsys.readouterr().err.replace("\n", "")
     assert "(making a staging folder in '/proc'): '/proc/gpufabric-test/out'" in err
+
+
+def test_a_folder_that_cannot_be_locked_is_removed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """flock refused (a file system without locks): the error goes up and the folder just made goes with it."""
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(staging_module.fcntl, "flock", no_locks)
+    with pytest.raises(OSError, match="No locks available"), Staging(tmp_path / "out"):
+        pass
+    assert not list(tmp_path.iterdir())
