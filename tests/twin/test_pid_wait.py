@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fabric.errors import LabError
+from fabric.twin.sshd import log_size
 from fabric.twin.switches import PID_WAIT_S, wait_pid
 
 
@@ -33,6 +34,28 @@ def test_a_daemon_that_gave_up_ends_the_wait_at_once_and_its_log_says_why(tmp_pa
     with pytest.raises(LabError, match=r"exited without it; .*sshd_leaf01\.log ends: Bind to port 12345 .* \| Cannot bind any address\."):
         wait_pid(tmp_path / "sshd_leaf01.pid", timeout_s=PID_WAIT_S, log=log)
     assert time.monotonic() - start < 5, "a daemon that gave up is not waited for"
+
+
+def test_what_an_earlier_start_logged_neither_ends_the_wait_nor_is_quoted(tmp_path: Path) -> None:
+    """A healed twin starts sshd again on the same log: the dead one's "gave up" is history, not this start's verdict."""
+    log = tmp_path / "sshd_leaf01.log"
+    log.write_text("Cannot bind any address.\n", encoding="utf-8")
+    since = log_size(log)
+    pid_file = tmp_path / "sshd_leaf01.pid"
+    threading.Timer(0.3, lambda: pid_file.write_text("4343\n", encoding="utf-8")).start()
+    assert wait_pid(pid_file, timeout_s=10, log=log, log_from=since) == 4343
+    with log.open("a", encoding="utf-8") as more:
+        more.write("Server listening on 127.0.0.1 port 12345.\n")
+    with pytest.raises(LabError, match=r"did not appear within 0\.2 s; .* ends: Server listening on 127\.0\.0\.1 port 12345\.$"):
+        wait_pid(tmp_path / "never.pid", timeout_s=0.2, log=log, log_from=since)
+    assert log_size(tmp_path / "none.log") == 0
+
+
+def test_only_the_end_of_a_long_log_is_read(tmp_path: Path) -> None:
+    log = tmp_path / "frr.log"
+    log.write_text("Cannot bind any address.\n" + "x" * 10_000 + "\nlast line\n", encoding="utf-8")
+    with pytest.raises(LabError, match=r"did not appear within 0\.1 s; .* ends: x+ \| last line$"):
+        wait_pid(tmp_path / "zebra.pid", timeout_s=0.1, log=log)
 
 
 def test_a_pid_file_that_never_comes_is_named_with_the_end_of_the_log(tmp_path: Path) -> None:
