@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -88,5 +89,19 @@ def test_sshd_whose_port_is_taken_says_what_wait_pid_looks_for(tmp_path: Path) -
         lines = [f"ListenAddress 127.0.0.1:{port}", f"PidFile {tmp_path / 'sshd.pid'}", f"HostKey {key}", "UsePAM no"]
         config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         subprocess.run(["/usr/sbin/sshd", "-f", str(config), "-E", str(tmp_path / "sshd.log")], check=True, timeout=30)
-        with pytest.raises(LabError, match="exited without it"):
-            wait_pid(tmp_path / "sshd.pid", timeout_s=PID_WAIT_S, log=tmp_path / "sshd.log")
+        try:
+            with pytest.raises(LabError, match="exited without it"):
+                wait_pid(tmp_path / "sshd.pid", timeout_s=PID_WAIT_S, log=tmp_path / "sshd.log")
+        finally:
+            stop_started_from(config)
+
+
+def stop_started_from(config: Path) -> None:
+    """Kill every process started with ``config`` in its command line (a unique temp path). Only a wait that returned
+    before sshd gave up leaves one: sshd then binds the port the moment the test lets it go, and would stay."""
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(config).encode() in (proc / "cmdline").read_bytes():
+                os.kill(int(proc.name), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue
