@@ -202,6 +202,7 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
     twin = {*storage_devices(plan), *storage_hosts(plan), *(n.hostname for n in plan.nodes if any(i.switch for i in n.interfaces))}
     cable_storage(plan, {d: namespace(plan.name, d) for d in twin}, _run)
     switches: list[LabSwitch] = []
+    picked: set[int] = set()  # the sshd ports picked so far: none is bound until every sshd starts
     files = render_configs(plan)
     for switch in fabric.switches:
         ns = namespace(plan.name, switch.name)
@@ -209,7 +210,7 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         _run("ip", "netns", "exec", ns, "sysctl", "-qw", *forwarding)
         run_dir = directory / "frr" / switch.name
         rehearses = switch.nos if switch.nos in IN_FRR else ""
-        switches.append(LabSwitch(switch.name, ns, free_port(), str(run_dir), rehearses=rehearses))
+        switches.append(LabSwitch(switch.name, ns, _port(picked), str(run_dir), rehearses=rehearses))
         config = ""
         if (vrfs := files.get(f"switches/{switch.name}/vrfs.ip")) is not None:  # a shared spine: its VRF devices, as its host would make them
             batch = directory / f"{switch.name}.vrfs.ip"
@@ -221,7 +222,7 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         started = start_frr(switch.name, ns, run_dir, _run, config=config, modules=ZEBRA_MODULES.get(rehearses, ()))
         processes += [identify(f"{switch.name}/{d}", pid, FRR_BIN / d, since) for d, pid in zip(FRR_DAEMONS, started, strict=True)]
         save_state(replace(base, switches=tuple(switches), processes=tuple(processes)), directory)
-    l2 = [LabSwitch(name, namespace(plan.name, name), free_port(), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
+    l2 = [LabSwitch(name, namespace(plan.name, name), _port(picked), str(directory / "nvue" / name), nos) for name, nos in _l2_switches(plan).items()]
     startups = l2_startups(files, [s.name for s in l2])
     for switch in l2:
         boot_l2(switch.name, switch.namespace, Path(switch.run_dir), startups[switch.name], _run)
@@ -240,6 +241,13 @@ def _build(plan: ClusterPlan, directory: Path, base: LabState) -> LabState:
         station=station(plan),
         l2_switches=tuple(l2),
     )
+
+
+def _port(picked: set[int]) -> int:
+    """A free port for one more sshd of this twin, none it picked already (``fabric.twin.ports.free_port``)."""
+    port = free_port(avoid=picked)
+    picked.add(port)
+    return port
 
 
 def _l2_switches(plan: ClusterPlan) -> dict[str, str]:

@@ -146,7 +146,7 @@ def stop(process: TwinProcess) -> bool:
         while time.monotonic() < deadline:
             if not is_current(process):
                 return True
-            time.sleep(0.05)
+            time.sleep(0.005)  # a daemon exits within ms of SIGTERM: 50 ms a poll made each of 35 stops cost a whole one
         if handle is not None or is_current(process):
             _signal(handle, process.pid, signal.SIGKILL)
         return True

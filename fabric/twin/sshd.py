@@ -49,7 +49,15 @@ class _Switch(Protocol):
 
 
 Run = Callable[..., object]
-WaitPid = Callable[[Path], int]
+WaitPid = Callable[..., int]  # fabric.twin.switches.wait_pid: (pid_file, *, log=, log_from=) -> PID
+
+
+def log_size(log: Path) -> int:
+    """Where the next line of ``log`` starts (0 when there is none yet): what ``wait_pid(log_from=)`` reads from."""
+    try:
+        return log.stat().st_size
+    except OSError:
+        return 0
 
 
 def prepare_keys(directory: Path, switches: Sequence[_Switch], run: Run) -> tuple[str, str]:
@@ -94,13 +102,16 @@ def _shell(switch: _Switch) -> str:
 
 
 def start_sshd(directory: Path, switches: Sequence[_Switch], station: str, run: Run, wait_pid: WaitPid) -> list[int]:
-    """Start one sshd per switch (the first config is checked with ``sshd -t``); their PIDs, in order."""
+    """Start one sshd per switch (the first config is checked with ``sshd -t``); their PIDs, in order. A failed start
+    is named with the end of that sshd's log (``fabric.twin.switches.wait_pid``)."""
     ssh = directory / "ssh"
     Path("/run/sshd").mkdir(exist_ok=True)
     configs = [sshd_config(directory, s, station) for s in switches]
     for s in switches:
         (ssh / f"sshd_{s.name}.pid").unlink(missing_ok=True)
+    # each start is judged by its own lines: what an earlier sshd logged (why it died) stays, but cannot end this wait
+    since = {s.name: log_size(ssh / f"sshd_{s.name}.log") for s in switches}
     run(str(SSHD), "-t", "-f", str(configs[0]))
     for s, config in zip(switches, configs, strict=True):
         run(str(SSHD), "-f", str(config), "-E", str(ssh / f"sshd_{s.name}.log"))
-    return [wait_pid(ssh / f"sshd_{s.name}.pid") for s in switches]
+    return [wait_pid(ssh / f"sshd_{s.name}.pid", log=ssh / f"sshd_{s.name}.log", log_from=since[s.name]) for s in switches]

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fabric.apply.nos import Adapter
@@ -20,6 +21,8 @@ from fabric.twin.lab import LabState
 from tests.apply.conftest import CONVERGE_S
 from tests.apply.test_push_cli import fabric
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
 
 ADAPTER = FrrAdapter()
 

@@ -24,6 +24,8 @@ from fabric.twin.lab import LabState
 from fabric.twin.traffic import Flood, cross_rack_pairs, forwarded
 from tests.apply.test_changes import definition
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 QUIET = lambda *_: None  # noqa: E731 - a progress sink
 FRR = FrrAdapter()
 

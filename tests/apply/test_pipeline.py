@@ -28,6 +28,8 @@ from fabric.twin.lab import LabState
 from tests.conftest import ROOT
 from tests.packaging.conftest import Dist
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 GITLAB = ROOT / "ci" / "fabric-change.gitlab-ci.yml"
 GITHUB = ROOT / "ci" / "fabric-change.github.yml"
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"

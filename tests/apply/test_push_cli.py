@@ -8,12 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fabric.apply.record import push_lock
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
 
 FAST = ("--post-check-hold", "1")  # the hold time has its own test (the blackhole); here it only costs time
 

@@ -17,6 +17,8 @@ from fabric.render import render_configs
 from fabric.twin.lab import LabState, namespace
 from tests.apply.conftest import CONVERGE_S
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 FRR = FrrAdapter()
 
 

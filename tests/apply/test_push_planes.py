@@ -31,6 +31,8 @@ from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespac
 from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 QUIET = lambda *_: None  # noqa: E731 - a progress sink
 CUMULUS = ADAPTERS["cumulus"]
 L2 = ["oob-su1", "oob-su2", "oob-su3", "oob-su4", "oob-mgmt", "stor-a", "stor-b"]

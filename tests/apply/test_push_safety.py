@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from fabric.apply.nos.frr import FrrAdapter
@@ -25,6 +26,8 @@ from fabric.twin.access import twin_access
 from fabric.twin.lab import LabState
 from tests.apply.test_changes import definition, run_json
 from tests.apply.test_push_cli import fabric
+
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
 
 FRR = FrrAdapter()
 QUIET = lambda *_: None  # noqa: E731 - a progress sink

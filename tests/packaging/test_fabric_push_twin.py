@@ -23,7 +23,7 @@ from tests.apply.test_push_cli import definition
 from tests.conftest import ROOT
 from tests.packaging.conftest import Installed
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.twin]
 CLUSTER = "gfpkg"  # namespaces of its own: never those of a developer's twin or of tests/apply (gftest-) running alongside
 
 

@@ -25,6 +25,8 @@ from fabric.twin.acceptance import converged, measure, throttle, unthrottle
 from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 CLUSTER = f"gfa{os.getpid()}"
 SLOW = 0.25  # a pair below a quarter of the best is slow: 50 Mb/s throttled against Gb/s veth streams
 BUDGET_S = 240

@@ -25,6 +25,8 @@ from fabric.twin.state import claim, load_state
 from tests.apply.cabling.conftest import FAULTS, rails_definition, rails_plan
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 CLUSTER = f"gfc{os.getpid()}"  # namespaces <cluster>-<device>: this run's own
 SETTLE_S = 30.0  # lldpd sends every second (tx-interval 1); a neighbour of a deleted port goes with the port
 

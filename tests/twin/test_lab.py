@@ -21,6 +21,8 @@ from fabric.twin.procs import executable, start_ticks
 from tests.apply.conftest import CLUSTER, CONVERGE_S, netns_list
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 
 def vtysh(state: LabState, switch: str, *args: str) -> str:
     s = state.switch(switch)

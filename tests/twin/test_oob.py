@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState, namespace
 from fabric.twin.oob import oob_checks, oob_devices
 from tests.apply.conftest import CLUSTER, netns_list
+
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
 
 
 def test_the_twin_builds_the_oob_plane_with_a_namespace_per_switch_core_and_bmc(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:

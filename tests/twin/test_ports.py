@@ -7,7 +7,7 @@ and other test workers."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +48,28 @@ def test_a_port_in_use_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
         spare.close()  # free now: the probe may bind it
         monkeypatch.setattr(ports.random, "SystemRandom", lambda: Scripted(iter([busy, busy, free])))
         assert free_port(min(busy, free), max(busy, free) + 1) == free
+
+
+def test_a_port_this_twin_picked_already_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The twin's sshds bind only after every port is picked: a free port picked twice would be one sshd's too many."""
+    with held_port() as first, held_port() as second:
+        mine, other = first.getsockname()[1], second.getsockname()[1]
+    monkeypatch.setattr(ports.random, "SystemRandom", lambda: Scripted(iter([mine, mine, other])))
+    low, high = min(mine, other), max(mine, other) + 1
+    assert free_port(low, high, avoid={mine}) == other
+
+
+def test_the_lab_twin_never_gives_two_switches_one_port(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fabric.twin import lab
+
+    def first_free(low: int = 20000, high: int | None = None, avoid: Collection[int] = ()) -> int:
+        """The probe finds every port free (no sshd has bound yet): the lowest one not avoided."""
+        return next(port for port in range(low, high or low + 100) if port not in avoid)
+
+    monkeypatch.setattr(lab, "free_port", first_free)
+    picked: set[int] = set()
+    assert [lab._port(picked) for _ in range(3)] == [20000, 20001, 20002]
+    assert picked == {20000, 20001, 20002}
 
 
 def test_no_free_port_is_refused_by_name_after_a_bounded_search(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,6 +34,8 @@ from fabric.twin.lab import LabState, lab_down, lab_namespaces, lab_up, namespac
 from tests.apply.conftest import CONVERGE_S, state_dir
 from tests.twin.test_planes_twin import in_ns, ping, two_plane_lab, vtysh, wait_for_route
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 __all__ = ["state_dir"]
 
 CLUSTER = f"gfs{os.getpid()}"

@@ -29,6 +29,8 @@ from fabric.twin.rehearse import SCOPE, config_db_addresses, refuse_unrehearsabl
 from fabric.twin.state import load_state
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
+
 SONIC = ROOT / "tests" / "data" / "sonic-twin" / "cluster.yaml"
 CLUSTER = f"gfs{os.getpid()}"  # namespaces <cluster>-<device>: this run's own, never a developer's twin
 FAST = ("--post-check-hold", "1")

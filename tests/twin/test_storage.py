@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from fabric.plan import ClusterPlan
 from fabric.twin.lab import LabState, namespace
 from fabric.twin.oob import oob_devices
 from fabric.twin.storage import storage_checks, storage_devices, storage_hosts
 from tests.apply.conftest import CLUSTER, netns_list
+
+pytestmark = pytest.mark.twin  # builds a twin: the twin lane of ./dev test, one twin at a time (docs/testing.md)
 
 
 def test_the_twin_builds_a_namespace_per_storage_switch(twin: tuple[LabState, Path], plan: ClusterPlan) -> None:
